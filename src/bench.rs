@@ -1,0 +1,323 @@
+//! The headless benchmark behind `spatial-query-lab bench`: full frames of the
+//! standard workloads (`shared/WORKLOADS.md`) for every strategy x kernel x
+//! thread count, reported as per-phase medians.
+
+use serde::Serialize;
+
+use crate::sim::{Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
+use crate::spatial::{Kernel, Strategy};
+
+/// Time step of a benchmark frame, seconds (`shared/WORKLOADS.md`).
+pub const BENCH_DT: f32 = 1.0 / 60.0;
+/// A combination whose estimated frame time exceeds this (seconds) is skipped.
+pub const SKIP_ABOVE_S: f64 = 10.0;
+/// A combination whose estimated frame time exceeds this (seconds) runs
+/// [`SLOW_FRAMES`] counted frames after one warm-up frame instead of the
+/// configured counts, so the naive scan at large N finishes in minutes.
+pub const SLOW_ABOVE_S: f64 = 0.5;
+/// Counted frames for slow combinations.
+pub const SLOW_FRAMES: usize = 3;
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchConfig {
+    /// Unit counts.
+    pub units: Vec<usize>,
+    /// Counted frames per combination (median over these).
+    pub frames: usize,
+    /// Warm-up frames per combination (not counted).
+    pub warmup: usize,
+    /// Spawn seed.
+    pub seed: u64,
+    /// Workload.
+    pub workload: Workload,
+    /// Thread counts.
+    pub threads: Vec<usize>,
+    /// Strategies.
+    pub strategies: Vec<Strategy>,
+    /// Kernels (unavailable ones are reported as skipped).
+    pub kernels: Vec<Kernel>,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig {
+            units: vec![1_000, 10_000, 100_000],
+            frames: 60,
+            warmup: 5,
+            seed: 42,
+            workload: Workload::Uniform,
+            threads: vec![1],
+            strategies: Strategy::ALL.to_vec(),
+            kernels: Kernel::ALL.to_vec(),
+        }
+    }
+}
+
+/// Median milliseconds per phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PhaseMs {
+    /// Moving units.
+    #[serde(rename = "move")]
+    pub move_: f64,
+    /// Rebuilding the index.
+    pub rebuild: f64,
+    /// All queries.
+    pub query: f64,
+    /// Applying the results.
+    pub apply: f64,
+    /// Median of the per-frame sums (not the sum of the medians).
+    pub total: f64,
+}
+
+/// One measured (or skipped) combination.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BenchRow {
+    /// Strategy key (`naive`, `grid`, `sorted-grid`).
+    pub strategy: String,
+    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`).
+    pub kernel: String,
+    /// Threads for the query and apply phases.
+    pub threads: usize,
+    /// Unit count.
+    pub units: usize,
+    /// Workload key.
+    pub workload: String,
+    /// Counted frames (0 when skipped).
+    pub frames: usize,
+    /// Median milliseconds per phase (zeros when skipped).
+    pub median_ms: PhaseMs,
+    /// Candidates tested in the last frame.
+    pub candidates: u64,
+    /// Neighbor pairs found in the last frame (identical across combinations).
+    pub neighbors: u64,
+    /// Why the combination was not run, if it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Estimated frame time in ms for a skipped combination, labeled as an estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_total_ms: Option<f64>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+/// Runs `frames` counted frames after `warmup` and returns the last frame's
+/// stats with the per-phase medians. Allocates the simulation.
+pub fn measure(settings: &Settings, warmup: usize, frames: usize) -> (PhaseMs, StepStats) {
+    let mut sim = Simulation::new(settings);
+    for _ in 0..warmup {
+        sim.step(BENCH_DT, settings);
+    }
+    let mut cols: [Vec<f64>; 5] = Default::default();
+    let mut last = StepStats::default();
+    for _ in 0..frames.max(1) {
+        last = sim.step(BENCH_DT, settings);
+        cols[0].push(last.move_s * 1e3);
+        cols[1].push(last.rebuild_s * 1e3);
+        cols[2].push(last.query_s * 1e3);
+        cols[3].push(last.apply_s * 1e3);
+        cols[4].push(last.total_s() * 1e3);
+    }
+    let [m, r, q, a, t] = &mut cols;
+    let ms = PhaseMs {
+        move_: median(m),
+        rebuild: median(r),
+        query: median(q),
+        apply: median(a),
+        total: median(t),
+    };
+    (ms, last)
+}
+
+/// Seconds per naive pair test of `kernel`, measured on a small world
+/// (2,000 units, 2 frames); used to estimate naive frame times as `N^2 * t`.
+pub fn naive_seconds_per_pair(kernel: Kernel, seed: u64, workload: Workload) -> f64 {
+    let n = 2_000;
+    let s = Settings {
+        units: n,
+        strategy: Strategy::Naive,
+        kernel,
+        seed,
+        workload,
+        speed: 1.0,
+        ..Settings::default()
+    };
+    let (ms, _) = measure(&s, 1, 2);
+    (ms.query * 1e-3 / (n * n) as f64).max(1e-12)
+}
+
+/// Settings of one benchmark combination (standard radius and cell size, real-time speed).
+pub fn bench_settings(
+    strategy: Strategy,
+    kernel: Kernel,
+    threads: usize,
+    units: usize,
+    cfg: &BenchConfig,
+) -> Settings {
+    Settings {
+        units,
+        workload: cfg.workload,
+        seed: cfg.seed,
+        strategy,
+        kernel,
+        threads,
+        radius: STANDARD_RADIUS,
+        cell_size: STANDARD_RADIUS,
+        speed: 1.0,
+        ..Settings::default()
+    }
+}
+
+/// Runs every combination of `cfg`, calling `progress` with each finished row
+/// (for live output), and returns all rows in run order: for each unit
+/// count, for each thread count, strategies in order, kernels in order.
+pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
+    let mut rows = Vec::new();
+    let mut pair_cost: Vec<(Kernel, f64)> = Vec::new();
+    for &units in &cfg.units {
+        for &threads in &cfg.threads {
+            for &strategy in &cfg.strategies {
+                for &kernel in &cfg.kernels {
+                    let mut row = BenchRow {
+                        strategy: strategy.key().to_string(),
+                        kernel: kernel.key().to_string(),
+                        threads,
+                        units,
+                        workload: cfg.workload.key().to_string(),
+                        frames: 0,
+                        median_ms: PhaseMs::default(),
+                        candidates: 0,
+                        neighbors: 0,
+                        skipped: None,
+                        estimated_total_ms: None,
+                    };
+                    if !kernel.is_available() {
+                        row.skipped = Some(format!("this CPU cannot run {}", kernel.name()));
+                        progress(&row);
+                        rows.push(row);
+                        continue;
+                    }
+                    let (mut warmup, mut frames) = (cfg.warmup, cfg.frames.max(1));
+                    if strategy == Strategy::Naive {
+                        let t = match pair_cost.iter().find(|(k, _)| *k == kernel) {
+                            Some(&(_, t)) => t,
+                            None => {
+                                let t = naive_seconds_per_pair(kernel, cfg.seed, cfg.workload);
+                                pair_cost.push((kernel, t));
+                                t
+                            }
+                        };
+                        let est = t * (units as f64) * (units as f64) / threads.max(1) as f64;
+                        if est > SKIP_ABOVE_S {
+                            row.skipped = Some(format!(
+                                "estimated {:.1} s per frame (> {SKIP_ABOVE_S} s): not run",
+                                est
+                            ));
+                            row.estimated_total_ms = Some(est * 1e3);
+                            progress(&row);
+                            rows.push(row);
+                            continue;
+                        }
+                        if est > SLOW_ABOVE_S {
+                            warmup = 1;
+                            frames = frames.min(SLOW_FRAMES);
+                        }
+                    }
+                    let settings = bench_settings(strategy, kernel, threads, units, cfg);
+                    let (ms, last) = measure(&settings, warmup, frames);
+                    row.frames = frames;
+                    row.median_ms = ms;
+                    row.candidates = last.query.candidates;
+                    row.neighbors = last.query.neighbors;
+                    progress(&row);
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// The reference row for speedups: Naive/Scalar with the same units and 1 thread.
+fn reference<'a>(rows: &'a [BenchRow], units: usize) -> Option<&'a BenchRow> {
+    rows.iter().find(|r| {
+        r.units == units && r.strategy == "naive" && r.kernel == "scalar" && r.threads == 1
+    })
+}
+
+/// `a / b` formatted as a ratio, `~` marking a ratio against an estimate.
+fn ratio(num: Option<f64>, den: f64, estimated: bool) -> String {
+    match num {
+        Some(n) if den > 0.0 => format!("{}{:.1}x", if estimated { "~" } else { "" }, n / den),
+        _ => "-".to_string(),
+    }
+}
+
+/// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
+/// of the same unit count; a ratio against an estimated naive time is marked `~`.
+pub fn to_markdown(rows: &[BenchRow]) -> String {
+    let mut s = String::from(
+        "| units | strategy | kernel | threads | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        if let Some(why) = &r.skipped {
+            let est = r
+                .estimated_total_ms
+                .map(|e| format!(" (estimate: {e:.0} ms/frame)"))
+                .unwrap_or_default();
+            s += &format!(
+                "| {} | {} | {} | {} | skipped: {why}{est} | | | | | | | | |\n",
+                r.units, r.strategy, r.kernel, r.threads
+            );
+            continue;
+        }
+        let (q_ref, t_ref, est) = match reference(rows, r.units) {
+            Some(b) if b.skipped.is_none() => {
+                (Some(b.median_ms.query), Some(b.median_ms.total), false)
+            }
+            Some(b) => (b.estimated_total_ms, b.estimated_total_ms, true),
+            None => (None, None, false),
+        };
+        s += &format!(
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            r.units,
+            r.strategy,
+            r.kernel,
+            r.threads,
+            r.median_ms.move_,
+            r.median_ms.rebuild,
+            r.median_ms.query,
+            r.median_ms.apply,
+            r.median_ms.total,
+            r.candidates,
+            r.neighbors,
+            ratio(q_ref, r.median_ms.query, est),
+            ratio(t_ref, r.median_ms.total, est),
+        );
+    }
+    s
+}
+
+/// The CPU model from `/proc/cpuinfo` (Linux), or `"unknown CPU"`.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string())
+}

@@ -1,0 +1,365 @@
+//! The simulation: units in SoA arrays, movement, the per-frame neighbor pass
+//! and the steering that consumes its results.
+//!
+//! One frame ([`Simulation::step`]) = move (bounce off the world border) →
+//! rebuild the spatial index → one query per unit → apply the results
+//! (separation steering and a count of enemies in range). The apply step sums
+//! per-neighbor contributions in fixed point, so its result does not depend on
+//! the order of a neighbor list: every strategy, kernel and thread count
+//! produces bit-identical simulations.
+
+pub mod spawn;
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
+
+use crate::spatial::{
+    query_all, ChunkResults, Kernel, Points, QueryResults, QueryStats, SpatialIndex, Strategy,
+};
+
+/// Unit state, structure of arrays: unit `i` is `(x[i], z[i], vx[i], vz[i],
+/// team[i], enemies[i])`. All arrays have the same length.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Units {
+    /// Position x, world units, in `[0, L)`.
+    pub x: Vec<f32>,
+    /// Position z, world units, in `[0, L)`.
+    pub z: Vec<f32>,
+    /// Velocity x, world units per second.
+    pub vx: Vec<f32>,
+    /// Velocity z, world units per second.
+    pub vz: Vec<f32>,
+    /// Team, 0 or 1.
+    pub team: Vec<u8>,
+    /// Units of the other team within the query radius after the last frame (saturating).
+    pub enemies: Vec<u16>,
+}
+
+impl Units {
+    /// Number of units.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// True when there are no units.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Position view for the spatial index.
+    pub fn points(&self) -> Points<'_> {
+        Points::new(&self.x, &self.z)
+    }
+}
+
+/// Everything a user can set; the overlay and the command line edit a copy and
+/// the simulation reads it each step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Unit count; changing it respawns the world.
+    pub units: usize,
+    /// Initial positions; changing it respawns.
+    pub workload: Workload,
+    /// Seed of the spawn; changing it respawns.
+    pub seed: u64,
+    /// Spatial strategy used for the per-unit pass.
+    pub strategy: Strategy,
+    /// Distance-test kernel (replaced by Scalar if the CPU lacks it).
+    pub kernel: Kernel,
+    /// Threads for the query and apply phases (1 = the calling thread only).
+    pub threads: usize,
+    /// Query radius, world units (> 0).
+    pub radius: f32,
+    /// Grid cell edge, world units (> 0); see `GridGeometry::fit` for the cap.
+    pub cell_size: f32,
+    /// Simulation time per real second (0 = frozen, 1 = real time).
+    pub speed: f32,
+    /// Separation steering strength (0 = units ignore each other).
+    pub separation: f32,
+    /// When true, units do not move, but the index and queries still run every frame.
+    pub paused: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            units: 10_000,
+            workload: Workload::Uniform,
+            seed: 42,
+            strategy: Strategy::Grid,
+            kernel: Kernel::best(),
+            threads: 1,
+            radius: STANDARD_RADIUS,
+            cell_size: STANDARD_RADIUS,
+            speed: 4.0,
+            separation: 1.0,
+            paused: false,
+        }
+    }
+}
+
+/// Wall-clock cost and counters of one [`Simulation::step`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Moving units, seconds.
+    pub move_s: f64,
+    /// Rebuilding the spatial index, seconds.
+    pub rebuild_s: f64,
+    /// One query per unit, seconds.
+    pub query_s: f64,
+    /// Applying the results (steering, enemy counts), seconds.
+    pub apply_s: f64,
+    /// Candidates tested and neighbors found by all queries of the frame.
+    pub query: QueryStats,
+    /// Cell edge the grid actually used (world units), if the strategy has a grid.
+    pub cell_used: Option<f32>,
+}
+
+impl StepStats {
+    /// Sum of the four phases, seconds.
+    pub fn total_s(&self) -> f64 {
+        self.move_s + self.rebuild_s + self.query_s + self.apply_s
+    }
+}
+
+/// The world, its units, the spatial index and the buffers of one frame.
+pub struct Simulation {
+    /// Unit state (SoA).
+    pub units: Units,
+    /// World edge L, world units: the world is `[0, L)^2`.
+    pub world: f32,
+    index: Box<dyn SpatialIndex>,
+    strategy: Strategy,
+    results: QueryResults,
+    pool: Option<rayon::ThreadPool>,
+    spawned: (usize, Workload, u64),
+    frame: u64,
+}
+
+impl Simulation {
+    /// Spawns `settings.units` units of `settings.workload` from `settings.seed`
+    /// in a world sized by [`world_size`] for the standard radius.
+    pub fn new(settings: &Settings) -> Self {
+        let mut sim = Simulation {
+            units: Units::default(),
+            world: 0.0,
+            index: settings.strategy.create(),
+            strategy: settings.strategy,
+            results: QueryResults::default(),
+            pool: None,
+            spawned: (usize::MAX, settings.workload, settings.seed),
+            frame: 0,
+        };
+        sim.sync(settings);
+        sim
+    }
+
+    /// Frames stepped since the last spawn.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// The neighbor lists of the last step.
+    pub fn results(&self) -> &QueryResults {
+        &self.results
+    }
+
+    /// The spatial index of the last step.
+    pub fn index(&self) -> &dyn SpatialIndex {
+        self.index.as_ref()
+    }
+
+    /// Respawns the units with the current settings.
+    pub fn respawn(&mut self, settings: &Settings) {
+        self.spawned.0 = usize::MAX;
+        self.sync(settings);
+    }
+
+    /// Applies setting changes that need new state: respawn on a new count,
+    /// workload or seed; a new index on a new strategy; a new thread pool on a
+    /// new thread count. Allocates only when something changed.
+    fn sync(&mut self, s: &Settings) {
+        let want = (s.units, s.workload, s.seed);
+        if self.spawned != want {
+            self.world = world_size(s.units, STANDARD_RADIUS);
+            self.units = spawn(s.units, self.world, STANDARD_RADIUS, s.workload, s.seed);
+            self.spawned = want;
+            self.frame = 0;
+        }
+        if self.strategy != s.strategy {
+            self.index = s.strategy.create();
+            self.strategy = s.strategy;
+        }
+        let threads = s.threads.max(1);
+        let have = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
+        if threads != have {
+            self.pool = if threads > 1 {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .ok()
+            } else {
+                None
+            };
+        }
+    }
+
+    /// Advances one frame of `dt` seconds of real time (scaled by
+    /// `settings.speed`; 0 when paused): move → rebuild → query every unit →
+    /// apply. Returns the per-phase wall-clock times and the counters.
+    ///
+    /// A negative or non-finite `dt` counts as 0. In steady state (same
+    /// settings as the previous step) the grid strategies allocate nothing.
+    pub fn step(&mut self, dt: f32, settings: &Settings) -> StepStats {
+        self.sync(settings);
+        let mut st = StepStats::default();
+        let dt = if settings.paused || !dt.is_finite() || dt < 0.0 {
+            0.0
+        } else {
+            dt * settings.speed.max(0.0)
+        };
+
+        let t0 = Instant::now();
+        move_units(&mut self.units, self.world, dt);
+        let t1 = Instant::now();
+        self.index.rebuild(self.units.points(), settings.cell_size);
+        let t2 = Instant::now();
+        st.query = query_all(
+            self.index.as_ref(),
+            self.units.points(),
+            settings.radius,
+            settings.kernel,
+            self.pool.as_ref(),
+            &mut self.results,
+        );
+        let t3 = Instant::now();
+        apply(
+            &mut self.units,
+            &self.results,
+            settings.radius,
+            dt,
+            settings.separation,
+            self.pool.as_ref(),
+        );
+        let t4 = Instant::now();
+
+        st.move_s = (t1 - t0).as_secs_f64();
+        st.rebuild_s = (t2 - t1).as_secs_f64();
+        st.query_s = (t3 - t2).as_secs_f64();
+        st.apply_s = (t4 - t3).as_secs_f64();
+        st.cell_used = self.index.geometry().map(|g| g.cell);
+        self.frame += 1;
+        st
+    }
+}
+
+/// Moves every unit by `v * dt` and reflects it off the world border so it
+/// stays in `[0, world)`; the velocity component is flipped to point inward.
+pub fn move_units(u: &mut Units, world: f32, dt: f32) {
+    let max = world * (1.0 - f32::EPSILON);
+    for (p, v) in
+        u.x.iter_mut()
+            .zip(u.vx.iter_mut())
+            .chain(u.z.iter_mut().zip(u.vz.iter_mut()))
+    {
+        let mut q = *p + *v * dt;
+        if q < 0.0 {
+            q = -q;
+            *v = v.abs();
+        } else if q >= world {
+            q = 2.0 * world - q;
+            *v = -v.abs();
+        }
+        *p = q.clamp(0.0, max);
+    }
+}
+
+/// Fixed-point scale of one neighbor's steering contribution (unit: 1/65536 of r).
+const FIX: f32 = 65536.0;
+
+/// Applies one frame's neighbor lists: separation steering and enemy counts.
+///
+/// For unit `i` and neighbor `j`, with `d = p_i - p_j` and
+/// `f = 1 - |d|^2 / r^2`, the push `d / r * f` is summed in fixed point (so the
+/// sum is the same in any order); the velocity turns by
+/// `push * separation * dt` (relative to [`STANDARD_SPEED`]) and is rescaled
+/// to [`STANDARD_SPEED`]. `enemies[i]` becomes the number of neighbors of the
+/// other team. Reads positions and teams, writes `vx`, `vz`, `enemies`; runs on
+/// `pool` when given, one task per result chunk.
+pub fn apply(
+    u: &mut Units,
+    res: &QueryResults,
+    r: f32,
+    dt: f32,
+    separation: f32,
+    pool: Option<&rayon::ThreadPool>,
+) {
+    let n = u.len();
+    if n == 0 || res.chunks.is_empty() {
+        return;
+    }
+    let inv_r = if r > 0.0 && r.is_finite() {
+        1.0 / r
+    } else {
+        0.0
+    };
+    let inv_r2 = inv_r * inv_r;
+    let gain = separation * dt * STANDARD_SPEED / FIX;
+    let Units {
+        x,
+        z,
+        vx,
+        vz,
+        team,
+        enemies,
+    } = u;
+    let (x, z, team) = (&x[..], &z[..], &team[..]);
+    let apply_chunk =
+        |vx: &mut [f32], vz: &mut [f32], enemies: &mut [u16], chunk: &ChunkResults| {
+            for k in 0..vx.len() {
+                let i = chunk.start + k;
+                let (xi, zi, ti) = (x[i], z[i], team[i]);
+                let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
+                for &j in chunk.neighbors(i) {
+                    let j = j as usize;
+                    let dx = xi - x[j];
+                    let dz = zi - z[j];
+                    let f = (1.0 - (dx * dx + dz * dz) * inv_r2).max(0.0) * inv_r * FIX;
+                    sx += (dx * f) as i64;
+                    sz += (dz * f) as i64;
+                    en += (team[j] != ti) as u32;
+                }
+                enemies[k] = en.min(u16::MAX as u32) as u16;
+                if sx != 0 || sz != 0 {
+                    let nvx = vx[k] + sx as f32 * gain;
+                    let nvz = vz[k] + sz as f32 * gain;
+                    let len = (nvx * nvx + nvz * nvz).sqrt();
+                    if len > 1e-6 && len.is_finite() {
+                        vx[k] = nvx / len * STANDARD_SPEED;
+                        vz[k] = nvz / len * STANDARD_SPEED;
+                    }
+                }
+            }
+        };
+    // Result chunks have a uniform size (QueryResults::prepare), so the
+    // velocity arrays split into the same disjoint ranges.
+    let size = (res.chunks[0].end - res.chunks[0].start).max(1);
+    match pool {
+        Some(pool) if res.chunks.len() > 1 => pool.install(|| {
+            vx.par_chunks_mut(size)
+                .zip(vz.par_chunks_mut(size))
+                .zip(enemies.par_chunks_mut(size))
+                .zip(res.chunks.par_iter())
+                .for_each(|(((vx, vz), en), c)| apply_chunk(vx, vz, en, c))
+        }),
+        _ => vx
+            .chunks_mut(size)
+            .zip(vz.chunks_mut(size))
+            .zip(enemies.chunks_mut(size))
+            .zip(res.chunks.iter())
+            .for_each(|(((vx, vz), en), c)| apply_chunk(vx, vz, en, c)),
+    }
+}

@@ -1,0 +1,125 @@
+//! Seeded spawning of the standard workloads (`shared/WORKLOADS.md`).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+
+use super::Units;
+
+/// Average neighbors within the standard radius in the `uniform` workload.
+pub const TARGET_NEIGHBORS: f32 = 16.0;
+/// The standard query radius, world units.
+pub const STANDARD_RADIUS: f32 = 10.0;
+/// The standard unit speed, world units per second.
+pub const STANDARD_SPEED: f32 = 5.0;
+
+/// Initial positions of a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Workload {
+    /// Uniform random over the world: the common case.
+    #[default]
+    Uniform,
+    /// 32 Gaussian clusters (centers uniform, sigma = L/40), clamped into the world.
+    Clustered,
+    /// 10% of units uniform in a disk of radius 3r at the center, 90% uniform.
+    Hotspot,
+}
+
+impl Workload {
+    /// Every workload.
+    pub const ALL: [Workload; 3] = [Workload::Uniform, Workload::Clustered, Workload::Hotspot];
+
+    /// Lower-case name (`uniform`, `clustered`, `hotspot`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Workload::Uniform => "uniform",
+            Workload::Clustered => "clustered",
+            Workload::Hotspot => "hotspot",
+        }
+    }
+
+    /// Parses [`Workload::key`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<Workload> {
+        Workload::ALL
+            .into_iter()
+            .find(|w| w.key().eq_ignore_ascii_case(s))
+    }
+}
+
+impl std::fmt::Display for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// World edge `L` (world units) for `n` units so that a unit has on average
+/// [`TARGET_NEIGHBORS`] neighbors within radius `r` when uniform:
+/// `L = sqrt(n * pi * r^2 / 16)` (`shared/WORKLOADS.md`). At least `r`.
+pub fn world_size(n: usize, r: f32) -> f32 {
+    ((n as f32 * std::f32::consts::PI * r * r / TARGET_NEIGHBORS).sqrt()).max(r)
+}
+
+/// Spawns `n` units of `workload` in `[0, world)^2` from `seed`.
+///
+/// Draw order (fixed, so the same seed gives the same units on every
+/// machine, ChaCha8): all positions, then all headings (speed
+/// [`STANDARD_SPEED`]), then all teams (0 or 1). `radius` is the `r` of the
+/// hotspot disk (3r). Allocates the five SoA arrays.
+pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -> Units {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut x = Vec::with_capacity(n);
+    let mut z = Vec::with_capacity(n);
+    let max = world * (1.0 - f32::EPSILON);
+    match workload {
+        Workload::Uniform => {
+            for _ in 0..n {
+                x.push(rng.gen_range(0.0..world));
+                z.push(rng.gen_range(0.0..world));
+            }
+        }
+        Workload::Clustered => {
+            let centers: Vec<(f32, f32)> = (0..32)
+                .map(|_| (rng.gen_range(0.0..world), rng.gen_range(0.0..world)))
+                .collect();
+            let normal = Normal::new(0.0f32, world / 40.0).expect("sigma is finite and positive");
+            for _ in 0..n {
+                let (cx, cz) = centers[rng.gen_range(0..centers.len())];
+                x.push((cx + normal.sample(&mut rng)).clamp(0.0, max));
+                z.push((cz + normal.sample(&mut rng)).clamp(0.0, max));
+            }
+        }
+        Workload::Hotspot => {
+            let hot = n / 10;
+            let c = world * 0.5;
+            let disk = (3.0 * radius).min(c);
+            for i in 0..n {
+                if i < hot {
+                    // Uniform in a disk: radius ~ sqrt(u).
+                    let a = rng.gen_range(0.0..std::f32::consts::TAU);
+                    let d = disk * rng.gen_range(0.0f32..1.0).sqrt();
+                    x.push((c + d * a.cos()).clamp(0.0, max));
+                    z.push((c + d * a.sin()).clamp(0.0, max));
+                } else {
+                    x.push(rng.gen_range(0.0..world));
+                    z.push(rng.gen_range(0.0..world));
+                }
+            }
+        }
+    }
+    let mut vx = Vec::with_capacity(n);
+    let mut vz = Vec::with_capacity(n);
+    for _ in 0..n {
+        let a = rng.gen_range(0.0..std::f32::consts::TAU);
+        vx.push(STANDARD_SPEED * a.cos());
+        vz.push(STANDARD_SPEED * a.sin());
+    }
+    let team = (0..n).map(|_| rng.gen_range(0..2u8)).collect();
+    Units {
+        x,
+        z,
+        vx,
+        vz,
+        team,
+        enemies: vec![0; n],
+    }
+}

@@ -1,0 +1,162 @@
+//! Grid geometry shared by the grid strategies: the effective cell size, the
+//! cell range covered, and the mapping from coordinates to cells and from a
+//! query to the block of cells it must search.
+
+use super::Points;
+
+/// The fewest cells a grid is always allowed (so small worlds keep a useful grid).
+pub const MIN_CELLS: usize = 4096;
+/// Cells allowed per indexed unit beyond [`MIN_CELLS`]: bounds memory when the
+/// requested cell size is tiny (hard case S10).
+pub const MAX_CELLS_PER_UNIT: usize = 4;
+
+/// The cells of a uniform grid over the finite points of one rebuild.
+///
+/// Cell `(i, j)` covers `[(origin_x + i) * cell, (origin_x + i + 1) * cell)` by
+/// `[(origin_z + j) * cell, ...)` in world units; cells are numbered row-major,
+/// `j * nx + i` (a row is one z value, so the cells of a row are adjacent).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GridGeometry {
+    /// Effective cell edge, world units (may exceed the requested one; see [`GridGeometry::fit`]).
+    pub cell: f32,
+    /// Cell edge that was asked for, world units, as given.
+    pub requested_cell: f32,
+    /// Global cell index (`floor(x / cell)`) of column 0.
+    pub origin_x: i64,
+    /// Global cell index (`floor(z / cell)`) of row 0.
+    pub origin_z: i64,
+    /// Columns (x direction).
+    pub nx: usize,
+    /// Rows (z direction).
+    pub nz: usize,
+}
+
+impl GridGeometry {
+    /// Fits a grid to the bounding box of the finite points.
+    ///
+    /// The effective cell size starts from `cell_hint` and doubles until the
+    /// grid has at most `max(MIN_CELLS, MAX_CELLS_PER_UNIT * finite points)`
+    /// cells, so memory stays bounded for tiny cell sizes. A hint that is not
+    /// finite and positive (0, negative, NaN, infinity) is replaced by
+    /// 1/64 of the larger box extent (or 1.0 for a point-sized box); user input
+    /// should be checked first with [`super::validate_cell_size`]. With no finite
+    /// point the grid has zero cells. Allocates nothing; O(N).
+    pub fn fit(points: Points<'_>, cell_hint: f32) -> Self {
+        let (mut min_x, mut min_z) = (f32::INFINITY, f32::INFINITY);
+        let (mut max_x, mut max_z) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+        let mut finite = 0usize;
+        for (&x, &z) in points.x.iter().zip(points.z) {
+            if x.is_finite() && z.is_finite() {
+                min_x = min_x.min(x);
+                max_x = max_x.max(x);
+                min_z = min_z.min(z);
+                max_z = max_z.max(z);
+                finite += 1;
+            }
+        }
+        let mut cell = if cell_hint.is_finite() && cell_hint > 0.0 {
+            cell_hint
+        } else {
+            let extent = if finite > 0 {
+                (max_x - min_x).max(max_z - min_z)
+            } else {
+                0.0
+            };
+            if extent.is_finite() && extent > 0.0 {
+                extent / 64.0
+            } else {
+                1.0
+            }
+        };
+        if finite == 0 {
+            return GridGeometry {
+                cell,
+                requested_cell: cell_hint,
+                ..Default::default()
+            };
+        }
+        let cap = MIN_CELLS.max(MAX_CELLS_PER_UNIT.saturating_mul(finite)) as i128;
+        loop {
+            let g = GridGeometry {
+                cell,
+                requested_cell: cell_hint,
+                ..Default::default()
+            };
+            let (x0, x1) = (g.coord(min_x), g.coord(max_x));
+            let (z0, z1) = (g.coord(min_z), g.coord(max_z));
+            let nx = x1 as i128 - x0 as i128 + 1;
+            let nz = z1 as i128 - z0 as i128 + 1;
+            if nx * nz <= cap || !cell.is_finite() {
+                return GridGeometry {
+                    cell,
+                    requested_cell: cell_hint,
+                    origin_x: x0,
+                    origin_z: z0,
+                    nx: nx.clamp(1, cap) as usize,
+                    nz: nz.clamp(1, cap) as usize,
+                };
+            }
+            cell *= 2.0;
+        }
+    }
+
+    /// Number of cells, `nx * nz`.
+    #[inline]
+    pub fn cells(&self) -> usize {
+        self.nx * self.nz
+    }
+
+    /// Global cell index of a coordinate: `floor(v / cell)` (so -0.3 -> -1 and
+    /// -0.0 -> 0 for a cell of 1). Saturates for values beyond `i64`.
+    #[inline]
+    pub fn coord(&self, v: f32) -> i64 {
+        (v / self.cell).floor() as i64
+    }
+
+    /// Row-major cell of a point, or `None` when a coordinate is not finite or
+    /// the grid is empty. Points of the rebuild always land inside; others are
+    /// clamped to the border cells (callers bin only rebuild points).
+    #[inline]
+    pub fn cell_of(&self, x: f32, z: f32) -> Option<usize> {
+        if !(x.is_finite() && z.is_finite()) || self.nx == 0 {
+            return None;
+        }
+        let i = (self.coord(x).saturating_sub(self.origin_x)).clamp(0, self.nx as i64 - 1) as usize;
+        let j = (self.coord(z).saturating_sub(self.origin_z)).clamp(0, self.nz as i64 - 1) as usize;
+        Some(j * self.nx + i)
+    }
+
+    /// The block of cells a query must search, as inclusive column and row
+    /// ranges `(x0, x1, z0, z1)` relative to the grid, or `None` when the block
+    /// misses the grid.
+    ///
+    /// The block spans `floor((c - r) / cell)` to `floor((c + r) / cell)` on
+    /// each axis, i.e. `ceil(r / cell)` rings around the center cell, widened by
+    /// `(|c| + r) * 2^-20` world units so that float rounding in the kernel's
+    /// distance test can never accept a point outside the block. The center is
+    /// never moved into the grid; the block is intersected with it.
+    #[inline]
+    pub fn block(&self, cx: f32, cz: f32, r: f32) -> Option<(usize, usize, usize, usize)> {
+        if self.nx == 0 {
+            return None;
+        }
+        let (x0, x1) = self.axis_range(cx, r, self.origin_x, self.nx)?;
+        let (z0, z1) = self.axis_range(cz, r, self.origin_z, self.nz)?;
+        Some((x0, x1, z0, z1))
+    }
+
+    #[inline]
+    fn axis_range(&self, c: f32, r: f32, origin: i64, n: usize) -> Option<(usize, usize)> {
+        let margin = (c.abs() + r) * (1.0 / 1_048_576.0);
+        let lo = self.coord(c - r - margin).saturating_sub(origin).max(0);
+        let hi = self
+            .coord(c + r + margin)
+            .saturating_sub(origin)
+            .min(n as i64 - 1);
+        if lo > hi {
+            None
+        } else {
+            Some((lo as usize, hi as usize))
+        }
+    }
+}

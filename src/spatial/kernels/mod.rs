@@ -1,0 +1,242 @@
+//! Distance-test kernels: the innermost loop of every strategy.
+//!
+//! A kernel tests one contiguous span of SoA positions (`x[i]`, `z[i]`, `ids[i]`)
+//! against a query center and a squared radius and appends the ids of the
+//! matching entries to an output buffer. All kernels compute exactly the same
+//! IEEE-754 operations in the same order (`dx = x - cx`, `dz = z - cz`,
+//! `d2 = dx*dx + dz*dz`, `d2 <= r2`, no fused multiply-add), so they return
+//! identical sets on every input, NaN and infinity included (an unordered compare
+//! is false).
+//!
+//! Which kernel runs is a run-time choice: [`Kernel::is_available`] asks the CPU
+//! once (`is_x86_feature_detected!`), and [`Kernel::run`] falls back to
+//! [`Kernel::Scalar`] when asked for a kernel this CPU cannot run, so calling it
+//! is always sound.
+
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub mod avx512;
+pub mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub mod sse;
+
+use std::sync::OnceLock;
+
+/// A span of SoA entries for one kernel call: three slices of equal length.
+///
+/// `x` and `z` are world-unit coordinates; `ids` are the unit indices written to
+/// the output when an entry matches. Entries are tested in slice order and
+/// matches are appended in that order.
+#[derive(Clone, Copy, Debug)]
+pub struct Span<'a> {
+    /// x coordinates, world units.
+    pub x: &'a [f32],
+    /// z coordinates, world units.
+    pub z: &'a [f32],
+    /// Unit ids, parallel to `x` and `z`.
+    pub ids: &'a [u32],
+}
+
+impl<'a> Span<'a> {
+    /// Builds a span from three parallel slices.
+    ///
+    /// # Panics
+    /// If the three slices do not have the same length (kernels read all three
+    /// with the same index, so a mismatch would read out of bounds).
+    #[inline]
+    pub fn new(x: &'a [f32], z: &'a [f32], ids: &'a [u32]) -> Self {
+        assert!(
+            x.len() == z.len() && x.len() == ids.len(),
+            "Span slices must have equal lengths (x {}, z {}, ids {})",
+            x.len(),
+            z.len(),
+            ids.len()
+        );
+        Span { x, z, ids }
+    }
+
+    /// Number of entries in the span.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// True when the span has no entries.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+}
+
+/// The query a kernel tests a span against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelQuery {
+    /// Center x, world units.
+    pub cx: f32,
+    /// Center z, world units.
+    pub cz: f32,
+    /// Squared radius, world units squared, computed once per query as `r * r`.
+    pub r2: f32,
+    /// An id never reported (the querying unit itself in the per-unit pass), or
+    /// [`NO_EXCLUDE`].
+    pub exclude: u32,
+}
+
+/// The `exclude` value that excludes nothing (no unit has this id).
+pub const NO_EXCLUDE: u32 = u32::MAX;
+
+/// The instruction set used for the distance test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// One entry at a time; runs everywhere; the reference the others mirror.
+    Scalar,
+    /// SSE2, 4 lanes (always present on x86_64).
+    Sse,
+    /// AVX2, 8 lanes, masked loads for the tail.
+    Avx2,
+    /// AVX-512F, 16 lanes, mask compares, compress of the matching ids.
+    Avx512,
+}
+
+#[derive(Clone, Copy)]
+struct Features {
+    sse: bool,
+    avx2: bool,
+    avx512: bool,
+}
+
+fn features() -> Features {
+    static FEATURES: OnceLock<Features> = OnceLock::new();
+    *FEATURES.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Features {
+                sse: is_x86_feature_detected!("sse2"),
+                avx2: is_x86_feature_detected!("avx2"),
+                avx512: is_x86_feature_detected!("avx512f"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Features {
+                sse: false,
+                avx2: false,
+                avx512: false,
+            }
+        }
+    })
+}
+
+impl Kernel {
+    /// Every kernel, narrowest first.
+    pub const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Sse, Kernel::Avx2, Kernel::Avx512];
+
+    /// Short display name (`"Scalar"`, `"SSE"`, `"AVX2"`, `"AVX-512"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "Scalar",
+            Kernel::Sse => "SSE",
+            Kernel::Avx2 => "AVX2",
+            Kernel::Avx512 => "AVX-512",
+        }
+    }
+
+    /// Lower-case name used on the command line and in JSON (`scalar`, `sse`, `avx2`, `avx512`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Sse => "sse",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Parses [`Kernel::key`] (case-insensitive; `avx-512` and `sse2` accepted too).
+    pub fn from_key(s: &str) -> Option<Kernel> {
+        match s.to_ascii_lowercase().as_str() {
+            "scalar" => Some(Kernel::Scalar),
+            "sse" | "sse2" => Some(Kernel::Sse),
+            "avx2" => Some(Kernel::Avx2),
+            "avx512" | "avx-512" => Some(Kernel::Avx512),
+            _ => None,
+        }
+    }
+
+    /// Lanes tested per instruction.
+    pub fn lanes(self) -> usize {
+        match self {
+            Kernel::Scalar => 1,
+            Kernel::Sse => 4,
+            Kernel::Avx2 => 8,
+            Kernel::Avx512 => 16,
+        }
+    }
+
+    /// Whether this CPU can run the kernel; the CPU is asked once per process.
+    pub fn is_available(self) -> bool {
+        let f = features();
+        match self {
+            Kernel::Scalar => true,
+            Kernel::Sse => f.sse,
+            Kernel::Avx2 => f.avx2,
+            Kernel::Avx512 => f.avx512,
+        }
+    }
+
+    /// The kernels this CPU can run, narrowest first.
+    pub fn available() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL.into_iter().filter(|k| k.is_available())
+    }
+
+    /// The widest kernel this CPU can run.
+    pub fn best() -> Kernel {
+        Kernel::available().last().unwrap_or(Kernel::Scalar)
+    }
+
+    /// This kernel if available, else [`Kernel::Scalar`].
+    #[inline]
+    pub fn or_scalar(self) -> Kernel {
+        if self.is_available() {
+            self
+        } else {
+            Kernel::Scalar
+        }
+    }
+
+    /// Tests every entry of `span` against `q` and appends the ids of the
+    /// entries with `dx*dx + dz*dz <= r2` and `id != q.exclude` to `out`, in span
+    /// order.
+    ///
+    /// Allocates only when `out` lacks capacity for `span.len()` plus one
+    /// register of lanes (callers that keep `out` across frames reach a steady
+    /// state without allocation). A kernel the CPU cannot run is replaced by
+    /// [`Kernel::Scalar`]. Returns nothing; the number of candidates tested is
+    /// `span.len()`.
+    #[inline]
+    pub fn run(self, span: Span<'_>, q: &KernelQuery, out: &mut Vec<u32>) {
+        if span.is_empty() {
+            return;
+        }
+        match self.or_scalar() {
+            Kernel::Scalar => scalar::run(span, q, out),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `or_scalar` returned Sse only because SSE2 was detected.
+            Kernel::Sse => unsafe { sse::run(span, q, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `or_scalar` returned Avx2 only because AVX2 was detected.
+            Kernel::Avx2 => unsafe { avx2::run(span, q, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `or_scalar` returned Avx512 only because AVX-512F was detected.
+            Kernel::Avx512 => unsafe { avx512::run(span, q, out) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => scalar::run(span, q, out),
+        }
+    }
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,241 @@
+//! Fixed-radius neighbor queries: the strategies, the shared grid geometry and
+//! the per-unit pass.
+//!
+//! # Semantics shared by every strategy and kernel
+//! - Unit `j` is a neighbor of query point `q` when `dx*dx + dz*dz <= r*r`
+//!   (inclusive), with `r2 = r * r` computed once per query.
+//! - In the per-unit pass ([`query_all`]) a unit is excluded from its own list
+//!   by index, never by distance: two units at the same position are neighbors.
+//! - A query whose center is not finite, whose radius is NaN, negative or
+//!   infinite, or whose `r*r` overflows, returns nothing.
+//! - Units with a non-finite coordinate are never returned and never panic.
+//! - Grid cell index: `floor(coord / cell_size)` (never a truncating cast); the
+//!   searched block is `floor((q - r) / cell)` to `floor((q + r) / cell)` on each
+//!   axis (widened by a few ULPs so float rounding cannot lose a point the
+//!   distance test accepts), intersected with the grid, so a radius larger than
+//!   a cell and a center outside the world both work.
+//! - Result order is unspecified; compare results as sets.
+
+pub mod geometry;
+pub mod grid;
+pub mod kernels;
+pub mod naive;
+pub mod results;
+pub mod sorted_grid;
+
+pub use geometry::{GridGeometry, MAX_CELLS_PER_UNIT, MIN_CELLS};
+pub use grid::UniformGrid;
+pub use kernels::{Kernel, KernelQuery, Span, NO_EXCLUDE};
+pub use naive::Naive;
+pub use results::{query_all, ChunkResults, QueryResults};
+pub use sorted_grid::SortedGrid;
+
+/// Read-only SoA view of unit positions: `x[i]`, `z[i]` are unit `i`'s
+/// coordinates in world units. Both slices have the same length.
+#[derive(Clone, Copy, Debug)]
+pub struct Points<'a> {
+    /// x coordinates, world units.
+    pub x: &'a [f32],
+    /// z coordinates, world units.
+    pub z: &'a [f32],
+}
+
+impl<'a> Points<'a> {
+    /// Builds a view over two parallel slices.
+    ///
+    /// # Panics
+    /// If the slices have different lengths.
+    pub fn new(x: &'a [f32], z: &'a [f32]) -> Self {
+        assert_eq!(x.len(), z.len(), "x and z must have the same length");
+        Points { x, z }
+    }
+
+    /// Number of units.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// True when there are no units.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+}
+
+/// One fixed-radius query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Query {
+    /// Center x, world units.
+    pub cx: f32,
+    /// Center z, world units.
+    pub cz: f32,
+    /// Radius, world units (inclusive).
+    pub r: f32,
+    /// Unit id never reported (self in the per-unit pass), or [`NO_EXCLUDE`].
+    pub exclude: u32,
+}
+
+impl Query {
+    /// A query that excludes nothing.
+    pub fn new(cx: f32, cz: f32, r: f32) -> Self {
+        Query {
+            cx,
+            cz,
+            r,
+            exclude: NO_EXCLUDE,
+        }
+    }
+
+    /// The kernel form (`r2 = r * r`), or `None` when the query returns nothing
+    /// by the shared semantics (non-finite center, NaN/negative/infinite radius,
+    /// `r * r` overflowing).
+    #[inline]
+    pub fn kernel_query(&self) -> Option<KernelQuery> {
+        let r2 = self.r * self.r;
+        if self.cx.is_finite() && self.cz.is_finite() && self.r >= 0.0 && r2.is_finite() {
+            Some(KernelQuery {
+                cx: self.cx,
+                cz: self.cz,
+                r2,
+                exclude: self.exclude,
+            })
+        } else {
+            None
+        }
+    }
+}
+
+/// Counters for one query or a batch of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueryStats {
+    /// Entries run through a distance test.
+    pub candidates: u64,
+    /// Ids appended to the output (neighbors found).
+    pub neighbors: u64,
+}
+
+impl std::ops::AddAssign for QueryStats {
+    fn add_assign(&mut self, o: Self) {
+        self.candidates += o.candidates;
+        self.neighbors += o.neighbors;
+    }
+}
+
+/// A spatial index: rebuilt from the current positions, then queried.
+///
+/// Implementations keep their buffers between frames so that a steady-state
+/// rebuild does not allocate.
+pub trait SpatialIndex: Send + Sync {
+    /// Rebuilds from `points`. `cell_size` (world units) is a hint for grid
+    /// strategies: values that are not finite and positive, or that would need
+    /// more cells than [`GridGeometry::fit`] allows, are replaced as documented
+    /// there. Non-finite points are left out of the index.
+    fn rebuild(&mut self, points: Points<'_>, cell_size: f32);
+
+    /// Appends the ids of the indexed units within `q` to `out` using `kernel`
+    /// (in an unspecified order) and returns the counters. `points` must be the
+    /// slice the index was last rebuilt from (the naive scan reads it directly).
+    fn query(
+        &self,
+        points: Points<'_>,
+        q: &Query,
+        kernel: Kernel,
+        out: &mut Vec<u32>,
+    ) -> QueryStats;
+
+    /// The geometry of the grid used by the last rebuild, if the strategy has one.
+    fn geometry(&self) -> Option<&GridGeometry> {
+        None
+    }
+}
+
+/// The strategies, as chosen in the overlay and on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// Scan every unit per query: O(N) per query, O(N^2) per frame. The reference.
+    Naive,
+    /// Uniform grid, one SoA `Vec` triple per cell (the seed's design).
+    Grid,
+    /// Counting-sort grid: cells are contiguous slices of one SoA array (CSR).
+    SortedGrid,
+}
+
+impl Strategy {
+    /// Every strategy, reference first.
+    pub const ALL: [Strategy; 3] = [Strategy::Naive, Strategy::Grid, Strategy::SortedGrid];
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Naive => "Naive",
+            Strategy::Grid => "Grid",
+            Strategy::SortedGrid => "SortedGrid",
+        }
+    }
+
+    /// Lower-case name used on the command line and in JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Strategy::Naive => "naive",
+            Strategy::Grid => "grid",
+            Strategy::SortedGrid => "sorted-grid",
+        }
+    }
+
+    /// Parses [`Strategy::key`] or [`Strategy::name`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<Strategy> {
+        let s = s.to_ascii_lowercase().replace('_', "-");
+        Strategy::ALL.into_iter().find(|k| {
+            k.key() == s
+                || k.name().eq_ignore_ascii_case(&s)
+                || (s == "csr" && *k == Strategy::SortedGrid)
+        })
+    }
+
+    /// One-line explanation for tooltips and the README.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Strategy::Naive => "Tests every unit against every other: O(N^2) per frame. The reference every other path is checked against.",
+            Strategy::Grid => "Uniform grid rebuilt every frame; each cell owns its own x/z/id Vecs (SoA per cell). Queries visit ceil(r/cell) rings of cells.",
+            Strategy::SortedGrid => "Counting-sort grid (CSR): count per cell, prefix sum, scatter; each grid row of the searched block is one contiguous span.",
+        }
+    }
+
+    /// A new, empty index for this strategy.
+    pub fn create(self) -> Box<dyn SpatialIndex> {
+        match self {
+            Strategy::Naive => Box::new(Naive::default()),
+            Strategy::Grid => Box::new(UniformGrid::default()),
+            Strategy::SortedGrid => Box::new(SortedGrid::default()),
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Checks a user-supplied cell size: finite and positive.
+///
+/// # Errors
+/// A message naming the value when it is zero, negative, NaN or infinite.
+pub fn validate_cell_size(cell: f32) -> Result<f32, String> {
+    if cell.is_finite() && cell > 0.0 {
+        Ok(cell)
+    } else {
+        Err(format!("cell size must be a finite number > 0, got {cell}"))
+    }
+}
+
+/// Checks a user-supplied query radius: finite and positive.
+///
+/// # Errors
+/// A message naming the value when it is zero, negative, NaN or infinite.
+pub fn validate_radius(r: f32) -> Result<f32, String> {
+    if r.is_finite() && r > 0.0 {
+        Ok(r)
+    } else {
+        Err(format!("radius must be a finite number > 0, got {r}"))
+    }
+}

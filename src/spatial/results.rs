@@ -1,0 +1,130 @@
+//! The per-unit pass: one query per unit, results in CSR form per chunk.
+
+use super::{Kernel, Points, Query, QueryStats, SpatialIndex};
+use rayon::prelude::*;
+
+/// The neighbor lists of one contiguous range of units, in CSR form.
+///
+/// Unit `start + k` has neighbors `ids[offsets[k] as usize..offsets[k + 1] as usize]`
+/// (unspecified order). Aligned to 128 bytes so two threads filling adjacent
+/// chunks never share a cache line (no false sharing on the `Vec` headers).
+#[derive(Clone, Debug, Default)]
+#[repr(align(128))]
+pub struct ChunkResults {
+    /// First unit of the chunk.
+    pub start: usize,
+    /// One past the last unit of the chunk.
+    pub end: usize,
+    /// `end - start + 1` offsets into `ids`; `offsets[0] == 0`.
+    pub offsets: Vec<u32>,
+    /// Concatenated neighbor ids.
+    pub ids: Vec<u32>,
+    /// Counters for this chunk's queries.
+    pub stats: QueryStats,
+}
+
+impl ChunkResults {
+    /// Neighbors of unit `i` (`start <= i < end`).
+    ///
+    /// # Panics
+    /// If `i` is outside the chunk.
+    #[inline]
+    pub fn neighbors(&self, i: usize) -> &[u32] {
+        let k = i - self.start;
+        &self.ids[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+    }
+}
+
+/// Neighbor lists of every unit of one frame, split into chunks (one or more
+/// per thread). Buffers are kept across frames: after warm-up, a frame with the
+/// same unit count and chunk count allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct QueryResults {
+    /// Chunks in unit order, covering `0..n` without gaps.
+    pub chunks: Vec<ChunkResults>,
+}
+
+impl QueryResults {
+    /// Splits `0..n` into `chunks` ranges of `ceil(n / chunks)` units (the
+    /// last ones shorter or empty) and clears the lists, keeping their
+    /// capacity. `chunks` is raised to at least 1.
+    pub fn prepare(&mut self, n: usize, chunks: usize) {
+        let chunks = chunks.max(1);
+        let size = n.div_ceil(chunks);
+        self.chunks.resize_with(chunks, ChunkResults::default);
+        for (k, c) in self.chunks.iter_mut().enumerate() {
+            c.start = (k * size).min(n);
+            c.end = ((k + 1) * size).min(n);
+            c.offsets.clear();
+            c.offsets.push(0);
+            c.ids.clear();
+            c.stats = QueryStats::default();
+        }
+    }
+
+    /// Neighbors of unit `i`.
+    ///
+    /// # Panics
+    /// If `i` is not covered by the last [`query_all`].
+    pub fn neighbors(&self, i: usize) -> &[u32] {
+        let c = self
+            .chunks
+            .iter()
+            .find(|c| c.start <= i && i < c.end)
+            .expect("unit index outside the queried range");
+        c.neighbors(i)
+    }
+
+    /// Sum of the chunks' counters.
+    pub fn stats(&self) -> QueryStats {
+        let mut s = QueryStats::default();
+        for c in &self.chunks {
+            s += c.stats;
+        }
+        s
+    }
+}
+
+/// Runs one query per unit: center = the unit's position, radius `r`, the unit
+/// itself excluded by index. Fills `results` and returns the summed counters.
+///
+/// With `pool`, chunks (`chunks_per_thread` per pool thread) run on the pool's
+/// threads, each writing only its own chunk's buffers; the lists are identical
+/// to the single-threaded run. Without a pool everything runs on the calling
+/// thread in one chunk. A unit with a non-finite position gets an empty list.
+/// Allocates only while the result buffers grow.
+pub fn query_all(
+    index: &dyn SpatialIndex,
+    points: Points<'_>,
+    r: f32,
+    kernel: Kernel,
+    pool: Option<&rayon::ThreadPool>,
+    results: &mut QueryResults,
+) -> QueryStats {
+    const CHUNKS_PER_THREAD: usize = 4;
+    let n = points.len();
+    let run = |c: &mut ChunkResults| {
+        for i in c.start..c.end {
+            let q = Query {
+                cx: points.x[i],
+                cz: points.z[i],
+                r,
+                exclude: i as u32,
+            };
+            let s = index.query(points, &q, kernel, &mut c.ids);
+            c.stats += s;
+            c.offsets.push(c.ids.len() as u32);
+        }
+    };
+    match pool {
+        Some(pool) if pool.current_num_threads() > 1 => {
+            results.prepare(n, pool.current_num_threads() * CHUNKS_PER_THREAD);
+            pool.install(|| results.chunks.par_iter_mut().for_each(run));
+        }
+        _ => {
+            results.prepare(n, 1);
+            results.chunks.iter_mut().for_each(run);
+        }
+    }
+    results.stats()
+}

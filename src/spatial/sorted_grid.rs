@@ -1,0 +1,118 @@
+//! Counting-sort grid in CSR layout: every cell is one contiguous slice of a
+//! single SoA array, and the cells of a grid row follow each other, so a query
+//! runs the kernel once per row of its block instead of once per cell.
+
+use super::{GridGeometry, Kernel, Points, Query, QueryStats, Span, SpatialIndex};
+
+/// Marks a unit left out of the index (non-finite position).
+const NOT_INDEXED: u32 = u32::MAX;
+
+/// Counting-sort ("CSR") uniform grid, rebuilt every frame.
+///
+/// Rebuild: (1) fit the geometry, (2) compute each unit's cell and count units
+/// per cell, (3) exclusive prefix sum into `cell_start`, (4) scatter unit ids
+/// and copies of x and z into cell order. Cell `c` then owns entries
+/// `cell_start[c]..cell_start[c + 1]` of `x`, `z` and `ids`; within a cell,
+/// ids ascend. All buffers are kept across frames, so a steady-state rebuild
+/// makes no heap allocation. O(N + cells) per rebuild.
+#[derive(Clone, Debug, Default)]
+pub struct SortedGrid {
+    geo: GridGeometry,
+    /// `cells + 1` offsets into the sorted arrays.
+    cell_start: Vec<u32>,
+    /// Scatter cursors, one per cell.
+    cursor: Vec<u32>,
+    /// Cell of each unit in input order, or [`NOT_INDEXED`].
+    unit_cell: Vec<u32>,
+    x: Vec<f32>,
+    z: Vec<f32>,
+    ids: Vec<u32>,
+}
+
+impl SortedGrid {
+    /// The sorted SoA arrays `(x, z, ids)`, in cell order (row-major cells).
+    pub fn sorted(&self) -> (&[f32], &[f32], &[u32]) {
+        (&self.x, &self.z, &self.ids)
+    }
+
+    /// Offsets of the cells into [`SortedGrid::sorted`]: `cells + 1` entries.
+    pub fn cell_start(&self) -> &[u32] {
+        &self.cell_start
+    }
+}
+
+impl SpatialIndex for SortedGrid {
+    fn rebuild(&mut self, points: Points<'_>, cell_size: f32) {
+        self.geo = GridGeometry::fit(points, cell_size);
+        let cells = self.geo.cells();
+        let n = points.len();
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        self.unit_cell.clear();
+        self.unit_cell.resize(n, NOT_INDEXED);
+        // Count into cell_start[c + 1] so the prefix sum below is exclusive.
+        for (uc, (&x, &z)) in self.unit_cell.iter_mut().zip(points.x.iter().zip(points.z)) {
+            if let Some(c) = self.geo.cell_of(x, z) {
+                *uc = c as u32;
+                self.cell_start[c + 1] += 1;
+            }
+        }
+        let mut sum = 0u32;
+        for s in self.cell_start.iter_mut() {
+            sum += *s;
+            *s = sum;
+        }
+        let indexed = sum as usize;
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        self.x.resize(indexed, 0.0);
+        self.z.resize(indexed, 0.0);
+        self.ids.resize(indexed, 0);
+        for (i, &c) in self.unit_cell.iter().enumerate() {
+            if c != NOT_INDEXED {
+                let slot = &mut self.cursor[c as usize];
+                let k = *slot as usize;
+                *slot += 1;
+                self.x[k] = points.x[i];
+                self.z[k] = points.z[i];
+                self.ids[k] = i as u32;
+            }
+        }
+    }
+
+    fn query(
+        &self,
+        _points: Points<'_>,
+        q: &Query,
+        kernel: Kernel,
+        out: &mut Vec<u32>,
+    ) -> QueryStats {
+        let Some(kq) = q.kernel_query() else {
+            return QueryStats::default();
+        };
+        let Some((x0, x1, z0, z1)) = self.geo.block(q.cx, q.cz, q.r) else {
+            return QueryStats::default();
+        };
+        let before = out.len();
+        let mut candidates = 0u64;
+        for row in z0..=z1 {
+            let base = row * self.geo.nx;
+            let a = self.cell_start[base + x0] as usize;
+            let b = self.cell_start[base + x1 + 1] as usize;
+            candidates += (b - a) as u64;
+            kernel.run(
+                Span::new(&self.x[a..b], &self.z[a..b], &self.ids[a..b]),
+                &kq,
+                out,
+            );
+        }
+        QueryStats {
+            candidates,
+            neighbors: (out.len() - before) as u64,
+        }
+    }
+
+    fn geometry(&self) -> Option<&GridGeometry> {
+        Some(&self.geo)
+    }
+}
