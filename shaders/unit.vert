@@ -1,0 +1,75 @@
+#version 100
+// Instanced unit vertex shader.
+//
+// Streams (see src/render/pipeline.rs):
+//   buffer 0, per vertex:   in_position = [i16; 4] SNORM16 bits (x, y, z, pad) as Short4
+//   buffer 1, per vertex:   in_normal   = [i16; 2] octahedral SNORM16 bits as Short2
+//   buffer 2, per instance: in_instance = (x, z, heading, scale) as Float4,
+//                           in_color    = RGBA 0..255 as Byte4
+// miniquad binds Short/Byte formats as unsigned and unnormalized, so the shader
+// receives 0..65535 as floats and rebuilds the two's-complement value itself.
+
+attribute vec4 in_position;
+attribute vec2 in_normal;
+attribute vec4 in_instance;
+attribute vec4 in_color;
+
+uniform mat4 view_proj;
+// Position dequantization: model = snorm * mesh_half_extent.xyz + mesh_center.xyz.
+uniform vec4 mesh_center;
+uniform vec4 mesh_half_extent;
+// xyz: unit vector from the surface toward the light (world space);
+// w: ambient term. Diffuse weight is 1 - w.
+uniform vec4 light_dir;
+
+varying vec3 v_color;
+
+// SNORM16 decode of raw unsigned 16-bit bits: reinterpret as two's complement,
+// then max(c / 32767, -1) (glTF KHR_mesh_quantization); same formula as
+// compress::snorm on the CPU side.
+float snorm16(float u) {
+    float s = u - 65536.0 * step(32768.0, u);
+    return max(s / 32767.0, -1.0);
+}
+
+// +1 for +0 and -0 as well as positive values, -1 for negative values.
+vec2 sign_not_zero(vec2 t) {
+    return vec2(t.x >= 0.0 ? 1.0 : -1.0, t.y >= 0.0 ? 1.0 : -1.0);
+}
+
+// Octahedral decode, lower hemisphere folded across axis Z
+// (Cigolle et al. 2014, JCGT 3(2), "A Survey of Efficient Representations
+// for Independent Unit Vectors").
+vec3 oct_decode(vec2 e) {
+    vec3 v = vec3(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
+    if (v.z < 0.0) {
+        v.xy = (1.0 - abs(v.yx)) * sign_not_zero(v.xy);
+    }
+    return normalize(v);
+}
+
+// Heading h turns model +X to world (cos h, 0, sin h): in the x/z plane,
+// world.x = c*m.x - s*m.z and world.z = s*m.x + c*m.z. (This is a rotation by
+// -h about +Y in the right-handed convention, i.e. h = atan2(vz, vx).)
+vec3 rotate_heading(vec3 m, float c, float s) {
+    return vec3(c * m.x - s * m.z, m.y, s * m.x + c * m.z);
+}
+
+void main() {
+    vec3 q = vec3(snorm16(in_position.x), snorm16(in_position.y), snorm16(in_position.z));
+    vec3 model = q * mesh_half_extent.xyz + mesh_center.xyz;
+    vec3 n_model = oct_decode(vec2(snorm16(in_normal.x), snorm16(in_normal.y)));
+
+    float c = cos(in_instance.z);
+    float s = sin(in_instance.z);
+    vec3 world = rotate_heading(model, c, s) * in_instance.w
+        + vec3(in_instance.x, 0.0, in_instance.y);
+    // A rotation with a uniform scale keeps normals perpendicular.
+    vec3 n = rotate_heading(n_model, c, s);
+
+    float lambert = max(dot(n, light_dir.xyz), 0.0);
+    float light = light_dir.w + (1.0 - light_dir.w) * lambert;
+    v_color = in_color.rgb / 255.0 * light;
+
+    gl_Position = view_proj * vec4(world, 1.0);
+}

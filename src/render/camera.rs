@@ -1,0 +1,378 @@
+//! An orbit camera over the square world on the x/z plane.
+//!
+//! The eye sits on a sphere around `target`: at `yaw` around +Y and `pitch`
+//! above the ground, `distance` world units away. One projection serves both
+//! macroquad's own 3D drawing ([`OrbitCamera::macroquad_camera`]) and the
+//! instanced units ([`OrbitCamera::view_proj`]), so lines and units line up.
+
+use glam::{Mat4, Vec2, Vec3};
+use macroquad::camera::{Camera3D, Projection};
+use macroquad::input::{
+    is_key_down, is_mouse_button_down, mouse_delta_position, mouse_wheel, KeyCode, MouseButton,
+};
+use macroquad::time::get_frame_time;
+use macroquad::window::{screen_height, screen_width};
+
+/// Vertical field of view, radians (45°).
+pub const FOVY: f32 = std::f32::consts::FRAC_PI_4;
+/// Lowest allowed pitch, radians (5°).
+pub const MIN_PITCH: f32 = 5.0 * std::f32::consts::PI / 180.0;
+/// Highest allowed pitch, radians (89°; 90° would make the up vector degenerate).
+pub const MAX_PITCH: f32 = 89.0 * std::f32::consts::PI / 180.0;
+/// Closest allowed distance to the target, world units.
+pub const MIN_DISTANCE: f32 = 2.0;
+/// Farthest allowed distance to the target, world units.
+pub const MAX_DISTANCE: f32 = 50_000.0;
+/// Largest allowed |coordinate| of the target, world units.
+const MAX_TARGET: f32 = 1.0e6;
+
+/// Yaw of the default 3/4 view, radians: the eye is south-east of the center
+/// (+x, +z side), so world +x runs to the right and +z toward the viewer.
+const DEFAULT_YAW: f32 = 65.0 * std::f32::consts::PI / 180.0;
+/// Pitch of the default 3/4 view, radians.
+const DEFAULT_PITCH: f32 = 50.0 * std::f32::consts::PI / 180.0;
+
+/// Orbit camera: looks at `target` from `distance` away, at `yaw` around +Y
+/// and `pitch` above the x/z plane.
+///
+/// The eye is `target + distance * (cos(pitch) cos(yaw), sin(pitch),
+/// cos(pitch) sin(yaw))`; up is +Y. Right-handed, OpenGL clip space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrbitCamera {
+    /// Point looked at, world units (kept on or near the ground, y = 0).
+    pub target: Vec3,
+    /// Angle of the eye around +Y, radians, measured from +X toward +Z.
+    pub yaw: f32,
+    /// Elevation of the eye above the ground plane, radians, in
+    /// ([`MIN_PITCH`], [`MAX_PITCH`]).
+    pub pitch: f32,
+    /// Eye-to-target distance, world units, in ([`MIN_DISTANCE`], [`MAX_DISTANCE`]).
+    pub distance: f32,
+}
+
+impl OrbitCamera {
+    /// A 3/4 view of the square world `[0, L] x [0, L]` (`L = world_size`,
+    /// world units) with the whole world in view at any aspect ratio >= 1.
+    /// A non-finite or non-positive size is treated as 1.
+    pub fn looking_at_world(world_size: f32) -> Self {
+        let mut camera = Self {
+            target: Vec3::ZERO,
+            yaw: DEFAULT_YAW,
+            pitch: DEFAULT_PITCH,
+            distance: 10.0,
+        };
+        camera.frame_world(world_size);
+        camera
+    }
+
+    /// Re-fits the view to the world `[0, L] x [0, L]` (`L = world_size`,
+    /// world units) for any viewport with aspect ratio >= 1, keeping the
+    /// current yaw and pitch; see [`frame_world_for_aspect`](Self::frame_world_for_aspect).
+    /// Call when the world size changes.
+    pub fn frame_world(&mut self, world_size: f32) {
+        self.frame_world_for_aspect(world_size, 1.0);
+    }
+
+    /// Re-fits the view to the world `[0, L] x [0, L]` (`L = world_size`,
+    /// world units) for viewports of width / height >= `aspect`, keeping the
+    /// current yaw and pitch: the target moves so the world is centered
+    /// vertically on screen, and the distance is the smallest that shows all
+    /// four corners (plus a small margin). A non-finite or non-positive size is
+    /// treated as 1, an aspect that is not finite and positive as 1.
+    pub fn frame_world_for_aspect(&mut self, world_size: f32, aspect: f32) {
+        let size = if world_size.is_finite() && world_size > 0.0 {
+            world_size
+        } else {
+            1.0
+        };
+        let aspect = sane_aspect(aspect);
+        self.sanitize(&Self {
+            target: Vec3::ZERO,
+            yaw: DEFAULT_YAW,
+            pitch: DEFAULT_PITCH,
+            distance: 10.0,
+        });
+        let corners = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(size, 0.0, 0.0),
+            Vec3::new(size, 0.0, size),
+            Vec3::new(0.0, 0.0, size),
+        ];
+        self.target = Vec3::new(0.5 * size, 0.0, 0.5 * size);
+        // Perspective makes the near half of the world look bigger: slide the
+        // target away from the eye until the projected world is centered
+        // vertically. A few rounds converge to well under a pixel.
+        for _ in 0..6 {
+            self.distance = self.fit_distance(&corners, aspect);
+            let m = self.view_proj(aspect);
+            let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+            for &c in &corners {
+                let clip = m * c.extend(1.0);
+                let y = clip.y / clip.w;
+                lo = lo.min(y);
+                hi = hi.max(y);
+            }
+            let middle = 0.5 * (lo + hi);
+            if !middle.is_finite() {
+                break;
+            }
+            let world_per_ndc = self.distance * (0.5 * FOVY).tan();
+            let (_, forward) = self.ground_axes();
+            self.target += forward * middle * world_per_ndc / self.pitch.sin().max(0.2);
+        }
+        self.distance = self.fit_distance(&corners, aspect);
+        let fallback = Self::looking_at_center(size);
+        self.sanitize(&fallback);
+    }
+
+    /// The default orientation centered on the world, used when fitting fails.
+    fn looking_at_center(size: f32) -> Self {
+        Self {
+            target: Vec3::new(0.5 * size, 0.0, 0.5 * size),
+            yaw: DEFAULT_YAW,
+            pitch: DEFAULT_PITCH,
+            distance: (2.0 * size).clamp(MIN_DISTANCE, MAX_DISTANCE),
+        }
+    }
+
+    /// The smallest distance from the current target at which every point of
+    /// `points` projects inside a viewport of width / height `aspect` with
+    /// [`FOVY`], plus a 6% margin, clamped to the allowed range.
+    fn fit_distance(&self, points: &[Vec3], aspect: f32) -> f32 {
+        let forward = -self.eye_direction();
+        let right = forward.cross(Vec3::Y).normalize_or_zero();
+        let up = right.cross(forward);
+        let tan_half = (0.5 * FOVY).tan();
+        let mut needed: f32 = 0.0;
+        for &p in points {
+            let rel = p - self.target;
+            // Camera axes; the point is at (distance + depth) from the eye
+            // along the view axis.
+            let (x, y, depth) = (rel.dot(right), rel.dot(up), rel.dot(forward));
+            needed = needed.max(x.abs() / (tan_half * aspect) - depth);
+            needed = needed.max(y.abs() / tan_half - depth);
+        }
+        (needed * 1.06).clamp(MIN_DISTANCE, MAX_DISTANCE)
+    }
+
+    /// Unit vector from the target toward the eye.
+    fn eye_direction(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        Vec3::new(cp * cy, sp, cp * sy)
+    }
+
+    /// Eye position, world units.
+    pub fn eye(&self) -> Vec3 {
+        self.target + self.distance * self.eye_direction()
+    }
+
+    /// Near and far clip distances, world units: the near plane scales with the
+    /// distance (1%) to keep depth precision, the far plane reaches well past a
+    /// 10,000-unit world from any orbit.
+    pub fn clip_planes(&self) -> (f32, f32) {
+        let near = (self.distance * 0.01).clamp(0.02, 50.0);
+        let far = (self.distance * 20.0).max(30_000.0);
+        (near, far)
+    }
+
+    /// Applies one frame of mouse and keyboard input.
+    ///
+    /// Mouse (only if `mouse_allowed`): left-drag orbits, right- or
+    /// middle-drag pans on the ground plane, the wheel zooms multiplicatively.
+    /// Keyboard (only if `keyboard_allowed`): arrows or WASD pan, Q/E orbit.
+    /// Pass `false` while the UI wants the pointer or keyboard. Afterwards
+    /// pitch is clamped to ([`MIN_PITCH`], [`MAX_PITCH`]), distance to
+    /// ([`MIN_DISTANCE`], [`MAX_DISTANCE`]), and a non-finite field is restored
+    /// to its previous value.
+    pub fn handle_input(&mut self, mouse_allowed: bool, keyboard_allowed: bool) {
+        let before = *self;
+        let dt = finite_or(get_frame_time(), 0.0).clamp(0.0, 0.1);
+        let screen = Vec2::new(screen_width(), screen_height()).max(Vec2::ONE);
+        // World units per pixel at the target (vertical screen extent).
+        let world_per_pixel = 2.0 * self.distance * (0.5 * FOVY).tan() / screen.y;
+
+        if mouse_allowed {
+            // macroquad gives (last - current) in [-1, 1] screen units.
+            let drag = -mouse_delta_position() * 0.5 * screen;
+            let drag = Vec2::new(finite_or(drag.x, 0.0), finite_or(drag.y, 0.0));
+            if is_mouse_button_down(MouseButton::Left) {
+                self.yaw += drag.x * 0.006;
+                self.pitch += drag.y * 0.006;
+            } else if is_mouse_button_down(MouseButton::Right)
+                || is_mouse_button_down(MouseButton::Middle)
+            {
+                // Grab the ground: the world follows the cursor.
+                let (right, forward) = self.ground_axes();
+                let along = drag.y * world_per_pixel / self.pitch.sin().max(0.2);
+                self.target += -right * drag.x * world_per_pixel + forward * along;
+            }
+            let wheel = finite_or(mouse_wheel().1, 0.0).clamp(-5.0, 5.0);
+            if wheel != 0.0 {
+                self.distance *= 0.88_f32.powf(wheel);
+            }
+        }
+
+        if keyboard_allowed {
+            let mut pan = Vec2::ZERO; // (right, forward)
+            if is_key_down(KeyCode::Left) || is_key_down(KeyCode::A) {
+                pan.x -= 1.0;
+            }
+            if is_key_down(KeyCode::Right) || is_key_down(KeyCode::D) {
+                pan.x += 1.0;
+            }
+            if is_key_down(KeyCode::Up) || is_key_down(KeyCode::W) {
+                pan.y += 1.0;
+            }
+            if is_key_down(KeyCode::Down) || is_key_down(KeyCode::S) {
+                pan.y -= 1.0;
+            }
+            if pan != Vec2::ZERO {
+                let (right, forward) = self.ground_axes();
+                let speed = 0.8 * self.distance * dt;
+                let pan = pan.normalize() * speed;
+                self.target += right * pan.x + forward * pan.y;
+            }
+            if is_key_down(KeyCode::Q) {
+                self.yaw -= 1.5 * dt;
+            }
+            if is_key_down(KeyCode::E) {
+                self.yaw += 1.5 * dt;
+            }
+        }
+
+        self.sanitize(&before);
+    }
+
+    /// Screen-right and screen-forward directions projected on the ground,
+    /// unit length.
+    fn ground_axes(&self) -> (Vec3, Vec3) {
+        let (sy, cy) = self.yaw.sin_cos();
+        let forward = Vec3::new(-cy, 0.0, -sy);
+        let right = forward.cross(Vec3::Y);
+        (right, forward)
+    }
+
+    /// Restores non-finite fields from `fallback`, wraps yaw to [-π, π] and
+    /// clamps pitch, distance and target.
+    fn sanitize(&mut self, fallback: &Self) {
+        if !self.target.is_finite() {
+            self.target = fallback.target;
+        }
+        if !self.yaw.is_finite() {
+            self.yaw = fallback.yaw;
+        }
+        if !self.pitch.is_finite() {
+            self.pitch = fallback.pitch;
+        }
+        if !self.distance.is_finite() {
+            self.distance = fallback.distance;
+        }
+        if self.yaw.abs() > std::f32::consts::PI {
+            let pi = std::f32::consts::PI;
+            self.yaw = (self.yaw + pi).rem_euclid(std::f32::consts::TAU) - pi;
+        }
+        self.pitch = finite_or(self.pitch, DEFAULT_PITCH).clamp(MIN_PITCH, MAX_PITCH);
+        self.distance = finite_or(self.distance, 10.0).clamp(MIN_DISTANCE, MAX_DISTANCE);
+        self.target = self
+            .target
+            .clamp(Vec3::splat(-MAX_TARGET), Vec3::splat(MAX_TARGET));
+    }
+
+    /// The same view as a macroquad camera, for `set_camera` before drawing
+    /// the world with macroquad's 3D functions. `aspect` is width / height
+    /// (non-finite or non-positive is treated as 1).
+    pub fn macroquad_camera(&self, aspect: f32) -> Camera3D {
+        let (z_near, z_far) = self.clip_planes();
+        Camera3D {
+            position: self.eye(),
+            target: self.target,
+            up: Vec3::Y,
+            fovy: FOVY,
+            aspect: Some(sane_aspect(aspect)),
+            projection: Projection::Perspective,
+            render_target: None,
+            viewport: None,
+            z_near,
+            z_far,
+        }
+    }
+
+    /// World-to-clip matrix (column-major, right-handed, OpenGL depth -1..1):
+    /// `perspective_rh_gl(FOVY, aspect, near, far) * look_at_rh(eye, target, +Y)`,
+    /// the same product macroquad's `Camera3D` computes, so both agree.
+    /// `aspect` is width / height (non-finite or non-positive is treated as 1).
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        let (near, far) = self.clip_planes();
+        Mat4::perspective_rh_gl(FOVY, sane_aspect(aspect), near, far)
+            * Mat4::look_at_rh(self.eye(), self.target, Vec3::Y)
+    }
+}
+
+fn sane_aspect(aspect: f32) -> f32 {
+    if aspect.is_finite() && aspect > 0.0 {
+        aspect
+    } else {
+        1.0
+    }
+}
+
+fn finite_or(v: f32, fallback: f32) -> f32 {
+    if v.is_finite() {
+        v
+    } else {
+        fallback
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framed_world_corners_are_in_view() {
+        for size in [100.0, 443.0, 10_000.0] {
+            let camera = OrbitCamera::looking_at_world(size);
+            let m = camera.view_proj(1280.0 / 800.0);
+            for corner in [(0.0, 0.0), (size, 0.0), (size, size), (0.0, size)] {
+                let clip = m * glam::Vec4::new(corner.0, 0.0, corner.1, 1.0);
+                let ndc = clip.truncate() / clip.w;
+                assert!(clip.w > 0.0);
+                assert!(
+                    ndc.abs().max_element() <= 1.0,
+                    "{size}: {corner:?} -> {ndc}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fit_for_aspect_is_tight_and_complete() {
+        let aspect = 1280.0 / 800.0;
+        let mut camera = OrbitCamera::looking_at_world(443.0);
+        camera.frame_world_for_aspect(443.0, aspect);
+        let m = camera.view_proj(aspect);
+        let mut extent: f32 = 0.0;
+        for corner in [(0.0, 0.0), (443.0, 0.0), (443.0, 443.0), (0.0, 443.0)] {
+            let clip = m * glam::Vec4::new(corner.0, 0.0, corner.1, 1.0);
+            let ndc = clip.truncate() / clip.w;
+            assert!(
+                ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0,
+                "{corner:?} -> {ndc}"
+            );
+            extent = extent.max(ndc.x.abs()).max(ndc.y.abs());
+        }
+        assert!(extent > 0.85, "world fills only {extent} of the view");
+    }
+
+    #[test]
+    fn sanitize_restores_nan() {
+        let good = OrbitCamera::looking_at_world(100.0);
+        let mut bad = good;
+        bad.yaw = f32::NAN;
+        bad.distance = f32::INFINITY;
+        bad.target.x = f32::NAN;
+        bad.sanitize(&good);
+        assert_eq!(bad, good);
+    }
+}

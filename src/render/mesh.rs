@@ -1,0 +1,167 @@
+//! Loading the unit mesh: OBJ text to flat-shaded, quantized vertex streams.
+//!
+//! The OBJ is parsed by [`tobj`] (triangulated, single index), un-indexed with
+//! one face normal per triangle by [`flat_normals`], then quantized by
+//! [`quantize_mesh`] into the SNORM16 position and octahedral normal streams
+//! that [`crate::render::pipeline::UnitRenderer`] uploads.
+
+use glam::Vec3;
+
+use crate::compress::mesh::{flat_normals, quantize_mesh, QuantizedMesh};
+
+/// The unit mesh shipped with the crate (`assets/unit.obj`), embedded at
+/// compile time.
+///
+/// A low-poly tank: +X (model space) is its facing direction, +Y is up, base at
+/// y = 0, about 1.6 x 0.8 x 1 units (x, y, z). Triangles are counter-clockwise
+/// seen from outside.
+pub const UNIT_OBJ: &[u8] = include_bytes!("../../assets/unit.obj");
+
+/// Loads and quantizes the embedded unit mesh ([`UNIT_OBJ`]).
+///
+/// Returns one vertex per triangle corner (flat shading): 108 vertices for
+/// the shipped 36-triangle asset.
+///
+/// # Errors
+/// The message of [`load_obj_mesh`], prefixed with the asset's name; with the
+/// shipped asset this only fails if the OBJ or the quantizer were broken.
+pub fn load_unit_mesh() -> Result<QuantizedMesh, String> {
+    load_obj_mesh(UNIT_OBJ).map_err(|e| format!("assets/unit.obj: {e}"))
+}
+
+/// Parses OBJ text and returns its flat-shaded, quantized vertex streams.
+///
+/// `bytes` is the content of a Wavefront OBJ file (UTF-8 text). Every object
+/// and group of the file is merged into one mesh; polygons are triangulated;
+/// normals, texture coordinates and materials in the file are ignored (flat
+/// face normals are computed from the winding: counter-clockwise is the front).
+/// Allocates the un-indexed streams (3 vertices per triangle).
+///
+/// # Errors
+/// A message naming what was wrong: the OBJ parse error reported by `tobj`
+/// (its kind, e.g. "face vertex out of bounds"; tobj gives no line), a file with no
+/// triangles, a non-finite position, or the quantizer's error (for example more
+/// vertices than 16-bit indices can address).
+pub fn load_obj_mesh(bytes: &[u8]) -> Result<QuantizedMesh, String> {
+    // Triangulated, one index for position/normal/texcoord, points and lines
+    // ignored: exactly tobj's preset for GPU meshes.
+    let options = tobj::GPU_LOAD_OPTIONS;
+    let mut reader = std::io::Cursor::new(bytes);
+    // Materials are not used; an `mtllib` line must not make loading fail.
+    let (models, _materials) =
+        tobj::load_obj_buf(&mut reader, &options, |_| Ok(Default::default()))
+            .map_err(|e| format!("OBJ parse error: {e}"))?;
+
+    let mut positions: Vec<Vec3> = Vec::new();
+    let mut indices: Vec<u32> = Vec::new();
+    for model in &models {
+        let mesh = &model.mesh;
+        if !mesh.positions.len().is_multiple_of(3) {
+            return Err(format!(
+                "object '{}': {} position floats is not a multiple of 3",
+                model.name,
+                mesh.positions.len()
+            ));
+        }
+        let base = u32::try_from(positions.len())
+            .map_err(|_| format!("object '{}': too many vertices", model.name))?;
+        let count = mesh.positions.len() / 3;
+        for &i in &mesh.indices {
+            if i as usize >= count {
+                return Err(format!(
+                    "object '{}': index {i} out of range ({count} vertices)",
+                    model.name
+                ));
+            }
+            indices.push(base + i);
+        }
+        for p in mesh.positions.chunks_exact(3) {
+            let v = Vec3::new(p[0], p[1], p[2]);
+            if !v.is_finite() {
+                return Err(format!(
+                    "object '{}': non-finite vertex position {v}",
+                    model.name
+                ));
+            }
+            positions.push(v);
+        }
+    }
+    if indices.len() < 3 {
+        return Err("OBJ has no triangles (no 'f' lines with 3 or more vertices)".to_string());
+    }
+    debug_assert_eq!(
+        indices.len() % 3,
+        0,
+        "triangulated output has whole triangles"
+    );
+
+    let (flat_positions, normals, flat_indices) = flat_normals(&positions, &indices);
+    quantize_mesh(&flat_positions, &normals, &flat_indices)
+        .map_err(|e| format!("quantizing the mesh failed: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compress::octahedral::oct_decode_snorm16;
+
+    #[test]
+    fn unit_mesh_has_expected_shape() {
+        let mesh = load_unit_mesh().expect("embedded unit mesh loads");
+        assert_eq!(mesh.indices.len(), 36 * 3);
+        assert_eq!(mesh.positions.len(), 36 * 3);
+        assert_eq!(mesh.normals.len(), 36 * 3);
+        let decoded: Vec<Vec3> = mesh
+            .positions
+            .iter()
+            .map(|&p| mesh.quantization.decode(p))
+            .collect();
+        let lo = decoded.iter().copied().fold(Vec3::INFINITY, Vec3::min);
+        let hi = decoded.iter().copied().fold(Vec3::NEG_INFINITY, Vec3::max);
+        assert!(lo.abs_diff_eq(Vec3::new(-0.8, 0.0, -0.5), 1e-4), "{lo}");
+        assert!(hi.abs_diff_eq(Vec3::new(0.8, 0.8, 0.5), 1e-4), "{hi}");
+    }
+
+    #[test]
+    fn unit_mesh_faces_point_outward() {
+        // Every face of the asset faces away from the vertical axis through
+        // its part, or up/down; a reversed triangle would point inward.
+        let mesh = load_unit_mesh().unwrap();
+        for tri in mesh.indices.chunks_exact(3) {
+            let p: Vec<Vec3> = tri
+                .iter()
+                .map(|&i| mesh.quantization.decode(mesh.positions[i as usize]))
+                .collect();
+            let n = oct_decode_snorm16(mesh.normals[tri[0] as usize]);
+            let centroid = (p[0] + p[1] + p[2]) / 3.0;
+            let winding = (p[1] - p[0]).cross(p[2] - p[0]).normalize();
+            assert!(n.dot(winding) > 0.99, "normal {n} vs winding {winding}");
+            if n.y.abs() < 0.9 {
+                // Side faces: outward from the unit's center line (hull,
+                // turret) or the barrel's axis.
+                let axis = if centroid.y > 0.5 && centroid.x > 0.0 && n.y.abs() < 0.1 {
+                    Vec3::new(centroid.x.min(0.7), 0.61, 0.0)
+                } else {
+                    Vec3::new(-0.2, centroid.y, 0.0)
+                };
+                assert!(n.dot(centroid - axis) > 0.0, "inward face at {centroid}");
+            }
+        }
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let err = load_obj_mesh(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n").unwrap_err();
+        assert!(err.contains("OBJ parse error"), "{err}");
+        let err = load_obj_mesh(b"v 0 0 0\nv 1 0 0\n").unwrap_err();
+        assert!(err.contains("no triangles"), "{err}");
+        let err = load_obj_mesh(b"v 0 0 x\n").unwrap_err();
+        assert!(err.contains("OBJ parse error"), "{err}");
+    }
+
+    #[test]
+    fn quad_is_triangulated() {
+        let mesh = load_obj_mesh(b"v 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\nf 1 4 3 2\n").unwrap();
+        assert_eq!(mesh.indices.len(), 6);
+    }
+}
