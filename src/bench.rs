@@ -250,7 +250,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
 }
 
 /// The reference row for speedups: Naive/Scalar with the same units and 1 thread.
-fn reference<'a>(rows: &'a [BenchRow], units: usize) -> Option<&'a BenchRow> {
+fn reference(rows: &[BenchRow], units: usize) -> Option<&BenchRow> {
     rows.iter().find(|r| {
         r.units == units && r.strategy == "naive" && r.kernel == "scalar" && r.threads == 1
     })

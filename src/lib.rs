@@ -2,7 +2,7 @@
 //! (naive scan, uniform grids, SIMD kernels) and the compressed vertex streams
 //! used to draw them.
 //!
-//! The engine modules ([`sim`], [`spatial`], [`compress`], [`bench`]) never touch
+//! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`]) never touch
 //! the window; only [`render`], [`ui`] and the binary do.
 
 pub mod alloc_count;

@@ -1,0 +1,318 @@
+//! `spatial-query-lab`: the visualizer window, or a headless mode.
+//!
+//! - `spatial-query-lab [--units N] [--radius R] [--cell-size C] [--seed S] ...` opens the window;
+//! - `spatial-query-lab --screenshot PATH [--frames N]` renders N frames, writes a PNG and exits;
+//! - `spatial-query-lab bench [...]` runs the headless benchmark.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use spatial_query_lab::alloc_count::CountingAlloc;
+use spatial_query_lab::bench::{self, BenchConfig};
+use spatial_query_lab::sim::{Settings, Workload};
+use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
+use spatial_query_lab::ui::app::{self, AppOptions};
+
+/// Counts allocations so the overlay can show allocations per frame.
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Most units accepted on the command line.
+const MAX_UNITS: usize = 1_000_000;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "spatial-query-lab",
+    version,
+    about = "Real-time visualizer of fixed-radius neighbor queries: naive scan, uniform grid, CSR grid, SIMD kernels, compressed vertex streams.",
+    allow_negative_numbers = true,
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    window: WindowArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Headless benchmark of every strategy x kernel x thread count on a standard workload.
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct WindowArgs {
+    /// Number of units (1 to 1,000,000).
+    #[arg(long, default_value_t = 10_000, value_parser = parse_units)]
+    units: usize,
+    /// Query radius in world units (finite, > 0).
+    #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
+    radius: f32,
+    /// Grid cell size in world units (finite, > 0).
+    #[arg(long = "cell-size", default_value_t = 10.0, value_parser = parse_cell)]
+    cell_size: f32,
+    /// Spawn seed.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Initial positions.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
+    workload: WorkloadArg,
+    /// Initial strategy.
+    #[arg(long, value_parser = parse_strategy, default_value = "grid")]
+    strategy: Strategy,
+    /// Initial kernel (default: the widest this CPU supports).
+    #[arg(long, value_parser = parse_kernel)]
+    kernel: Option<Kernel>,
+    /// Threads for the query and apply phases (1 to 256).
+    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
+    threads: usize,
+    /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
+    #[arg(long, value_name = "PATH")]
+    screenshot: Option<PathBuf>,
+    /// Exit after N frames (default with --screenshot: 60).
+    #[arg(long, value_name = "N", value_parser = parse_frames)]
+    frames: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Unit counts, comma-separated (each 1 to 1,000,000).
+    #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
+    units: Vec<usize>,
+    /// Counted frames per combination (the median is reported).
+    #[arg(long, default_value_t = 60, value_parser = parse_frames)]
+    frames: u64,
+    /// Warm-up frames per combination.
+    #[arg(long, default_value_t = 5)]
+    warmup: u64,
+    /// Spawn seed.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Workload from shared/WORKLOADS.md.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
+    workload: WorkloadArg,
+    /// Thread counts, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize], value_parser = parse_threads)]
+    threads: Vec<usize>,
+    /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
+    #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
+    strategies: Vec<Strategy>,
+    /// Kernels, comma-separated (scalar, sse, avx2, avx512). Default: all.
+    #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
+    kernels: Vec<Kernel>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Format {
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum WorkloadArg {
+    Uniform,
+    Clustered,
+    Hotspot,
+}
+
+impl From<WorkloadArg> for Workload {
+    fn from(w: WorkloadArg) -> Self {
+        match w {
+            WorkloadArg::Uniform => Workload::Uniform,
+            WorkloadArg::Clustered => Workload::Clustered,
+            WorkloadArg::Hotspot => Workload::Hotspot,
+        }
+    }
+}
+
+fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
+    let v: i128 = s
+        .trim()
+        .replace('_', "")
+        .parse()
+        .map_err(|_| format!("expected a whole number of {what}"))?;
+    if v < 1 || v > max as i128 {
+        return Err(format!("must be between 1 and {max}"));
+    }
+    Ok(v as u64)
+}
+
+fn parse_units(s: &str) -> Result<usize, String> {
+    parse_count(s, MAX_UNITS as u64, "units").map(|v| v as usize)
+}
+
+fn parse_frames(s: &str) -> Result<u64, String> {
+    parse_count(s, 1_000_000_000, "frames")
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    parse_count(s, 256, "threads").map(|v| v as usize)
+}
+
+fn parse_float(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .map_err(|_| "expected a number".to_string())
+}
+
+fn parse_radius(s: &str) -> Result<f32, String> {
+    validate_radius(parse_float(s)?)
+}
+
+fn parse_cell(s: &str) -> Result<f32, String> {
+    validate_cell_size(parse_float(s)?)
+}
+
+fn parse_strategy(s: &str) -> Result<Strategy, String> {
+    Strategy::from_key(s).ok_or_else(|| "expected naive, grid or sorted-grid".to_string())
+}
+
+fn parse_kernel(s: &str) -> Result<Kernel, String> {
+    Kernel::from_key(s).ok_or_else(|| "expected scalar, sse, avx2 or avx512".to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                print!("{e}");
+                return ExitCode::SUCCESS;
+            }
+            // One line that names the flag; the full usage is one --help away.
+            let text = e.render().to_string();
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("error: invalid arguments");
+            eprintln!("{line} (see --help)");
+            return ExitCode::from(2);
+        }
+    };
+    match cli.command {
+        Some(Command::Bench(b)) => run_bench(b),
+        None => run_window(cli.window),
+    }
+}
+
+fn run_bench(b: BenchArgs) -> ExitCode {
+    let cfg = BenchConfig {
+        units: b.units,
+        frames: b.frames as usize,
+        warmup: b.warmup as usize,
+        seed: b.seed,
+        workload: b.workload.into(),
+        threads: b.threads,
+        strategies: if b.strategies.is_empty() {
+            Strategy::ALL.to_vec()
+        } else {
+            b.strategies
+        },
+        kernels: if b.kernels.is_empty() {
+            Kernel::ALL.to_vec()
+        } else {
+            b.kernels
+        },
+    };
+    eprintln!(
+        "bench: {} workload, units {:?}, threads {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        cfg.workload,
+        cfg.units,
+        cfg.threads,
+        cfg.frames,
+        cfg.warmup,
+        cfg.seed,
+        bench::cpu_model(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let rows = bench::run(&cfg, |r| match &r.skipped {
+        Some(why) => eprintln!(
+            "  {} {} {} x{}: skipped, {why}",
+            r.units, r.strategy, r.kernel, r.threads
+        ),
+        None => eprintln!(
+            "  {} {} {} x{}: total {:.3} ms (query {:.3} ms), {} neighbors",
+            r.units,
+            r.strategy,
+            r.kernel,
+            r.threads,
+            r.median_ms.total,
+            r.median_ms.query,
+            r.neighbors
+        ),
+    });
+    match b.format {
+        Format::Markdown => print!("{}", bench::to_markdown(&rows)),
+        Format::Json => match serde_json::to_string_pretty(&rows) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: could not encode the results as JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_window(w: WindowArgs) -> ExitCode {
+    if let Some(path) = &w.screenshot {
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                eprintln!(
+                    "error: --screenshot: folder {} does not exist",
+                    dir.display()
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let settings = Settings {
+        units: w.units,
+        workload: w.workload.into(),
+        seed: w.seed,
+        strategy: w.strategy,
+        kernel: w.kernel.map_or_else(Kernel::best, |k| k.or_scalar()),
+        threads: w.threads,
+        radius: w.radius,
+        cell_size: w.cell_size,
+        ..Settings::default()
+    };
+    if let Some(k) = w.kernel {
+        if !k.is_available() {
+            eprintln!(
+                "note: this CPU cannot run {}; using {}",
+                k.name(),
+                settings.kernel.name()
+            );
+        }
+    }
+    let opts = AppOptions {
+        settings,
+        screenshot: w.screenshot,
+        frames: w.frames,
+    };
+    let conf = macroquad::window::Conf {
+        window_title: "Spatial Query Lab".to_string(),
+        window_width: 1280,
+        window_height: 800,
+        high_dpi: true,
+        ..Default::default()
+    };
+    let code = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    let out = code.clone();
+    macroquad::Window::from_config(conf, async move {
+        let c = app::run(opts).await;
+        out.store(c, std::sync::atomic::Ordering::SeqCst);
+        // macroquad keeps the event loop alive after the future ends; leave now.
+        std::process::exit(c);
+    });
+    ExitCode::from(code.load(std::sync::atomic::Ordering::SeqCst) as u8)
+}

@@ -1,0 +1,146 @@
+//! The binary's flags and the headless `bench` mode.
+
+use std::process::Command;
+
+fn exe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spatial-query-lab"))
+}
+
+/// Every invalid value exits non-zero with exactly one line on stderr that
+/// names the flag; no window is opened.
+#[test]
+fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--units", "0"], "--units"),
+        (&["--units", "-5"], "--units"),
+        (&["--units", "abc"], "--units"),
+        (&["--units", "2000000"], "--units"),
+        (&["--radius", "0"], "--radius"),
+        (&["--radius", "-1"], "--radius"),
+        (&["--radius", "nan"], "--radius"),
+        (&["--radius", "inf"], "--radius"),
+        (&["--cell-size", "0"], "--cell-size"),
+        (&["--cell-size", "-1"], "--cell-size"),
+        (&["--cell-size", "NaN"], "--cell-size"),
+        (&["--threads", "0"], "--threads"),
+        (&["--frames", "0"], "--frames"),
+        (&["--kernel", "mmx"], "--kernel"),
+        (&["--strategy", "octree"], "--strategy"),
+        (&["bench", "--units", "0"], "--units"),
+        (&["bench", "--units", "1000,-3"], "--units"),
+        (&["bench", "--frames", "0"], "--frames"),
+        (&["bench", "--threads", "0"], "--threads"),
+        (&["bench", "--format", "xml"], "--format"),
+        (&["bench", "--workload", "spiral"], "--workload"),
+    ];
+    for (args, flag) in cases {
+        let out = exe().args(*args).output().expect("run the binary");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: want one line, got: {err}"
+        );
+        assert!(
+            err.contains(flag),
+            "{args:?}: message does not name {flag}: {err}"
+        );
+    }
+}
+
+#[test]
+fn help_exits_zero() {
+    let out = exe().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("--screenshot") && text.contains("bench"),
+        "{text}"
+    );
+}
+
+/// `bench --format json` prints one array of objects with the documented
+/// keys, and every combination finds the same number of neighbor pairs.
+#[test]
+fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "1500",
+            "--frames",
+            "2",
+            "--warmup",
+            "1",
+            "--threads",
+            "1,2",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let rows = v.as_array().expect("an array");
+    let ran: Vec<&serde_json::Value> = rows.iter().filter(|r| r.get("skipped").is_none()).collect();
+    // 3 strategies x available kernels x 2 thread counts.
+    let kernels = spatial_query_lab::spatial::Kernel::available().count();
+    assert_eq!(ran.len(), 3 * kernels * 2);
+    for r in &ran {
+        for key in [
+            "strategy",
+            "kernel",
+            "threads",
+            "units",
+            "frames",
+            "median_ms",
+            "candidates",
+            "neighbors",
+        ] {
+            assert!(r.get(key).is_some(), "missing {key} in {r}");
+        }
+        for key in ["move", "rebuild", "query", "total"] {
+            assert!(
+                r["median_ms"][key].as_f64().is_some_and(|v| v >= 0.0),
+                "median_ms.{key} in {r}"
+            );
+        }
+        assert_eq!(r["units"], 1500);
+    }
+    let n0 = ran[0]["neighbors"].as_u64().unwrap();
+    assert!(n0 > 0);
+    assert!(
+        ran.iter().all(|r| r["neighbors"].as_u64() == Some(n0)),
+        "neighbor counts differ: {rows:?}"
+    );
+}
+
+#[test]
+fn bench_markdown_reports_speedups() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "1000",
+            "--frames",
+            "2",
+            "--warmup",
+            "0",
+            "--kernels",
+            "scalar",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("| 1000 | naive | scalar | 1 |"), "{text}");
+    assert!(
+        text.contains("1.0x"),
+        "reference row has speedup 1.0x: {text}"
+    );
+}

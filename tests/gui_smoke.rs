@@ -1,0 +1,128 @@
+//! GUI smoke test: run the real binary under a virtual X server with
+//! `--screenshot`, then check the PNG.
+//!
+//! Needs `xvfb-run` (or a display). When neither exists the test prints why it
+//! skipped, unless the `CI` environment variable is set: then it fails, so CI
+//! (whose `.ci/run` installs Xvfb) can never skip it silently.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()))
+}
+
+fn out_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui_smoke");
+    std::fs::create_dir_all(&dir).expect("create the test's temporary folder");
+    dir
+}
+
+/// Runs the binary with `args` under xvfb-run (or the current display);
+/// `None` (after printing why) when no display can be had outside CI.
+fn run_gui(args: &[&str]) -> Option<std::process::Output> {
+    let exe = env!("CARGO_BIN_EXE_spatial-query-lab");
+    let mut cmd = if on_path("xvfb-run") {
+        let mut c = Command::new("xvfb-run");
+        c.args(["-a", "-s", "-screen 0 1280x800x24", exe]);
+        c
+    } else if std::env::var_os("DISPLAY").is_some() {
+        Command::new(exe)
+    } else {
+        let why = "no DISPLAY and no xvfb-run on PATH (install xvfb, xauth, libgl1-mesa-dri, libglx-mesa0)";
+        if std::env::var_os("CI").is_some() {
+            panic!("GUI smoke test is mandatory in CI, but {why}");
+        }
+        eprintln!("SKIPPED gui smoke test: {why}");
+        return None;
+    };
+    cmd.args(args);
+    Some(cmd.output().expect("start the binary"))
+}
+
+/// Decodes an RGB(A) 8-bit PNG into (width, height, RGBA bytes).
+fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).expect("screenshot exists");
+    let decoder = png::Decoder::new(std::io::BufReader::new(file));
+    let mut reader = decoder.read_info().expect("valid PNG header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("valid PNG data");
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf[..info.buffer_size()].to_vec(),
+        png::ColorType::Rgb => buf[..info.buffer_size()]
+            .chunks(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        other => panic!("unexpected PNG color type {other:?}"),
+    };
+    (info.width, info.height, rgba)
+}
+
+#[test]
+fn screenshot_shows_lit_units_of_both_teams_and_the_overlay() {
+    let path = out_dir().join("shot.png");
+    let _ = std::fs::remove_file(&path);
+    let Some(out) = run_gui(&["--screenshot", path.to_str().unwrap(), "--frames", "10"]) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "binary failed: {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, h, px) = read_png(&path);
+    assert_eq!((w, h), (1280, 800), "screenshot size");
+
+    // Team colors (see ui::app): blue-ish (70,140,255) and orange-ish (255,150,50),
+    // lit by Lambert shading. Count them right of the overlay window.
+    let (mut blue, mut orange, mut overlay_grey) = (0usize, 0usize, 0usize);
+    let mut colors = std::collections::HashSet::new();
+    for y in 0..h as usize {
+        for x in 0..w as usize {
+            let p = &px[(y * w as usize + x) * 4..][..3];
+            let (r, g, b) = (p[0] as i32, p[1] as i32, p[2] as i32);
+            colors.insert([p[0] >> 3, p[1] >> 3, p[2] >> 3]);
+            if x >= 420 {
+                if b > 110 && b > r + 40 && g > r {
+                    blue += 1;
+                }
+                if r > 140 && r > b + 70 && g < r {
+                    orange += 1;
+                }
+            } else if y < 300 && (r - g).abs() < 6 && (g - b).abs() < 6 && (20..80).contains(&r) {
+                overlay_grey += 1;
+            }
+        }
+    }
+    assert!(blue > 2_000, "too few blue team pixels: {blue}");
+    assert!(orange > 2_000, "too few orange team pixels: {orange}");
+    assert!(
+        overlay_grey > 10_000,
+        "the egui overlay seems missing ({overlay_grey} grey pixels at the top left)"
+    );
+    assert!(
+        colors.len() > 100,
+        "image is nearly flat: {} distinct colors",
+        colors.len()
+    );
+}
+
+#[test]
+fn screenshot_into_a_missing_folder_is_a_clear_error() {
+    let exe = env!("CARGO_BIN_EXE_spatial-query-lab");
+    // Checked before the window opens, so no display is needed.
+    let out = Command::new(exe)
+        .args(["--screenshot", "/nonexistent-folder-for-test/shot.png"])
+        .output()
+        .expect("start the binary");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--screenshot") && err.contains("does not exist"),
+        "stderr: {err}"
+    );
+}
