@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::sim::{Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
+use crate::sim::{Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
 /// Time step of a benchmark frame, seconds (`shared/WORKLOADS.md`).
@@ -37,6 +37,10 @@ pub struct BenchConfig {
     pub strategies: Vec<Strategy>,
     /// Kernels (unavailable ones are reported as skipped).
     pub kernels: Vec<Kernel>,
+    /// Unit memory orders to compare.
+    pub reorders: Vec<Reorder>,
+    /// Frames between reorders.
+    pub reorder_every: u32,
 }
 
 impl Default for BenchConfig {
@@ -50,6 +54,8 @@ impl Default for BenchConfig {
             threads: vec![1],
             strategies: Strategy::ALL.to_vec(),
             kernels: Kernel::ALL.to_vec(),
+            reorders: vec![Reorder::default()],
+            reorder_every: Settings::default().reorder_every,
         }
     }
 }
@@ -83,6 +89,8 @@ pub struct BenchRow {
     pub units: usize,
     /// Workload key.
     pub workload: String,
+    /// Unit memory order (`off`, `cells`, `morton`).
+    pub reorder: String,
     /// Counted frames (0 when skipped).
     pub frames: usize,
     /// Median milliseconds per phase (zeros when skipped).
@@ -163,9 +171,12 @@ pub fn bench_settings(
     kernel: Kernel,
     threads: usize,
     units: usize,
+    reorder: Reorder,
     cfg: &BenchConfig,
 ) -> Settings {
     Settings {
+        reorder,
+        reorder_every: cfg.reorder_every,
         units,
         workload: cfg.workload,
         seed: cfg.seed,
@@ -181,67 +192,72 @@ pub fn bench_settings(
 
 /// Runs every combination of `cfg`, calling `progress` with each finished row
 /// (for live output), and returns all rows in run order: for each unit
-/// count, for each thread count, strategies in order, kernels in order.
+/// count, for each thread count, for each reorder mode, strategies in order,
+/// kernels in order.
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
     let mut rows = Vec::new();
     let mut pair_cost: Vec<(Kernel, f64)> = Vec::new();
     for &units in &cfg.units {
         for &threads in &cfg.threads {
-            for &strategy in &cfg.strategies {
-                for &kernel in &cfg.kernels {
-                    let mut row = BenchRow {
-                        strategy: strategy.key().to_string(),
-                        kernel: kernel.key().to_string(),
-                        threads,
-                        units,
-                        workload: cfg.workload.key().to_string(),
-                        frames: 0,
-                        median_ms: PhaseMs::default(),
-                        candidates: 0,
-                        neighbors: 0,
-                        skipped: None,
-                        estimated_total_ms: None,
-                    };
-                    if !kernel.is_available() {
-                        row.skipped = Some(format!("this CPU cannot run {}", kernel.name()));
-                        progress(&row);
-                        rows.push(row);
-                        continue;
-                    }
-                    let (mut warmup, mut frames) = (cfg.warmup, cfg.frames.max(1));
-                    if strategy == Strategy::Naive {
-                        let t = match pair_cost.iter().find(|(k, _)| *k == kernel) {
-                            Some(&(_, t)) => t,
-                            None => {
-                                let t = naive_seconds_per_pair(kernel, cfg.seed, cfg.workload);
-                                pair_cost.push((kernel, t));
-                                t
-                            }
+            for &reorder in &cfg.reorders {
+                for &strategy in &cfg.strategies {
+                    for &kernel in &cfg.kernels {
+                        let mut row = BenchRow {
+                            strategy: strategy.key().to_string(),
+                            kernel: kernel.key().to_string(),
+                            threads,
+                            units,
+                            workload: cfg.workload.key().to_string(),
+                            reorder: reorder.key().to_string(),
+                            frames: 0,
+                            median_ms: PhaseMs::default(),
+                            candidates: 0,
+                            neighbors: 0,
+                            skipped: None,
+                            estimated_total_ms: None,
                         };
-                        let est = t * (units as f64) * (units as f64) / threads.max(1) as f64;
-                        if est > SKIP_ABOVE_S {
-                            row.skipped = Some(format!(
-                                "estimated {:.1} s per frame (> {SKIP_ABOVE_S} s): not run",
-                                est
-                            ));
-                            row.estimated_total_ms = Some(est * 1e3);
+                        if !kernel.is_available() {
+                            row.skipped = Some(format!("this CPU cannot run {}", kernel.name()));
                             progress(&row);
                             rows.push(row);
                             continue;
                         }
-                        if est > SLOW_ABOVE_S {
-                            warmup = 1;
-                            frames = frames.min(SLOW_FRAMES);
+                        let (mut warmup, mut frames) = (cfg.warmup, cfg.frames.max(1));
+                        if strategy == Strategy::Naive {
+                            let t = match pair_cost.iter().find(|(k, _)| *k == kernel) {
+                                Some(&(_, t)) => t,
+                                None => {
+                                    let t = naive_seconds_per_pair(kernel, cfg.seed, cfg.workload);
+                                    pair_cost.push((kernel, t));
+                                    t
+                                }
+                            };
+                            let est = t * (units as f64) * (units as f64) / threads.max(1) as f64;
+                            if est > SKIP_ABOVE_S {
+                                row.skipped = Some(format!(
+                                    "estimated {:.1} s per frame (> {SKIP_ABOVE_S} s): not run",
+                                    est
+                                ));
+                                row.estimated_total_ms = Some(est * 1e3);
+                                progress(&row);
+                                rows.push(row);
+                                continue;
+                            }
+                            if est > SLOW_ABOVE_S {
+                                warmup = 1;
+                                frames = frames.min(SLOW_FRAMES);
+                            }
                         }
+                        let settings =
+                            bench_settings(strategy, kernel, threads, units, reorder, cfg);
+                        let (ms, last) = measure(&settings, warmup, frames);
+                        row.frames = frames;
+                        row.median_ms = ms;
+                        row.candidates = last.query.candidates;
+                        row.neighbors = last.query.neighbors;
+                        progress(&row);
+                        rows.push(row);
                     }
-                    let settings = bench_settings(strategy, kernel, threads, units, cfg);
-                    let (ms, last) = measure(&settings, warmup, frames);
-                    row.frames = frames;
-                    row.median_ms = ms;
-                    row.candidates = last.query.candidates;
-                    row.neighbors = last.query.neighbors;
-                    progress(&row);
-                    rows.push(row);
                 }
             }
         }
@@ -250,9 +266,13 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
 }
 
 /// The reference row for speedups: Naive/Scalar with the same units and 1 thread.
-fn reference(rows: &[BenchRow], units: usize) -> Option<&BenchRow> {
+fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
     rows.iter().find(|r| {
-        r.units == units && r.strategy == "naive" && r.kernel == "scalar" && r.threads == 1
+        r.units == row.units
+            && r.reorder == row.reorder
+            && r.strategy == "naive"
+            && r.kernel == "scalar"
+            && r.threads == 1
     })
 }
 
@@ -265,10 +285,10 @@ fn ratio(num: Option<f64>, den: f64, estimated: bool) -> String {
 }
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
-/// of the same unit count; a ratio against an estimated naive time is marked `~`.
+/// of the same unit count and reorder mode; a ratio against an estimated naive time is marked `~`.
 pub fn to_markdown(rows: &[BenchRow]) -> String {
     let mut s = String::from(
-        "| units | strategy | kernel | threads | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| units | reorder | strategy | kernel | threads | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         if let Some(why) = &r.skipped {
@@ -277,12 +297,12 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
                 .map(|e| format!(" (estimate: {e:.0} ms/frame)"))
                 .unwrap_or_default();
             s += &format!(
-                "| {} | {} | {} | {} | skipped: {why}{est} | | | | | | | | |\n",
-                r.units, r.strategy, r.kernel, r.threads
+                "| {} | {} | {} | {} | {} | skipped: {why}{est} | | | | | | | | |\n",
+                r.units, r.reorder, r.strategy, r.kernel, r.threads
             );
             continue;
         }
-        let (q_ref, t_ref, est) = match reference(rows, r.units) {
+        let (q_ref, t_ref, est) = match reference(rows, r) {
             Some(b) if b.skipped.is_none() => {
                 (Some(b.median_ms.query), Some(b.median_ms.total), false)
             }
@@ -290,8 +310,9 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             None => (None, None, false),
         };
         s += &format!(
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
             r.units,
+            r.reorder,
             r.strategy,
             r.kernel,
             r.threads,

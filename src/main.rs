@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::bench::{self, BenchConfig};
-use spatial_query_lab::sim::{Settings, Workload};
+use spatial_query_lab::sim::{Reorder, Settings, Workload};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 use spatial_query_lab::ui::app::{self, AppOptions};
 
@@ -69,6 +69,12 @@ struct WindowArgs {
     /// Threads for the query and apply phases (1 to 256).
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     threads: usize,
+    /// Memory order of the units: off, cells (row-major cell order) or morton (Z-order of cells).
+    #[arg(long, value_parser = parse_reorder, default_value = "cells")]
+    reorder: Reorder,
+    /// Frames between reorders (1 to 10,000).
+    #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
+    reorder_every: u32,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
@@ -103,6 +109,12 @@ struct BenchArgs {
     /// Kernels, comma-separated (scalar, sse, avx2, avx512). Default: all.
     #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
     kernels: Vec<Kernel>,
+    /// Unit memory orders to compare, comma-separated (off, cells, morton).
+    #[arg(long, value_delimiter = ',', value_parser = parse_reorder, default_value = "cells")]
+    reorder: Vec<Reorder>,
+    /// Frames between reorders (1 to 10,000).
+    #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
+    reorder_every: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     format: Format,
@@ -177,6 +189,14 @@ fn parse_kernel(s: &str) -> Result<Kernel, String> {
     Kernel::from_key(s).ok_or_else(|| "expected scalar, sse, avx2 or avx512".to_string())
 }
 
+fn parse_reorder(s: &str) -> Result<Reorder, String> {
+    Reorder::from_key(s).ok_or_else(|| "expected off, cells or morton".to_string())
+}
+
+fn parse_reorder_every(s: &str) -> Result<u32, String> {
+    parse_count(s, 10_000, "frames").map(|v| v as u32)
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -220,6 +240,8 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         } else {
             b.kernels
         },
+        reorders: b.reorder,
+        reorder_every: b.reorder_every,
     };
     eprintln!(
         "bench: {} workload, units {:?}, threads {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
@@ -283,6 +305,8 @@ fn run_window(w: WindowArgs) -> ExitCode {
         threads: w.threads,
         radius: w.radius,
         cell_size: w.cell_size,
+        reorder: w.reorder,
+        reorder_every: w.reorder_every,
         ..Settings::default()
     };
     if let Some(k) = w.kernel {

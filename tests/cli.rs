@@ -138,7 +138,10 @@ fn bench_markdown_reports_speedups() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("| 1000 | naive | scalar | 1 |"), "{text}");
+    assert!(
+        text.contains("| 1000 | cells | naive | scalar | 1 |"),
+        "{text}"
+    );
     assert!(
         text.contains("1.0x"),
         "reference row has speedup 1.0x: {text}"

@@ -8,12 +8,14 @@
 //! the order of a neighbor list: every strategy, kernel and thread count
 //! produces bit-identical simulations.
 
+pub mod reorder;
 pub mod spawn;
 
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+pub use reorder::{Reorder, Reorderer};
 pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
 
 use crate::spatial::{
@@ -21,7 +23,8 @@ use crate::spatial::{
 };
 
 /// Unit state, structure of arrays: unit `i` is `(x[i], z[i], vx[i], vz[i],
-/// team[i], enemies[i])`. All arrays have the same length.
+/// team[i], enemies[i], id[i])`. All arrays have the same length. Index `i`
+/// changes when the units are reordered ([`Reorder`]); `id[i]` does not.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Units {
     /// Position x, world units, in `[0, L)`.
@@ -36,6 +39,8 @@ pub struct Units {
     pub team: Vec<u8>,
     /// Units of the other team within the query radius after the last frame (saturating).
     pub enemies: Vec<u16>,
+    /// Stable identity (spawn index), carried along by reordering.
+    pub id: Vec<u32>,
 }
 
 impl Units {
@@ -81,6 +86,10 @@ pub struct Settings {
     pub separation: f32,
     /// When true, units do not move, but the index and queries still run every frame.
     pub paused: bool,
+    /// Memory order of the units, restored every `reorder_every` frames.
+    pub reorder: Reorder,
+    /// Frames between reorders (>= 1).
+    pub reorder_every: u32,
 }
 
 impl Default for Settings {
@@ -97,6 +106,8 @@ impl Default for Settings {
             speed: 4.0,
             separation: 1.0,
             paused: false,
+            reorder: Reorder::Cells,
+            reorder_every: 16,
         }
     }
 }
@@ -106,7 +117,8 @@ impl Default for Settings {
 pub struct StepStats {
     /// Moving units, seconds.
     pub move_s: f64,
-    /// Rebuilding the spatial index, seconds.
+    /// Rebuilding the spatial index, seconds (including the reorder of the
+    /// units when one happened this frame).
     pub rebuild_s: f64,
     /// One query per unit, seconds.
     pub query_s: f64,
@@ -116,6 +128,8 @@ pub struct StepStats {
     pub query: QueryStats,
     /// Cell edge the grid actually used (world units), if the strategy has a grid.
     pub cell_used: Option<f32>,
+    /// Whether the units were reordered this frame.
+    pub reordered: bool,
 }
 
 impl StepStats {
@@ -137,6 +151,8 @@ pub struct Simulation {
     pool: Option<rayon::ThreadPool>,
     spawned: (usize, Workload, u64),
     frame: u64,
+    reorderer: Reorderer,
+    scratch: ApplyScratch,
 }
 
 impl Simulation {
@@ -152,6 +168,8 @@ impl Simulation {
             pool: None,
             spawned: (usize::MAX, settings.workload, settings.seed),
             frame: 0,
+            reorderer: Reorderer::default(),
+            scratch: ApplyScratch::default(),
         };
         sim.sync(settings);
         sim
@@ -225,6 +243,13 @@ impl Simulation {
         let t0 = Instant::now();
         move_units(&mut self.units, self.world, dt);
         let t1 = Instant::now();
+        if settings.reorder != Reorder::Off
+            && self.frame % settings.reorder_every.max(1) as u64 == 0
+        {
+            self.reorderer
+                .reorder(&mut self.units, settings.reorder, settings.cell_size);
+            st.reordered = true;
+        }
         self.index.rebuild(self.units.points(), settings.cell_size);
         let t2 = Instant::now();
         st.query = query_all(
@@ -243,6 +268,7 @@ impl Simulation {
             dt,
             settings.separation,
             self.pool.as_ref(),
+            &mut self.scratch,
         );
         let t4 = Instant::now();
 
@@ -277,18 +303,29 @@ pub fn move_units(u: &mut Units, world: f32, dt: f32) {
     }
 }
 
-/// Fixed-point scale of one neighbor's steering contribution (unit: 1/65536 of r).
-const FIX: f32 = 65536.0;
+/// Fixed-point scale of positions in the apply step: 1/64 world unit.
+const FIX: f32 = 64.0;
+
+/// Per-frame fixed-point copies of the positions used by [`apply`], kept across
+/// frames so steady-state frames do not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct ApplyScratch {
+    xf: Vec<i32>,
+    zf: Vec<i32>,
+}
 
 /// Applies one frame's neighbor lists: separation steering and enemy counts.
 ///
-/// For unit `i` and neighbor `j`, with `d = p_i - p_j` and
-/// `f = 1 - |d|^2 / r^2`, the push `d / r * f` is summed in fixed point (so the
-/// sum is the same in any order); the velocity turns by
-/// `push * separation * dt` (relative to [`STANDARD_SPEED`]) and is rescaled
-/// to [`STANDARD_SPEED`]. `enemies[i]` becomes the number of neighbors of the
-/// other team. Reads positions and teams, writes `vx`, `vz`, `enemies`; runs on
-/// `pool` when given, one task per result chunk.
+/// Separation steers unit `i` away from the centroid of its neighbors: the
+/// push is `sum_j (p_i - p_j) = n * (p_i - centroid)`, summed on positions
+/// rounded to 1/64 world unit in integers, so the result is exact and the same
+/// in any order of the neighbor list (every strategy, kernel and thread count
+/// gives bit-identical simulations). The velocity turns by
+/// `push / r * separation * dt` (relative to [`STANDARD_SPEED`]) and is
+/// rescaled to [`STANDARD_SPEED`]. `enemies[i]` becomes the number of neighbors
+/// of the other team (saturating at `u16::MAX`). Reads positions and teams,
+/// writes `vx`, `vz`, `enemies`; runs on `pool` when given, one task per
+/// result chunk. Allocates only while `scratch` grows.
 pub fn apply(
     u: &mut Units,
     res: &QueryResults,
@@ -296,6 +333,7 @@ pub fn apply(
     dt: f32,
     separation: f32,
     pool: Option<&rayon::ThreadPool>,
+    scratch: &mut ApplyScratch,
 ) {
     let n = u.len();
     if n == 0 || res.chunks.is_empty() {
@@ -306,30 +344,30 @@ pub fn apply(
     } else {
         0.0
     };
-    let inv_r2 = inv_r * inv_r;
-    let gain = separation * dt * STANDARD_SPEED / FIX;
+    let gain = separation * dt * STANDARD_SPEED * inv_r / FIX;
+    scratch.xf.clear();
+    scratch.xf.extend(u.x.iter().map(|&v| (v * FIX) as i32));
+    scratch.zf.clear();
+    scratch.zf.extend(u.z.iter().map(|&v| (v * FIX) as i32));
+    let (xf, zf) = (&scratch.xf[..], &scratch.zf[..]);
     let Units {
-        x,
-        z,
         vx,
         vz,
         team,
         enemies,
+        ..
     } = u;
-    let (x, z, team) = (&x[..], &z[..], &team[..]);
+    let team = &team[..];
     let apply_chunk =
         |vx: &mut [f32], vz: &mut [f32], enemies: &mut [u16], chunk: &ChunkResults| {
-            for k in 0..vx.len() {
+            for (k, w) in chunk.offsets.windows(2).enumerate() {
                 let i = chunk.start + k;
-                let (xi, zi, ti) = (x[i], z[i], team[i]);
+                let (xi, zi, ti) = (xf[i] as i64, zf[i] as i64, team[i]);
                 let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
-                for &j in chunk.neighbors(i) {
+                for &j in &chunk.ids[w[0] as usize..w[1] as usize] {
                     let j = j as usize;
-                    let dx = xi - x[j];
-                    let dz = zi - z[j];
-                    let f = (1.0 - (dx * dx + dz * dz) * inv_r2).max(0.0) * inv_r * FIX;
-                    sx += (dx * f) as i64;
-                    sz += (dz * f) as i64;
+                    sx += xi - xf[j] as i64;
+                    sz += zi - zf[j] as i64;
                     en += (team[j] != ti) as u32;
                 }
                 enemies[k] = en.min(u16::MAX as u32) as u16;

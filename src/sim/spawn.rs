@@ -121,5 +121,6 @@ pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -
         vz,
         team,
         enemies: vec![0; n],
+        id: (0..n as u32).collect(),
     }
 }

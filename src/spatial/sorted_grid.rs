@@ -2,7 +2,7 @@
 //! single SoA array, and the cells of a grid row follow each other, so a query
 //! runs the kernel once per row of its block instead of once per cell.
 
-use super::{GridGeometry, Kernel, Points, Query, QueryStats, Span, SpatialIndex};
+use super::{GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
 
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
@@ -95,16 +95,27 @@ impl SpatialIndex for SortedGrid {
         };
         let before = out.len();
         let mut candidates = 0u64;
+        // One contiguous range per row of the block, handed to the kernel in
+        // batches so its constants are set up once per batch.
+        const BATCH: usize = 16;
+        let mut ranges = [(0u32, 0u32); BATCH];
+        let mut k = 0;
         for row in z0..=z1 {
             let base = row * self.geo.nx;
-            let a = self.cell_start[base + x0] as usize;
-            let b = self.cell_start[base + x1 + 1] as usize;
+            let a = self.cell_start[base + x0];
+            let b = self.cell_start[base + x1 + 1];
             candidates += (b - a) as u64;
-            kernel.run(
-                Span::new(&self.x[a..b], &self.z[a..b], &self.ids[a..b]),
-                &kq,
-                out,
-            );
+            if b > a {
+                ranges[k] = (a, b);
+                k += 1;
+                if k == BATCH {
+                    kernel.run_ranges(&self.x, &self.z, &self.ids, &ranges, &kq, out);
+                    k = 0;
+                }
+            }
+        }
+        if k > 0 {
+            kernel.run_ranges(&self.x, &self.z, &self.ids, &ranges[..k], &kq, out);
         }
         QueryStats {
             candidates,

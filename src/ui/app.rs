@@ -85,6 +85,8 @@ pub async fn run(opts: AppOptions) -> i32 {
     };
     let mut instances: Vec<UnitInstance> = Vec::with_capacity(settings.units);
     let mut pick_buf: Vec<u32> = Vec::new();
+    // Selected unit by stable id (its index changes when the units are reordered).
+    let mut selected_id: Option<u32> = None;
     let mut selected: Option<usize> = None;
     let mut press_at: Option<Vec2> = None;
     let (mut egui_pointer, mut egui_keyboard) = (false, false);
@@ -100,7 +102,7 @@ pub async fn run(opts: AppOptions) -> i32 {
             shortcuts(
                 &mut settings,
                 &mut view,
-                &mut selected,
+                &mut selected_id,
                 cores,
                 &mut camera,
                 world,
@@ -112,6 +114,7 @@ pub async fn run(opts: AppOptions) -> i32 {
                 sim.respawn(&settings);
                 overlay.clear_history();
                 selected = None;
+                selected_id = None;
             }
         }
         camera.handle_input(!egui_pointer, !egui_keyboard);
@@ -124,6 +127,7 @@ pub async fn run(opts: AppOptions) -> i32 {
                 if let Some(p) = press_at.take() {
                     if p.distance(m) < 5.0 {
                         selected = pick(&sim, &camera, aspect(), m, settings.kernel, &mut pick_buf);
+                        selected_id = selected.map(|i| sim.units.id[i]);
                     }
                 }
             }
@@ -162,8 +166,12 @@ pub async fn run(opts: AppOptions) -> i32 {
             camera.frame_world_for_aspect(world, aspect());
             overlay.sync_units(settings.units);
         }
-        if selected.is_some_and(|i| i >= sim.units.len()) {
-            selected = None;
+        selected = selected_id.and_then(|id| match selected {
+            Some(i) if sim.units.id.get(i) == Some(&id) => Some(i),
+            _ => sim.units.id.iter().position(|&u| u == id),
+        });
+        if selected.is_none() {
+            selected_id = None;
         }
 
         // ---- draw --------------------------------------------------------
@@ -184,8 +192,13 @@ pub async fn run(opts: AppOptions) -> i32 {
         set_default_camera();
 
         stats.fps = get_fps();
-        stats.selected =
-            selected.map(|i| (i, sim.results().neighbors(i).len(), sim.units.enemies[i]));
+        stats.selected = selected.map(|i| {
+            (
+                sim.units.id[i] as usize,
+                sim.results().neighbors(i).len(),
+                sim.units.enemies[i],
+            )
+        });
         stats.notice = match &notice {
             Some((text, until)) if get_time() < *until => Some(text.clone()),
             _ => None,
@@ -202,6 +215,7 @@ pub async fn run(opts: AppOptions) -> i32 {
             sim.respawn(&settings);
             overlay.clear_history();
             selected = None;
+            selected_id = None;
         }
         if actions.reset_camera {
             camera = OrbitCamera::looking_at_world(world);
@@ -209,6 +223,7 @@ pub async fn run(opts: AppOptions) -> i32 {
         }
         if actions.deselect {
             selected = None;
+            selected_id = None;
         }
 
         if last_frame.is_some_and(|n| frame >= n) {
@@ -229,7 +244,7 @@ pub async fn run(opts: AppOptions) -> i32 {
 fn shortcuts(
     s: &mut Settings,
     view: &mut ViewOptions,
-    selected: &mut Option<usize>,
+    selected: &mut Option<u32>,
     cores: usize,
     camera: &mut OrbitCamera,
     world: f32,

@@ -4,7 +4,7 @@
 use egui_macroquad::egui;
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 
-use crate::sim::{Settings, StepStats, Workload};
+use crate::sim::{Reorder, Settings, StepStats, Workload};
 use crate::spatial::{Kernel, Strategy};
 
 /// Frames kept for the timing graph.
@@ -278,6 +278,21 @@ impl Overlay {
                 ));
             }
         }
+        ui.horizontal(|ui| {
+            egui::ComboBox::from_id_salt("reorder")
+                .selected_text(format!("order: {}", s.reorder.key()))
+                .show_ui(ui, |ui| {
+                    for r in Reorder::ALL {
+                        ui.selectable_value(&mut s.reorder, r, r.key());
+                    }
+                })
+                .response
+                .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory); cells: sorted by grid cell; morton: Z-order of cells. Sorted orders make queries and steering cache-friendly.");
+            ui.add_enabled(
+                s.reorder != Reorder::Off,
+                egui::Slider::new(&mut s.reorder_every, 1..=240).logarithmic(true).text("every N frames"),
+            );
+        });
         ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
             .on_hover_text("Simulated seconds per real second.");
         ui.add(egui::Slider::new(&mut s.separation, 0.0..=5.0).text("separation"))

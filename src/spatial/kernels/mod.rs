@@ -211,26 +211,62 @@ impl Kernel {
     /// Allocates only when `out` lacks capacity for `span.len()` plus one
     /// register of lanes (callers that keep `out` across frames reach a steady
     /// state without allocation). A kernel the CPU cannot run is replaced by
-    /// [`Kernel::Scalar`]. Returns nothing; the number of candidates tested is
-    /// `span.len()`.
+    /// [`Kernel::Scalar`]. The number of candidates tested is `span.len()`.
     #[inline]
     pub fn run(self, span: Span<'_>, q: &KernelQuery, out: &mut Vec<u32>) {
         if span.is_empty() {
             return;
         }
+        let n = span.len() as u32;
+        self.run_ranges(span.x, span.z, span.ids, &[(0, n)], q, out);
+    }
+
+    /// Like [`Kernel::run`] over several spans of one SoA triple: tests the
+    /// entries `a..b` of `x`, `z`, `ids` for every `(a, b)` in `ranges`, in
+    /// order, with the query constants set up once (the CSR grid passes one
+    /// range per row of the searched block).
+    ///
+    /// Allocates only when `out` lacks capacity for all ranges plus one
+    /// register of lanes.
+    ///
+    /// # Panics
+    /// If `x`, `z` and `ids` differ in length (`u32` ids index at most
+    /// `u32::MAX` entries), or a range has `a > b` or `b > x.len()`.
+    #[inline]
+    pub fn run_ranges(
+        self,
+        x: &[f32],
+        z: &[f32],
+        ids: &[u32],
+        ranges: &[(u32, u32)],
+        q: &KernelQuery,
+        out: &mut Vec<u32>,
+    ) {
+        let n = x.len();
+        assert!(
+            z.len() == n && ids.len() == n,
+            "x, z and ids must have equal lengths"
+        );
+        assert!(
+            ranges.iter().all(|&(a, b)| a <= b && b as usize <= n),
+            "kernel range out of bounds"
+        );
         match self.or_scalar() {
-            Kernel::Scalar => scalar::run(span, q, out),
+            Kernel::Scalar => scalar::run_ranges(x, z, ids, ranges, q, out),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `or_scalar` returned Sse only because SSE2 was detected.
-            Kernel::Sse => unsafe { sse::run(span, q, out) },
+            // SAFETY: `or_scalar` returned Sse only because SSE2 was detected;
+            // lengths and ranges were checked above.
+            Kernel::Sse => unsafe { sse::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `or_scalar` returned Avx2 only because AVX2 was detected.
-            Kernel::Avx2 => unsafe { avx2::run(span, q, out) },
+            // SAFETY: `or_scalar` returned Avx2 only because AVX2 was detected;
+            // lengths and ranges were checked above.
+            Kernel::Avx2 => unsafe { avx2::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `or_scalar` returned Avx512 only because AVX-512F was detected.
-            Kernel::Avx512 => unsafe { avx512::run(span, q, out) },
+            // SAFETY: `or_scalar` returned Avx512 only because AVX-512F was
+            // detected; lengths and ranges were checked above.
+            Kernel::Avx512 => unsafe { avx512::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::run(span, q, out),
+            _ => scalar::run_ranges(x, z, ids, ranges, q, out),
         }
     }
 }

@@ -1,0 +1,179 @@
+//! Reordering the units themselves (every SoA array) into cell order or Morton
+//! (Z-order) of their grid cells, so that unit `i`'s neighbors sit near `i` in
+//! memory: queries issued in unit order then walk the grid coherently, the
+//! rebuild's scatter writes nearly sequentially, and the apply step's reads of
+//! neighbor positions hit the cache.
+
+use crate::spatial::{GridGeometry, Points};
+
+use super::Units;
+
+/// How the units are ordered in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Reorder {
+    /// Spawn order (random with respect to space).
+    Off,
+    /// Row-major cell order: sorted by `(cell z, cell x)`.
+    #[default]
+    Cells,
+    /// Morton (Z-order) of the cell coordinates: bits of cell x and cell z
+    /// interleaved, which keeps 2D blocks of cells together.
+    Morton,
+}
+
+impl Reorder {
+    /// Every mode.
+    pub const ALL: [Reorder; 3] = [Reorder::Off, Reorder::Cells, Reorder::Morton];
+
+    /// Lower-case name (`off`, `cells`, `morton`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Reorder::Off => "off",
+            Reorder::Cells => "cells",
+            Reorder::Morton => "morton",
+        }
+    }
+
+    /// Parses [`Reorder::key`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<Reorder> {
+        Reorder::ALL
+            .into_iter()
+            .find(|r| r.key().eq_ignore_ascii_case(s))
+    }
+}
+
+impl std::fmt::Display for Reorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// Spreads the low 16 bits of `v` to the even bit positions (Morton encoding;
+/// the "binary magic numbers" bit-interleave, Warren, Hacker's Delight §7-2).
+#[inline]
+pub fn spread_bits(v: u32) -> u32 {
+    let mut x = v & 0x0000_ffff;
+    x = (x | (x << 8)) & 0x00ff_00ff;
+    x = (x | (x << 4)) & 0x0f0f_0f0f;
+    x = (x | (x << 2)) & 0x3333_3333;
+    x = (x | (x << 1)) & 0x5555_5555;
+    x
+}
+
+/// Morton code of a cell: `spread(i) | spread(j) << 1` (i = column, j = row; 16 bits each).
+#[inline]
+pub fn morton(i: u32, j: u32) -> u32 {
+    spread_bits(i) | (spread_bits(j) << 1)
+}
+
+/// Scratch buffers kept across reorders so a steady-state reorder allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Reorderer {
+    /// Sort key of each unit (cell index or Morton rank), `u32::MAX` last.
+    key: Vec<u32>,
+    /// Counting-sort histogram, then write cursors: `keys + 1` entries.
+    count: Vec<u32>,
+    /// `perm[new] = old`.
+    perm: Vec<u32>,
+    /// Morton rank of each row-major cell, for the geometry `(nx, nz)` it was built for.
+    rank: Vec<u32>,
+    rank_dims: (usize, usize),
+    f32_scratch: Vec<f32>,
+    u32_scratch: Vec<u32>,
+    u16_scratch: Vec<u16>,
+    u8_scratch: Vec<u8>,
+}
+
+impl Reorderer {
+    /// Permutes every array of `u` (stably) into `mode` order of the cells of a
+    /// grid with edge `cell` (world units) fitted to the current positions;
+    /// units with a non-finite position go last. `Reorder::Off` does nothing.
+    ///
+    /// O(N + cells) (plus O(cells log cells) when the grid's dimensions change
+    /// in Morton mode). Allocates only while its scratch buffers grow.
+    pub fn reorder(&mut self, u: &mut Units, mode: Reorder, cell: f32) {
+        if mode == Reorder::Off || u.len() < 2 {
+            return;
+        }
+        let n = u.len();
+        let geo = GridGeometry::fit(Points::new(&u.x, &u.z), cell);
+        let cells = geo.cells();
+        if mode == Reorder::Morton && self.rank_dims != (geo.nx, geo.nz) {
+            self.build_morton_rank(geo.nx, geo.nz);
+        }
+        // Keys 0..cells, and `cells` for units outside the index.
+        self.count.clear();
+        self.count.resize(cells + 2, 0);
+        self.key.clear();
+        for (&x, &z) in u.x.iter().zip(&u.z) {
+            let k = match geo.cell_of(x, z) {
+                Some(c) if mode == Reorder::Morton => self.rank[c],
+                Some(c) => c as u32,
+                None => cells as u32,
+            };
+            self.key.push(k);
+            self.count[k as usize + 1] += 1;
+        }
+        let mut sum = 0;
+        for c in self.count.iter_mut() {
+            sum += *c;
+            *c = sum;
+        }
+        self.perm.clear();
+        self.perm.resize(n, 0);
+        for (old, &k) in self.key.iter().enumerate() {
+            let slot = &mut self.count[k as usize];
+            self.perm[*slot as usize] = old as u32;
+            *slot += 1;
+        }
+        let perm = &self.perm;
+        gather(&mut u.x, perm, &mut self.f32_scratch);
+        gather(&mut u.z, perm, &mut self.f32_scratch);
+        gather(&mut u.vx, perm, &mut self.f32_scratch);
+        gather(&mut u.vz, perm, &mut self.f32_scratch);
+        gather(&mut u.id, perm, &mut self.u32_scratch);
+        gather(&mut u.enemies, perm, &mut self.u16_scratch);
+        gather(&mut u.team, perm, &mut self.u8_scratch);
+    }
+
+    fn build_morton_rank(&mut self, nx: usize, nz: usize) {
+        let cells = nx * nz;
+        let mut order: Vec<u32> = (0..cells as u32).collect();
+        order.sort_unstable_by_key(|&c| {
+            let (i, j) = (c as usize % nx, c as usize / nx);
+            // Grids wider than 2^16 cells fall back to row-major beyond that.
+            ((j >> 16) as u64) << 32
+                | morton(i as u32 & 0xffff, j as u32 & 0xffff) as u64
+                | ((i >> 16) as u64) << 48
+        });
+        self.rank.clear();
+        self.rank.resize(cells, 0);
+        for (r, &c) in order.iter().enumerate() {
+            self.rank[c as usize] = r as u32;
+        }
+        self.rank_dims = (nx, nz);
+    }
+}
+
+/// `v = v[perm]`, through `scratch` (swapped in, so no copy back).
+fn gather<T: Copy + Default>(v: &mut Vec<T>, perm: &[u32], scratch: &mut Vec<T>) {
+    scratch.clear();
+    scratch.extend(perm.iter().map(|&p| v[p as usize]));
+    std::mem::swap(v, scratch);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn morton_interleaves_bits() {
+        assert_eq!(morton(0, 0), 0);
+        assert_eq!(morton(1, 0), 1);
+        assert_eq!(morton(0, 1), 2);
+        assert_eq!(morton(1, 1), 3);
+        assert_eq!(morton(2, 0), 4);
+        assert_eq!(morton(0xffff, 0), 0x5555_5555);
+        assert_eq!(morton(0, 0xffff), 0xaaaa_aaaa);
+    }
+}
