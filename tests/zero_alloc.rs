@@ -16,7 +16,12 @@ const WARMUP: usize = 30;
 const FRAMES: u64 = 100;
 
 /// Allocations made by [`FRAMES`] frames after [`WARMUP`] warm-up frames.
-fn steady_state_allocations(strategy: Strategy, kernel: Kernel, threads: usize, workload: Workload) -> u64 {
+fn steady_state_allocations(
+    strategy: Strategy,
+    kernel: Kernel,
+    threads: usize,
+    workload: Workload,
+) -> u64 {
     let s = Settings {
         units: 20_000,
         strategy,
@@ -43,7 +48,10 @@ fn steady_state_frames_do_not_allocate() {
     for kernel in Kernel::available() {
         for workload in Workload::ALL {
             let n = steady_state_allocations(Strategy::SortedGrid, kernel, 1, workload);
-            assert_eq!(n, 0, "SortedGrid/{kernel}/{workload}, 1 thread: {n} allocations in {FRAMES} frames");
+            assert_eq!(
+                n, 0,
+                "SortedGrid/{kernel}/{workload}, 1 thread: {n} allocations in {FRAMES} frames"
+            );
         }
     }
     // With a thread pool our buffers still never grow, but handing a job from
@@ -51,7 +59,10 @@ fn steady_state_frames_do_not_allocate() {
     // allocates one block per 63 jobs (two jobs per frame). Bound it so that a
     // per-frame allocation in our code would still fail the test.
     let n = steady_state_allocations(Strategy::SortedGrid, Kernel::best(), 2, Workload::Uniform);
-    assert!(n <= 2 * FRAMES / 63 + 1, "SortedGrid, 2 threads: {n} allocations in {FRAMES} frames");
+    assert!(
+        n <= 2 * FRAMES / 63 + 1,
+        "SortedGrid, 2 threads: {n} allocations in {FRAMES} frames"
+    );
     // The seed-style Grid is reported, not asserted: its per-cell Vecs grow
     // whenever a cell sets a new occupancy record.
     let n = steady_state_allocations(Strategy::Grid, Kernel::best(), 1, Workload::Uniform);

@@ -244,7 +244,7 @@ impl Simulation {
         move_units(&mut self.units, self.world, dt);
         let t1 = Instant::now();
         if settings.reorder != Reorder::Off
-            && self.frame % settings.reorder_every.max(1) as u64 == 0
+            && self.frame.is_multiple_of(settings.reorder_every.max(1) as u64)
         {
             self.reorderer
                 .reorder(&mut self.units, settings.reorder, settings.cell_size);

@@ -30,6 +30,9 @@ pub struct AppOptions {
 
 /// Longest a frame's naive pass may take before the overlay refuses Naive, seconds.
 pub const NAIVE_BUDGET_S: f64 = 1.0;
+/// Most neighbor pairs per frame (estimated for a uniform world) before the
+/// radius is lowered: keeps the result buffers under ~200 MB and frames interactive.
+pub const PAIR_BUDGET: f64 = 40e6;
 
 const TEAM: [[f32; 3]; 2] = [[70.0, 140.0, 255.0], [255.0, 150.0, 50.0]];
 const TEAM_HOT: [[f32; 3]; 2] = [[200.0, 245.0, 255.0], [255.0, 50.0, 40.0]];
@@ -152,6 +155,25 @@ pub async fn run(opts: AppOptions) -> i32 {
                 ),
                 get_time() + 6.0,
             ));
+        }
+
+        // ---- pair budget guard -------------------------------------------
+        let n = settings.units as f64;
+        let density = n / (sim.world as f64 * sim.world as f64).max(1.0);
+        let pairs = n * density * std::f64::consts::PI * (settings.radius as f64).powi(2);
+        if pairs > PAIR_BUDGET {
+            let r_max = (PAIR_BUDGET / (n * density * std::f64::consts::PI)).sqrt() as f32;
+            notice = Some((
+                format!(
+                    "Radius {:.1} would find about {:.0} million pairs per frame at {} units; lowered to {:.1}.",
+                    settings.radius,
+                    pairs / 1e6,
+                    settings.units,
+                    r_max
+                ),
+                get_time() + 6.0,
+            ));
+            settings.radius = r_max.max(1.0);
         }
 
         // ---- simulation --------------------------------------------------

@@ -390,7 +390,9 @@ impl Overlay {
         ))
         .on_hover_text("Stream 0: SNORM16 positions in the mesh bounding box. Stream 1: octahedral SNORM16 normals. Stream 2: per-instance position, heading, scale, color.");
 
-        let lines: Vec<Line> = (0..5)
+        // The graph shows the engine phases; render time is listed above (on a
+        // software rasterizer it would flatten everything else).
+        let lines: Vec<Line> = (0..4)
             .map(|k| {
                 let pts: PlotPoints = (0..self.filled)
                     .map(|t| {
