@@ -1,0 +1,159 @@
+//! Full frames (`Simulation::step`: move → rebuild → query every unit → apply)
+//! of the standard workloads (`shared/WORKLOADS.md`: r = 10, cell = r, seed 42)
+//! per strategy x kernel x thread count.
+//!
+//! Groups are `frame/<workload>/<units>`, ids `<strategy>/<kernel>/t<threads>`,
+//! throughput in units per second. Each benchmark creates its simulation once
+//! (on first use, so a name filter skips the setup of unselected benchmarks)
+//! and steps it inside the timed loop: the world keeps moving between frames,
+//! which is the workload. Before measuring, the first frame's neighbor-pair
+//! count is checked against the other combinations of the same group (every
+//! strategy, kernel and thread count must find the same pairs).
+//!
+//! Timed frames are always frames `W..W + F` after a spawn (W = 5, F = 60, the
+//! standard window of `shared/WORKLOADS.md` and `spatial-query-lab bench`):
+//! when a simulation reaches frame `W + F` it is respawned from the same seed
+//! and stepped `W` frames untimed. Without this, a fast combination would step
+//! thousands of frames during one benchmark while a slow one steps a few, and
+//! separation steering spreads the `clustered` and `hotspot` worlds out within
+//! seconds (seed 42, 10,000 units: clustered falls from 663,336 pairs at frame
+//! 0 to 390,626 at frame 65 and 143,326 at frame 1,000, close to `uniform`'s
+//! 140,498), so the combinations of one group would measure different worlds.
+//!
+//! What runs, to keep the whole file near 10 minutes on 2 cores:
+//! - Naive only at 10,000 units (O(N^2)), with Scalar and the best kernel.
+//! - Grid and SortedGrid with Scalar and [`Kernel::best`] at 10,000 and 100,000;
+//!   SSE and AVX2 too at 100,000 `uniform`.
+//! - 1,000,000 units: Grid and SortedGrid with the best kernel only.
+//! - Threads 1 and 2 everywhere.
+//!
+//! 80 benchmarks, about 7 minutes on the 2-core development VM (AVX-512), of
+//! which `frame/hotspot/1000000` takes about 2.5: there 100,000 units share a
+//! disk of radius 3r, each finding ~10,000 neighbors, so one frame tests ~1e10
+//! candidates (1.5 to 3 s) and stores ~1e9 ids (peak RSS ~3.9 GB).
+//!
+//! Run: `cargo bench --bench frame` (filter: `cargo bench --bench frame -- frame/uniform/100000`).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
+};
+use spatial_query_lab::bench::{bench_settings, BenchConfig, BENCH_DT};
+use spatial_query_lab::sim::{Reorder, Simulation, Workload};
+use spatial_query_lab::spatial::{Kernel, Strategy};
+
+const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
+const THREADS: [usize; 2] = [1, 2];
+
+/// Kernels to run for `strategy` at `units` on `workload`, available ones only,
+/// without duplicates (on a CPU without SIMD the best kernel is Scalar).
+fn kernels(strategy: Strategy, workload: Workload, units: usize) -> Vec<Kernel> {
+    let best = Kernel::best();
+    let wanted: Vec<Kernel> = if units >= 1_000_000 {
+        vec![best]
+    } else if strategy != Strategy::Naive && workload == Workload::Uniform && units == 100_000 {
+        Kernel::ALL.to_vec()
+    } else {
+        vec![Kernel::Scalar, best]
+    };
+    let mut out: Vec<Kernel> = Vec::new();
+    for k in wanted {
+        if k.is_available() && !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Strategies to run at `units`.
+fn strategies(units: usize) -> Vec<Strategy> {
+    Strategy::ALL
+        .into_iter()
+        .filter(|&s| s != Strategy::Naive || units <= 10_000)
+        .collect()
+}
+
+/// Adds one benchmark: a full frame of `strategy`/`kernel`/`threads`.
+/// `group_pairs` holds the first-frame neighbor-pair count of the group's
+/// first benchmark that ran; every later one must match it.
+fn bench_one(
+    group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    workload: Workload,
+    units: usize,
+    (strategy, kernel, threads): (Strategy, Kernel, usize),
+    group_pairs: &mut Option<(String, u64)>,
+) {
+    let cfg = BenchConfig {
+        workload,
+        ..BenchConfig::default()
+    };
+    let settings = bench_settings(strategy, kernel, threads, units, Reorder::default(), &cfg);
+    let id = format!("{}/{}/t{}", strategy.key(), kernel.key(), threads);
+    let (warmup, window_end) = (cfg.warmup as u64, (cfg.warmup + cfg.frames) as u64);
+    let mut sim: Option<Simulation> = None;
+    group.bench_function(id.as_str(), |b| {
+        let sim = sim.get_or_insert_with(|| {
+            let mut sim = Simulation::new(&settings);
+            let pairs = sim.step(BENCH_DT, &settings).query.neighbors;
+            match group_pairs {
+                Some((first, want)) => assert_eq!(
+                    pairs, *want,
+                    "frame/{workload}/{units}/{id}: first-frame neighbor pairs differ from {first}"
+                ),
+                None => *group_pairs = Some((id.clone(), pairs)),
+            }
+            sim
+        });
+        b.iter_custom(|iters| {
+            let mut timed = Duration::ZERO;
+            for _ in 0..iters {
+                if sim.frame() >= window_end {
+                    sim.respawn(&settings);
+                }
+                while sim.frame() < warmup {
+                    sim.step(BENCH_DT, &settings);
+                }
+                let t = Instant::now();
+                black_box(sim.step(BENCH_DT, &settings));
+                timed += t.elapsed();
+            }
+            timed
+        })
+    });
+}
+
+fn frame(c: &mut Criterion) {
+    for workload in Workload::ALL {
+        for units in SIZES {
+            let mut group = c.benchmark_group(format!("frame/{}/{}", workload.key(), units));
+            group
+                .sample_size(10)
+                // Every routine takes milliseconds or more: equal iteration counts per
+                // sample keep the run within the target time (linear sampling overruns).
+                .sampling_mode(SamplingMode::Flat)
+                .warm_up_time(Duration::from_secs(1))
+                .measurement_time(Duration::from_secs(2))
+                .throughput(Throughput::Elements(units as u64));
+            let mut group_pairs = None;
+            for strategy in strategies(units) {
+                for kernel in kernels(strategy, workload, units) {
+                    for threads in THREADS {
+                        bench_one(
+                            &mut group,
+                            workload,
+                            units,
+                            (strategy, kernel, threads),
+                            &mut group_pairs,
+                        );
+                    }
+                }
+            }
+            group.finish();
+        }
+    }
+}
+
+criterion_group!(benches, frame);
+criterion_main!(benches);
