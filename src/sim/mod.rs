@@ -244,7 +244,9 @@ impl Simulation {
         move_units(&mut self.units, self.world, dt);
         let t1 = Instant::now();
         if settings.reorder != Reorder::Off
-            && self.frame.is_multiple_of(settings.reorder_every.max(1) as u64)
+            && self
+                .frame
+                .is_multiple_of(settings.reorder_every.max(1) as u64)
         {
             self.reorderer
                 .reorder(&mut self.units, settings.reorder, settings.cell_size);
@@ -285,21 +287,32 @@ impl Simulation {
 /// Moves every unit by `v * dt` and reflects it off the world border so it
 /// stays in `[0, world)`; the velocity component is flipped to point inward.
 pub fn move_units(u: &mut Units, world: f32, dt: f32) {
+    move_axis(&mut u.x, &mut u.vx, world, dt);
+    move_axis(&mut u.z, &mut u.vz, world, dt);
+}
+
+/// One axis of [`move_units`], written branch-free so it vectorizes.
+fn move_axis(p: &mut [f32], v: &mut [f32], world: f32, dt: f32) {
     let max = world * (1.0 - f32::EPSILON);
-    for (p, v) in
-        u.x.iter_mut()
-            .zip(u.vx.iter_mut())
-            .chain(u.z.iter_mut().zip(u.vz.iter_mut()))
-    {
-        let mut q = *p + *v * dt;
-        if q < 0.0 {
-            q = -q;
-            *v = v.abs();
-        } else if q >= world {
-            q = 2.0 * world - q;
-            *v = -v.abs();
-        }
-        *p = q.clamp(0.0, max);
+    for (p, v) in p.iter_mut().zip(v.iter_mut()) {
+        let q = *p + *v * dt;
+        let low = q < 0.0;
+        let high = q >= world;
+        let reflected = if low {
+            -q
+        } else if high {
+            2.0 * world - q
+        } else {
+            q
+        };
+        *v = if low {
+            v.abs()
+        } else if high {
+            -v.abs()
+        } else {
+            *v
+        };
+        *p = reflected.clamp(0.0, max);
     }
 }
 
@@ -399,5 +412,41 @@ pub fn apply(
             .zip(enemies.chunks_mut(size))
             .zip(res.chunks.iter())
             .for_each(|(((vx, vz), en), c)| apply_chunk(vx, vz, en, c)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_bounce_off_both_borders_and_stay_inside() {
+        let mut u = Units {
+            x: vec![1.0, 99.0, 50.0],
+            z: vec![50.0, 50.0, 0.5],
+            vx: vec![-120.0, 120.0, 0.0],
+            vz: vec![0.0, 0.0, -60.0],
+            team: vec![0; 3],
+            enemies: vec![0; 3],
+            id: vec![0, 1, 2],
+        };
+        move_units(&mut u, 100.0, 1.0 / 60.0);
+        assert_eq!(u.x, vec![1.0, 99.0, 50.0]);
+        assert_eq!(u.vx, vec![120.0, -120.0, 0.0]);
+        assert_eq!(u.z[2], 0.5);
+        assert_eq!(u.vz[2], 60.0);
+        // A unit landing exactly on the far border is kept inside [0, L).
+        let mut v = Units {
+            x: vec![99.0],
+            z: vec![1.0],
+            vx: vec![60.0],
+            vz: vec![0.0],
+            team: vec![0],
+            enemies: vec![0],
+            id: vec![0],
+        };
+        move_units(&mut v, 100.0, 1.0 / 60.0);
+        assert!(v.x[0] < 100.0 && v.x[0] >= 0.0, "x = {}", v.x[0]);
+        assert!(v.vx[0] < 0.0);
     }
 }
