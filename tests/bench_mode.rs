@@ -1,0 +1,58 @@
+//! The headless benchmark's bookkeeping (timings themselves are never asserted).
+
+use spatial_query_lab::bench::{bench_settings, measure, measure_after, to_markdown, BenchConfig};
+use spatial_query_lab::sim::Reorder;
+use spatial_query_lab::spatial::{Kernel, Strategy};
+
+/// A slow combination that fast-forwards untimed frames with the CSR grid ends
+/// on the same frame, with the same neighbor count, as a full run.
+#[test]
+fn fast_forwarded_naive_run_ends_on_the_same_frame_as_a_full_run() {
+    let cfg = BenchConfig::default();
+    let naive = bench_settings(
+        Strategy::Naive,
+        Kernel::Scalar,
+        1,
+        2_000,
+        Reorder::Cells,
+        &cfg,
+    );
+    let grid = bench_settings(
+        Strategy::Grid,
+        Kernel::best(),
+        1,
+        2_000,
+        Reorder::Cells,
+        &cfg,
+    );
+    let (_, a) = measure_after(&naive, 5, 1, 2); // 8 frames, the last 3 naive
+    let (_, b) = measure(&grid, 6, 2); // 8 frames
+    assert!(b.query.neighbors > 0);
+    assert_eq!(a.query.neighbors, b.query.neighbors);
+    // Without the fast-forward the frame differs, and so (here) does the count.
+    let (_, c) = measure(&naive, 1, 2);
+    assert_ne!(
+        c.query.neighbors, b.query.neighbors,
+        "the world should change between frame 3 and 8"
+    );
+}
+
+#[test]
+fn markdown_lists_each_measured_row() {
+    let cfg = BenchConfig {
+        units: vec![3_000],
+        frames: 1,
+        warmup: 0,
+        strategies: vec![Strategy::Naive],
+        kernels: vec![Kernel::Scalar],
+        ..BenchConfig::default()
+    };
+    let rows = spatial_query_lab::bench::run(&cfg, |_| {});
+    assert_eq!(rows.len(), 1);
+    assert!(
+        rows[0].skipped.is_none(),
+        "3,000 naive units run in well under 10 s"
+    );
+    let md = to_markdown(&rows);
+    assert!(md.contains("| 3000 | cells | naive | scalar | 1 |"), "{md}");
+}
