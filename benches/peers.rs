@@ -5,6 +5,8 @@
 //! per query), on the standard workloads (`shared/WORKLOADS.md`, seed 42).
 //!
 //! Groups `peers/<workload>/<units>`, ids:
+//! - `ours-sorted-grid-cell-order`: the same after the engine's cell-order
+//!   step (counting sort of the positions by cell), ids mapped back; timed.
 //! - `ours-sorted-grid`, `ours-grid`: `SortedGrid` / `Grid` with
 //!   [`Kernel::best`], 1 thread: `rebuild(points, r)` then [`query_all`] into
 //!   reused [`QueryResults`]; the index is created once and keeps its buffers.
@@ -45,7 +47,9 @@ use flat_spatial::Grid as FlatGrid;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use rstar::primitives::GeomWithData;
 use rstar::RTree;
-use spatial_query_lab::sim::{spawn, world_size, Workload, STANDARD_RADIUS};
+use spatial_query_lab::sim::{
+    spawn, world_size, Reorder, Reorderer, Units, Workload, STANDARD_RADIUS,
+};
 use spatial_query_lab::spatial::{query_all, Kernel, Points, QueryResults, SpatialIndex, Strategy};
 
 const R: f32 = STANDARD_RADIUS;
@@ -123,6 +127,68 @@ impl Ours {
         out.clear();
         for i in 0..n {
             out.ids.extend_from_slice(self.results.neighbors(i));
+            out.end_query();
+        }
+        out
+    }
+}
+
+/// Ours with the engine's cell-order step first: copy the positions, reorder
+/// them into grid-cell order ([`Reorderer`], counting sort), rebuild the CSR
+/// grid, query every unit in that order (coherent memory walks), and map the
+/// result ids back to the input's ids. All of it is timed.
+struct OursCellOrder {
+    units: Units,
+    reorderer: Reorderer,
+    inner: Ours,
+}
+
+impl OursCellOrder {
+    fn new() -> Self {
+        OursCellOrder {
+            units: Units::default(),
+            reorderer: Reorderer::default(),
+            inner: Ours::new(Strategy::SortedGrid),
+        }
+    }
+
+    fn run(&mut self, x: &[f32], z: &[f32]) -> u64 {
+        let n = x.len();
+        let u = &mut self.units;
+        u.x.clear();
+        u.x.extend_from_slice(x);
+        u.z.clear();
+        u.z.extend_from_slice(z);
+        u.id.clear();
+        u.id.extend(0..n as u32);
+        for v in [&mut u.vx, &mut u.vz] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        u.team.clear();
+        u.team.resize(n, 0);
+        u.enemies.clear();
+        u.enemies.resize(n, 0);
+        self.reorderer.reorder(u, Reorder::Cells, R);
+        let pairs = self.inner.run(Points::new(&u.x, &u.z));
+        for c in &mut self.inner.results.chunks {
+            for id in &mut c.ids {
+                *id = u.id[*id as usize];
+            }
+        }
+        pairs
+    }
+
+    /// The last run's lists in the input's order (for the setup check only).
+    fn to_csr(&self, n: usize) -> Csr {
+        let mut slot = vec![0usize; n];
+        for (k, &orig) in self.units.id.iter().enumerate() {
+            slot[orig as usize] = k;
+        }
+        let mut out = Csr::default();
+        out.clear();
+        for &k in &slot {
+            out.ids.extend_from_slice(self.inner.results.neighbors(k));
             out.end_query();
         }
         out
@@ -272,6 +338,14 @@ fn peers(c: &mut Criterion) {
         let reference = sorted_grid.to_csr(n);
         assert_eq!(want, reference.pairs());
         eprintln!("{case}: ours-sorted-grid: {want} pairs");
+        let mut cell_order = OursCellOrder::new();
+        cell_order.run(x, z);
+        check(
+            &case,
+            "ours-sorted-grid-cell-order",
+            &reference,
+            &cell_order.to_csr(n),
+        );
         let mut grid = Ours::new(Strategy::Grid);
         grid.run(points);
         check(&case, "ours-grid", &reference, &grid.to_csr(n));
@@ -300,6 +374,9 @@ fn peers(c: &mut Criterion) {
             .measurement_time(Duration::from_secs(2))
             .throughput(Throughput::Elements(n as u64));
         group.bench_function("ours-sorted-grid", |b| b.iter(|| sorted_grid.run(points)));
+        group.bench_function("ours-sorted-grid-cell-order", |b| {
+            b.iter(|| cell_order.run(x, z))
+        });
         group.bench_function("ours-grid", |b| b.iter(|| grid.run(points)));
         group.bench_function("kiddo", |b| b.iter(|| run_kiddo(x, z, &mut pts, &mut out)));
         group.bench_function("rstar", |b| b.iter(|| run_rstar(x, z, &mut out)));
