@@ -320,11 +320,12 @@ fn move_axis(p: &mut [f32], v: &mut [f32], world: f32, dt: f32) {
 const FIX: f32 = 64.0;
 
 /// Per-frame fixed-point copies of the positions used by [`apply`], kept across
-/// frames so steady-state frames do not allocate.
+/// frames so steady-state frames do not allocate. One `[x, z, team]` record per
+/// unit (AoS on purpose: a neighbor's three values arrive in one cache line and
+/// one bounds check).
 #[derive(Clone, Debug, Default)]
 pub struct ApplyScratch {
-    xf: Vec<i32>,
-    zf: Vec<i32>,
+    packed: Vec<[i32; 3]>,
 }
 
 /// Applies one frame's neighbor lists: separation steering and enemy counts.
@@ -358,30 +359,28 @@ pub fn apply(
         0.0
     };
     let gain = separation * dt * STANDARD_SPEED * inv_r / FIX;
-    scratch.xf.clear();
-    scratch.xf.extend(u.x.iter().map(|&v| (v * FIX) as i32));
-    scratch.zf.clear();
-    scratch.zf.extend(u.z.iter().map(|&v| (v * FIX) as i32));
-    let (xf, zf) = (&scratch.xf[..], &scratch.zf[..]);
+    scratch.packed.clear();
+    scratch.packed.extend(
+        u.x.iter()
+            .zip(&u.z)
+            .zip(&u.team)
+            .map(|((&x, &z), &t)| [(x * FIX) as i32, (z * FIX) as i32, t as i32]),
+    );
+    let packed = &scratch.packed[..];
     let Units {
-        vx,
-        vz,
-        team,
-        enemies,
-        ..
+        vx, vz, enemies, ..
     } = u;
-    let team = &team[..];
     let apply_chunk =
         |vx: &mut [f32], vz: &mut [f32], enemies: &mut [u16], chunk: &ChunkResults| {
             for (k, w) in chunk.offsets.windows(2).enumerate() {
                 let i = chunk.start + k;
-                let (xi, zi, ti) = (xf[i] as i64, zf[i] as i64, team[i]);
+                let [xi, zi, ti] = packed[i];
                 let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
                 for &j in &chunk.ids[w[0] as usize..w[1] as usize] {
-                    let j = j as usize;
-                    sx += xi - xf[j] as i64;
-                    sz += zi - zf[j] as i64;
-                    en += (team[j] != ti) as u32;
+                    let [xj, zj, tj] = packed[j as usize];
+                    sx += (xi - xj) as i64;
+                    sz += (zi - zj) as i64;
+                    en += (tj != ti) as u32;
                 }
                 enemies[k] = en.min(u16::MAX as u32) as u16;
                 if sx != 0 || sz != 0 {

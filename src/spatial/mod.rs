@@ -142,6 +142,33 @@ pub trait SpatialIndex: Send + Sync {
         out: &mut Vec<u32>,
     ) -> QueryStats;
 
+    /// The per-unit pass over units `chunk.start..chunk.end`: for each unit
+    /// `i`, a query centered on `points[i]` with radius `r` excluding `i`,
+    /// appending its neighbors to `chunk.ids` and its end offset to
+    /// `chunk.offsets` (which the caller has set to `[0]`). Returns the
+    /// counters. The default calls [`SpatialIndex::query`] per unit; an index
+    /// may share work between consecutive units, with identical results.
+    fn query_units(
+        &self,
+        points: Points<'_>,
+        r: f32,
+        kernel: Kernel,
+        chunk: &mut results::ChunkResults,
+    ) -> QueryStats {
+        let mut stats = QueryStats::default();
+        for i in chunk.start..chunk.end {
+            let q = Query {
+                cx: points.x[i],
+                cz: points.z[i],
+                r,
+                exclude: i as u32,
+            };
+            stats += self.query(points, &q, kernel, &mut chunk.ids);
+            chunk.offsets.push(chunk.ids.len() as u32);
+        }
+        stats
+    }
+
     /// The geometry of the grid used by the last rebuild, if the strategy has one.
     fn geometry(&self) -> Option<&GridGeometry> {
         None

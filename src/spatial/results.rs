@@ -1,6 +1,6 @@
 //! The per-unit pass: one query per unit, results in CSR form per chunk.
 
-use super::{Kernel, Points, Query, QueryStats, SpatialIndex};
+use super::{Kernel, Points, QueryStats, SpatialIndex};
 use rayon::prelude::*;
 
 /// The neighbor lists of one contiguous range of units, in CSR form.
@@ -104,17 +104,7 @@ pub fn query_all(
     const CHUNKS_PER_THREAD: usize = 4;
     let n = points.len();
     let run = |c: &mut ChunkResults| {
-        for i in c.start..c.end {
-            let q = Query {
-                cx: points.x[i],
-                cz: points.z[i],
-                r,
-                exclude: i as u32,
-            };
-            let s = index.query(points, &q, kernel, &mut c.ids);
-            c.stats += s;
-            c.offsets.push(c.ids.len() as u32);
-        }
+        c.stats = index.query_units(points, r, kernel, c);
     };
     match pool {
         Some(pool) if pool.current_num_threads() > 1 => {

@@ -2,7 +2,7 @@
 //! single SoA array, and the cells of a grid row follow each other, so a query
 //! runs the kernel once per row of its block instead of once per cell.
 
-use super::{GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
+use super::{ChunkResults, GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
 
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
@@ -125,5 +125,72 @@ impl SpatialIndex for SortedGrid {
 
     fn geometry(&self) -> Option<&GridGeometry> {
         Some(&self.geo)
+    }
+
+    /// The per-unit pass, sharing work between consecutive units: the row
+    /// ranges of the searched block are rebuilt only when the block differs
+    /// from the previous unit's (with units in cell order, consecutive units
+    /// mostly share a cell and so a block), and the kernel gets all rows of a
+    /// query in one call. Same block and results as [`SpatialIndex::query`].
+    fn query_units(
+        &self,
+        points: Points<'_>,
+        r: f32,
+        kernel: Kernel,
+        chunk: &mut ChunkResults,
+    ) -> QueryStats {
+        const MAX_ROWS: usize = 64;
+        let kernel = kernel.or_scalar();
+        let mut stats = QueryStats::default();
+        let mut ranges = [(0u32, 0u32); MAX_ROWS];
+        let mut used = 0usize;
+        let mut span_total = 0u64;
+        let mut cached: Option<(usize, usize, usize, usize)> = None;
+        for i in chunk.start..chunk.end {
+            let q = Query {
+                cx: points.x[i],
+                cz: points.z[i],
+                r,
+                exclude: i as u32,
+            };
+            let block = q
+                .kernel_query()
+                .and_then(|kq| Some((kq, self.geo.block(q.cx, q.cz, r)?)));
+            if let Some((kq, b)) = block {
+                let (x0, x1, z0, z1) = b;
+                if z1 - z0 + 1 > MAX_ROWS {
+                    stats += self.query(points, &q, kernel, &mut chunk.ids);
+                } else {
+                    if cached != Some(b) {
+                        used = 0;
+                        span_total = 0;
+                        for row in z0..=z1 {
+                            let base = row * self.geo.nx;
+                            let a = self.cell_start[base + x0];
+                            let e = self.cell_start[base + x1 + 1];
+                            if e > a {
+                                ranges[used] = (a, e);
+                                used += 1;
+                                span_total += (e - a) as u64;
+                            }
+                        }
+                        cached = Some(b);
+                    }
+                    let before = chunk.ids.len();
+                    kernel.run_ranges(
+                        &self.x,
+                        &self.z,
+                        &self.ids,
+                        &ranges[..used],
+                        &kq,
+                        &mut chunk.ids,
+                    );
+                    stats.candidates += span_total;
+                    stats.neighbors += (chunk.ids.len() - before) as u64;
+                }
+            }
+            chunk.offsets.push(chunk.ids.len() as u32);
+        }
+        stats
     }
 }
