@@ -2,7 +2,7 @@
 //! cell range covered, and the mapping from coordinates to cells and from a
 //! query to the block of cells it must search.
 
-use super::Points;
+use super::{KernelQuery, Points, Query};
 
 /// The fewest cells a grid is always allowed (so small worlds keep a useful grid).
 pub const MIN_CELLS: usize = 4096;
@@ -156,6 +156,15 @@ impl GridGeometry {
         let (x0, x1) = self.axis_range(cx, r, self.origin_x, self.nx)?;
         let (z0, z1) = self.axis_range(cz, r, self.origin_z, self.nz)?;
         Some((x0, x1, z0, z1))
+    }
+
+    /// The kernel form of `q` and its block ([`GridGeometry::block`]), or
+    /// `None` when the query returns nothing (invalid query, or a block that
+    /// misses the grid).
+    #[inline]
+    pub fn search(&self, q: &Query) -> Option<(KernelQuery, (usize, usize, usize, usize))> {
+        let kq = q.kernel_query()?;
+        Some((kq, self.block(q.cx, q.cz, q.r)?))
     }
 
     #[inline]

@@ -56,10 +56,7 @@ impl SpatialIndex for UniformGrid {
         kernel: Kernel,
         out: &mut Vec<u32>,
     ) -> QueryStats {
-        let Some(kq) = q.kernel_query() else {
-            return QueryStats::default();
-        };
-        let Some((x0, x1, z0, z1)) = self.geo.block(q.cx, q.cz, q.r) else {
+        let Some((kq, (x0, x1, z0, z1))) = self.geo.search(q) else {
             return QueryStats::default();
         };
         let before = out.len();

@@ -29,7 +29,35 @@ pub struct SortedGrid {
     ids: Vec<u32>,
 }
 
+/// Most rows of a block handed to the kernel in one call.
+const MAX_ROWS: usize = 64;
+
 impl SortedGrid {
+    /// Writes the non-empty entry ranges of rows `z0..=z1` (at most
+    /// `ranges.len()` rows), columns `x0..=x1`, into `ranges`; returns how many
+    /// ranges were written and how many entries they hold.
+    #[inline]
+    fn row_ranges(
+        &self,
+        x0: usize,
+        x1: usize,
+        z0: usize,
+        z1: usize,
+        ranges: &mut [(u32, u32)],
+    ) -> (usize, u64) {
+        let (mut used, mut total) = (0, 0u64);
+        for row in z0..=z1 {
+            let base = row * self.geo.nx;
+            let (a, e) = (self.cell_start[base + x0], self.cell_start[base + x1 + 1]);
+            if e > a {
+                ranges[used] = (a, e);
+                used += 1;
+                total += (e - a) as u64;
+            }
+        }
+        (used, total)
+    }
+
     /// The sorted SoA arrays `(x, z, ids)`, in cell order (row-major cells).
     pub fn sorted(&self) -> (&[f32], &[f32], &[u32]) {
         (&self.x, &self.z, &self.ids)
@@ -87,35 +115,21 @@ impl SpatialIndex for SortedGrid {
         kernel: Kernel,
         out: &mut Vec<u32>,
     ) -> QueryStats {
-        let Some(kq) = q.kernel_query() else {
-            return QueryStats::default();
-        };
-        let Some((x0, x1, z0, z1)) = self.geo.block(q.cx, q.cz, q.r) else {
+        let Some((kq, (x0, x1, z0, z1))) = self.geo.search(q) else {
             return QueryStats::default();
         };
         let before = out.len();
         let mut candidates = 0u64;
         // One contiguous range per row of the block, handed to the kernel in
         // batches so its constants are set up once per batch.
-        const BATCH: usize = 16;
-        let mut ranges = [(0u32, 0u32); BATCH];
-        let mut k = 0;
-        for row in z0..=z1 {
-            let base = row * self.geo.nx;
-            let a = self.cell_start[base + x0];
-            let b = self.cell_start[base + x1 + 1];
-            candidates += (b - a) as u64;
-            if b > a {
-                ranges[k] = (a, b);
-                k += 1;
-                if k == BATCH {
-                    kernel.run_ranges(&self.x, &self.z, &self.ids, &ranges, &kq, out);
-                    k = 0;
-                }
-            }
-        }
-        if k > 0 {
-            kernel.run_ranges(&self.x, &self.z, &self.ids, &ranges[..k], &kq, out);
+        let mut ranges = [(0u32, 0u32); MAX_ROWS];
+        let mut row = z0;
+        while row <= z1 {
+            let last = z1.min(row + MAX_ROWS - 1);
+            let (used, tested) = self.row_ranges(x0, x1, row, last, &mut ranges);
+            candidates += tested;
+            kernel.run_ranges(&self.x, &self.z, &self.ids, &ranges[..used], &kq, out);
+            row = last + 1;
         }
         QueryStats {
             candidates,
@@ -139,7 +153,6 @@ impl SpatialIndex for SortedGrid {
         kernel: Kernel,
         chunk: &mut ChunkResults,
     ) -> QueryStats {
-        const MAX_ROWS: usize = 64;
         let kernel = kernel.or_scalar();
         let mut stats = QueryStats::default();
         let mut ranges = [(0u32, 0u32); MAX_ROWS];
@@ -153,27 +166,13 @@ impl SpatialIndex for SortedGrid {
                 r,
                 exclude: i as u32,
             };
-            let block = q
-                .kernel_query()
-                .and_then(|kq| Some((kq, self.geo.block(q.cx, q.cz, r)?)));
-            if let Some((kq, b)) = block {
+            if let Some((kq, b)) = self.geo.search(&q) {
                 let (x0, x1, z0, z1) = b;
                 if z1 - z0 + 1 > MAX_ROWS {
                     stats += self.query(points, &q, kernel, &mut chunk.ids);
                 } else {
                     if cached != Some(b) {
-                        used = 0;
-                        span_total = 0;
-                        for row in z0..=z1 {
-                            let base = row * self.geo.nx;
-                            let a = self.cell_start[base + x0];
-                            let e = self.cell_start[base + x1 + 1];
-                            if e > a {
-                                ranges[used] = (a, e);
-                                used += 1;
-                                span_total += (e - a) as u64;
-                            }
-                        }
+                        (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
                         cached = Some(b);
                     }
                     let before = chunk.ids.len();
