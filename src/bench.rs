@@ -319,12 +319,8 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
     );
     for r in rows {
         if let Some(why) = &r.skipped {
-            let est = r
-                .estimated_total_ms
-                .map(|e| format!(" (estimate: {e:.0} ms/frame)"))
-                .unwrap_or_default();
             s += &format!(
-                "| {} | {} | {} | {} | {} | skipped: {why}{est} | | | | | | | | |\n",
+                "| {} | {} | {} | {} | {} | skipped: {why} | | | | | | | | |\n",
                 r.units, r.reorder, r.strategy, r.kernel, r.threads
             );
             continue;

@@ -40,6 +40,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Headless benchmark of every strategy x kernel x thread count on a standard workload.
+    #[command(allow_negative_numbers = true)]
     Bench(BenchArgs),
 }
 
@@ -60,10 +61,10 @@ struct WindowArgs {
     /// Initial positions.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
     workload: WorkloadArg,
-    /// Initial strategy.
+    /// Initial strategy: naive, grid or sorted-grid.
     #[arg(long, value_parser = parse_strategy, default_value = "grid")]
     strategy: Strategy,
-    /// Initial kernel (default: the widest this CPU supports).
+    /// Initial kernel: scalar, sse, avx2 or avx512 (default: the widest this CPU supports).
     #[arg(long, value_parser = parse_kernel)]
     kernel: Option<Kernel>,
     /// Threads for the query and apply phases (1 to 256).
@@ -212,7 +213,14 @@ fn main() -> ExitCode {
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("error: invalid arguments");
-            eprintln!("{line} (see --help)");
+            // Keep clap's list of allowed values, on the same line.
+            let allowed = text
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("[possible values:"))
+                .map(|l| format!(" {l}"))
+                .unwrap_or_default();
+            eprintln!("{line}{allowed} (see --help)");
             return ExitCode::from(2);
         }
     };
@@ -295,6 +303,16 @@ fn run_window(w: WindowArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    // Without a display the windowing library panics; say what to do instead.
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())
+        && std::env::var_os("WAYLAND_DISPLAY").is_none_or(|d| d.is_empty())
+    {
+        eprintln!(
+            "error: no display (DISPLAY and WAYLAND_DISPLAY are unset); on a headless machine run under a virtual X server: xvfb-run -a -s \"-screen 0 1280x800x24\" spatial-query-lab ..."
+        );
+        return ExitCode::from(2);
     }
     let settings = Settings {
         units: w.units,

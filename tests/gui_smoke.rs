@@ -2,8 +2,9 @@
 //! `--screenshot`, then check the PNG.
 //!
 //! Needs `xvfb-run` (or a display). When neither exists the test prints why it
-//! skipped, unless the `CI` environment variable is set: then it fails, so CI
-//! (whose `.ci/run` installs Xvfb) can never skip it silently.
+//! skipped (shown with `cargo test -- --nocapture`), unless the `CI`
+//! environment variable is set to something other than empty, `false` or `0`:
+//! then it fails, so CI (whose `.ci/run` installs Xvfb) can never skip it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +32,8 @@ fn run_gui(args: &[&str]) -> Option<std::process::Output> {
         Command::new(exe)
     } else {
         let why = "no DISPLAY and no xvfb-run on PATH (install xvfb, xauth, libgl1-mesa-dri, libglx-mesa0)";
-        if std::env::var_os("CI").is_some() {
+        let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+        if ci {
             panic!("GUI smoke test is mandatory in CI, but {why}");
         }
         eprintln!("SKIPPED gui smoke test: {why}");
@@ -123,6 +125,24 @@ fn screenshot_into_a_missing_folder_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("--screenshot") && err.contains("does not exist"),
+        "stderr: {err}"
+    );
+}
+
+#[test]
+fn no_display_is_a_clear_error_pointing_to_xvfb_run() {
+    let exe = env!("CARGO_BIN_EXE_spatial-query-lab");
+    let out = Command::new(exe)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .args(["--frames", "1"])
+        .output()
+        .expect("start the binary");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no display") && err.contains("xvfb-run"),
         "stderr: {err}"
     );
 }

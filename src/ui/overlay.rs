@@ -236,12 +236,13 @@ impl Overlay {
                 }
             }
         });
-        ui.add(egui::Slider::new(&mut s.threads, 1..=stats.cores.max(1)).text("threads"))
+        let max_threads = stats.cores.max(s.threads).max(1);
+        ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
             .on_hover_text("Threads for the query and apply phases (rayon). Results are identical for every count (key T).");
 
         let resp = ui
             .add(
-                egui::Slider::new(&mut self.units_edit, UNITS_RANGE.0..=UNITS_RANGE.1.max(s.units))
+                egui::Slider::new(&mut self.units_edit, UNITS_RANGE.0.min(s.units).max(1)..=UNITS_RANGE.1.max(s.units))
                     .logarithmic(true)
                     .text("units"),
             )
