@@ -975,3 +975,35 @@ fn cell_index_saturates_beyond_i64() {
         "coord(-20) with cell 1e-45 (-20 / 1e-45 = -inf): want i64::MIN, got {got:?}"
     );
 }
+
+/// Units in cell order (as after `Reorder::Cells`), many of them on cell
+/// borders and at exactly r from each other: consecutive units share blocks,
+/// so the CSR grid's per-unit pass reuses them. Every path must still match
+/// the naive lists.
+#[test]
+fn per_unit_pass_with_units_in_cell_order() {
+    let cell = 2.0f32;
+    let mut pts: Vec<(f32, f32)> = Vec::new();
+    // A lattice with spacing 1 (every other point on a cell border), plus jitter-free
+    // points at quarter offsets, so blocks change at exact borders.
+    for j in 0..24 {
+        for i in 0..24 {
+            pts.push((i as f32, j as f32));
+            if (i + j) % 3 == 0 {
+                pts.push((i as f32 + 0.25, j as f32 + 0.75));
+            }
+        }
+    }
+    // Sort by (row cell, column cell), like the cell-order reorder.
+    pts.sort_by(|a, b| {
+        let ka = ((a.1 / cell).floor() as i64, (a.0 / cell).floor() as i64);
+        let kb = ((b.1 / cell).floor() as i64, (b.0 / cell).floor() as i64);
+        ka.cmp(&kb)
+    });
+    let x: Vec<f32> = pts.iter().map(|p| p.0).collect();
+    let z: Vec<f32> = pts.iter().map(|p| p.1).collect();
+    for r in [1.0f32, 2.0, 2.5, 3.0, 0.75] {
+        let lists = check_per_unit(&x, &z, r, cell);
+        assert!(total(&lists) > 0, "r = {r}: no neighbors at all");
+    }
+}

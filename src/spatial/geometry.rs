@@ -167,14 +167,22 @@ impl GridGeometry {
         Some((kq, self.block(q.cx, q.cz, q.r)?))
     }
 
+    /// The quotients whose floors bound a query's block on one axis:
+    /// `((c - r - margin) / cell, (c + r + margin) / cell)`, margin as in
+    /// [`GridGeometry::block`]. Two queries whose quotients have the same
+    /// floors have the same block, which lets the per-unit pass reuse one
+    /// without converting to integers.
+    #[inline]
+    pub fn axis_quotients(&self, c: f32, r: f32) -> (f32, f32) {
+        let margin = (c.abs() + r) * (1.0 / 1_048_576.0) + 1e-20;
+        ((c - r - margin) / self.cell, (c + r + margin) / self.cell)
+    }
+
     #[inline]
     fn axis_range(&self, c: f32, r: f32, origin: i64, n: usize) -> Option<(usize, usize)> {
-        let margin = (c.abs() + r) * (1.0 / 1_048_576.0) + 1e-20;
-        let lo = self.coord(c - r - margin).saturating_sub(origin).max(0);
-        let hi = self
-            .coord(c + r + margin)
-            .saturating_sub(origin)
-            .min(n as i64 - 1);
+        let (lo_q, hi_q) = self.axis_quotients(c, r);
+        let lo = floor_to_i64(lo_q).saturating_sub(origin).max(0);
+        let hi = floor_to_i64(hi_q).saturating_sub(origin).min(n as i64 - 1);
         if lo > hi {
             None
         } else {

@@ -2,6 +2,7 @@
 //! single SoA array, and the cells of a grid row follow each other, so a query
 //! runs the kernel once per row of its block instead of once per cell.
 
+use super::geometry::floor_to_i64;
 use super::{ChunkResults, GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
 
 /// Marks a unit left out of the index (non-finite position).
@@ -141,11 +142,13 @@ impl SpatialIndex for SortedGrid {
         Some(&self.geo)
     }
 
-    /// The per-unit pass, sharing work between consecutive units: the row
-    /// ranges of the searched block are rebuilt only when the block differs
-    /// from the previous unit's (with units in cell order, consecutive units
-    /// mostly share a cell and so a block), and the kernel gets all rows of a
-    /// query in one call. Same block and results as [`SpatialIndex::query`].
+    /// The per-unit pass, sharing work between consecutive units. A block is
+    /// fixed by the floors of four quotients ([`GridGeometry::axis_quotients`]);
+    /// when the next unit's quotients have the same floors (with units in cell
+    /// order, consecutive units mostly do), its block and the row ranges are
+    /// reused after four float comparisons per axis, without recomputing them.
+    /// All rows of a query go to the kernel in one call. Same blocks and
+    /// results as [`SpatialIndex::query`].
     fn query_units(
         &self,
         points: Points<'_>,
@@ -153,12 +156,15 @@ impl SpatialIndex for SortedGrid {
         kernel: Kernel,
         chunk: &mut ChunkResults,
     ) -> QueryStats {
+        /// Floors are compared as f32, exact below this magnitude.
+        const EXACT: f32 = 16_777_216.0;
         let kernel = kernel.or_scalar();
         let mut stats = QueryStats::default();
         let mut ranges = [(0u32, 0u32); MAX_ROWS];
         let mut used = 0usize;
         let mut span_total = 0u64;
-        let mut cached: Option<(usize, usize, usize, usize)> = None;
+        // Floors of the four quotients of the cached block (lo x, hi x, lo z, hi z).
+        let mut cached: Option<[f32; 4]> = None;
         for i in chunk.start..chunk.end {
             let q = Query {
                 cx: points.x[i],
@@ -166,28 +172,48 @@ impl SpatialIndex for SortedGrid {
                 r,
                 exclude: i as u32,
             };
-            if let Some((kq, b)) = self.geo.search(&q) {
-                let (x0, x1, z0, z1) = b;
-                if z1 - z0 + 1 > MAX_ROWS {
-                    stats += self.query(points, &q, kernel, &mut chunk.ids);
-                } else {
-                    if cached != Some(b) {
+            let Some(kq) = q.kernel_query() else {
+                chunk.offsets.push(chunk.ids.len() as u32);
+                continue;
+            };
+            let (lx, hx) = self.geo.axis_quotients(q.cx, r);
+            let (lz, hz) = self.geo.axis_quotients(q.cz, r);
+            let quot = [lx, hx, lz, hz];
+            let hit =
+                cached.is_some_and(|f| (0..4).all(|k| f[k] <= quot[k] && quot[k] < f[k] + 1.0));
+            if !hit {
+                cached = None;
+                match self.geo.block(q.cx, q.cz, r) {
+                    Some((x0, x1, z0, z1)) if z1 - z0 < MAX_ROWS => {
                         (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
-                        cached = Some(b);
+                        let floors = quot.map(|v| floor_to_i64(v) as f32);
+                        if quot.iter().all(|v| v.abs() < EXACT) {
+                            cached = Some(floors);
+                        }
                     }
-                    let before = chunk.ids.len();
-                    kernel.run_ranges(
-                        &self.x,
-                        &self.z,
-                        &self.ids,
-                        &ranges[..used],
-                        &kq,
-                        &mut chunk.ids,
-                    );
-                    stats.candidates += span_total;
-                    stats.neighbors += (chunk.ids.len() - before) as u64;
+                    Some(_) => {
+                        // More rows than one kernel call takes: the general path.
+                        stats += self.query(points, &q, kernel, &mut chunk.ids);
+                        chunk.offsets.push(chunk.ids.len() as u32);
+                        continue;
+                    }
+                    None => {
+                        chunk.offsets.push(chunk.ids.len() as u32);
+                        continue;
+                    }
                 }
             }
+            let before = chunk.ids.len();
+            kernel.run_ranges(
+                &self.x,
+                &self.z,
+                &self.ids,
+                &ranges[..used],
+                &kq,
+                &mut chunk.ids,
+            );
+            stats.candidates += span_total;
+            stats.neighbors += (chunk.ids.len() - before) as u64;
             chunk.offsets.push(chunk.ids.len() as u32);
         }
         stats
