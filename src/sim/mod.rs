@@ -233,6 +233,24 @@ impl Simulation {
     /// settings as the previous step) the grid strategies allocate nothing.
     pub fn step(&mut self, dt: f32, settings: &Settings) -> StepStats {
         self.sync(settings);
+        // The whole frame runs inside the pool: the parallel phases then start
+        // from a worker thread, so only one job per frame crosses rayon's
+        // injector queue (which allocates a block per 63 jobs).
+        let pool = self.pool.take();
+        let st = match &pool {
+            Some(p) => p.install(|| self.step_phases(dt, settings, Some(p))),
+            None => self.step_phases(dt, settings, None),
+        };
+        self.pool = pool;
+        st
+    }
+
+    fn step_phases(
+        &mut self,
+        dt: f32,
+        settings: &Settings,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> StepStats {
         let mut st = StepStats::default();
         let dt = if settings.paused || !dt.is_finite() || dt < 0.0 {
             0.0
@@ -241,7 +259,12 @@ impl Simulation {
         };
 
         let t0 = Instant::now();
-        move_units(&mut self.units, self.world, dt);
+        match pool {
+            Some(p) if p.current_num_threads() > 1 => {
+                move_units_parallel(&mut self.units, self.world, dt, p.current_num_threads())
+            }
+            _ => move_units(&mut self.units, self.world, dt),
+        }
         let t1 = Instant::now();
         if settings.reorder != Reorder::Off
             && self
@@ -252,14 +275,15 @@ impl Simulation {
                 .reorder(&mut self.units, settings.reorder, settings.cell_size);
             st.reordered = true;
         }
-        self.index.rebuild(self.units.points(), settings.cell_size);
+        self.index
+            .rebuild_with(self.units.points(), settings.cell_size, pool);
         let t2 = Instant::now();
         st.query = query_all(
             self.index.as_ref(),
             self.units.points(),
             settings.radius,
             settings.kernel,
-            self.pool.as_ref(),
+            pool,
             &mut self.results,
         );
         let t3 = Instant::now();
@@ -269,7 +293,7 @@ impl Simulation {
             settings.radius,
             dt,
             settings.separation,
-            self.pool.as_ref(),
+            pool,
             &mut self.scratch,
         );
         let t4 = Instant::now();
@@ -289,6 +313,17 @@ impl Simulation {
 pub fn move_units(u: &mut Units, world: f32, dt: f32) {
     move_axis(&mut u.x, &mut u.vx, world, dt);
     move_axis(&mut u.z, &mut u.vz, world, dt);
+}
+
+/// [`move_units`] split into `threads` contiguous ranges run with rayon (call
+/// from inside the pool); the result is the same.
+pub fn move_units_parallel(u: &mut Units, world: f32, dt: f32, threads: usize) {
+    let size = u.len().div_ceil(threads.max(1)).max(1);
+    for (p, v) in [(&mut u.x, &mut u.vx), (&mut u.z, &mut u.vz)] {
+        p.par_chunks_mut(size)
+            .zip(v.par_chunks_mut(size))
+            .for_each(|(p, v)| move_axis(p, v, world, dt));
+    }
 }
 
 /// One axis of [`move_units`], written branch-free so it vectorizes.
@@ -447,5 +482,21 @@ mod tests {
         move_units(&mut v, 100.0, 1.0 / 60.0);
         assert!(v.x[0] < 100.0 && v.x[0] >= 0.0, "x = {}", v.x[0]);
         assert!(v.vx[0] < 0.0);
+    }
+
+    #[test]
+    fn parallel_move_equals_sequential() {
+        let a0 = spawn(10_001, 300.0, 10.0, Workload::Uniform, 3);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let (mut a, mut b) = (a0.clone(), a0);
+        for _ in 0..50 {
+            move_units(&mut a, 300.0, 0.5);
+            pool.install(|| move_units_parallel(&mut b, 300.0, 0.5, 3));
+        }
+        assert_eq!(a, b);
+        assert!(a.x.iter().chain(&a.z).all(|&v| (0.0..300.0).contains(&v)));
     }
 }

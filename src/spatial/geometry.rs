@@ -10,6 +10,58 @@ pub const MIN_CELLS: usize = 4096;
 /// requested cell size is tiny (hard case S10).
 pub const MAX_CELLS_PER_UNIT: usize = 4;
 
+/// Bounding box of the finite points of a set, and how many there are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// Smallest finite x (infinity when `finite == 0`).
+    pub min_x: f32,
+    /// Largest finite x (-infinity when `finite == 0`).
+    pub max_x: f32,
+    /// Smallest finite z.
+    pub min_z: f32,
+    /// Largest finite z.
+    pub max_z: f32,
+    /// Points with both coordinates finite.
+    pub finite: usize,
+}
+
+impl Bounds {
+    /// The bounds of no points.
+    pub const EMPTY: Bounds = Bounds {
+        min_x: f32::INFINITY,
+        max_x: f32::NEG_INFINITY,
+        min_z: f32::INFINITY,
+        max_z: f32::NEG_INFINITY,
+        finite: 0,
+    };
+
+    /// Bounds of the points whose coordinates are both finite. O(N), no allocation.
+    pub fn of(points: Points<'_>) -> Bounds {
+        let mut b = Bounds::EMPTY;
+        for (&x, &z) in points.x.iter().zip(points.z) {
+            if x.is_finite() && z.is_finite() {
+                b.min_x = b.min_x.min(x);
+                b.max_x = b.max_x.max(x);
+                b.min_z = b.min_z.min(z);
+                b.max_z = b.max_z.max(z);
+                b.finite += 1;
+            }
+        }
+        b
+    }
+
+    /// Bounds of the union of two point sets.
+    pub fn merge(self, o: Bounds) -> Bounds {
+        Bounds {
+            min_x: self.min_x.min(o.min_x),
+            max_x: self.max_x.max(o.max_x),
+            min_z: self.min_z.min(o.min_z),
+            max_z: self.max_z.max(o.max_z),
+            finite: self.finite + o.finite,
+        }
+    }
+}
+
 /// The cells of a uniform grid over the finite points of one rebuild.
 ///
 /// Cell `(i, j)` covers `[(origin_x + i) * cell, (origin_x + i + 1) * cell)` by
@@ -53,18 +105,19 @@ impl GridGeometry {
     /// should be checked first with [`super::validate_cell_size`]. With no finite
     /// point the grid has zero cells. Allocates nothing; O(N).
     pub fn fit(points: Points<'_>, cell_hint: f32) -> Self {
-        let (mut min_x, mut min_z) = (f32::INFINITY, f32::INFINITY);
-        let (mut max_x, mut max_z) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
-        let mut finite = 0usize;
-        for (&x, &z) in points.x.iter().zip(points.z) {
-            if x.is_finite() && z.is_finite() {
-                min_x = min_x.min(x);
-                max_x = max_x.max(x);
-                min_z = min_z.min(z);
-                max_z = max_z.max(z);
-                finite += 1;
-            }
-        }
+        Self::from_bounds(&Bounds::of(points), cell_hint)
+    }
+
+    /// [`GridGeometry::fit`] from precomputed bounds (so a caller can compute
+    /// them in parallel, [`Bounds::merge`]).
+    pub fn from_bounds(b: &Bounds, cell_hint: f32) -> Self {
+        let Bounds {
+            min_x,
+            max_x,
+            min_z,
+            max_z,
+            finite,
+        } = *b;
         let mut cell = if cell_hint.is_finite() && cell_hint > 0.0 {
             cell_hint
         } else {

@@ -23,7 +23,7 @@ pub mod naive;
 pub mod results;
 pub mod sorted_grid;
 
-pub use geometry::{GridGeometry, MAX_CELLS_PER_UNIT, MIN_CELLS};
+pub use geometry::{Bounds, GridGeometry, MAX_CELLS_PER_UNIT, MIN_CELLS};
 pub use grid::UniformGrid;
 pub use kernels::{Kernel, KernelQuery, Span, NO_EXCLUDE};
 pub use naive::Naive;
@@ -130,6 +130,19 @@ pub trait SpatialIndex: Send + Sync {
     /// more cells than [`GridGeometry::fit`] allows, are replaced as documented
     /// there. Non-finite points are left out of the index.
     fn rebuild(&mut self, points: Points<'_>, cell_size: f32);
+
+    /// [`SpatialIndex::rebuild`] using the threads of `pool` where the
+    /// strategy can; the index is identical to the single-threaded one. The
+    /// default ignores the pool.
+    fn rebuild_with(
+        &mut self,
+        points: Points<'_>,
+        cell_size: f32,
+        pool: Option<&rayon::ThreadPool>,
+    ) {
+        let _ = pool;
+        self.rebuild(points, cell_size);
+    }
 
     /// Appends the ids of the indexed units within `q` to `out` using `kernel`
     /// (in an unspecified order) and returns the counters. `points` must be the

@@ -3,7 +3,9 @@
 //! runs the kernel once per row of its block instead of once per cell.
 
 use super::geometry::floor_to_i64;
-use super::{ChunkResults, GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
+use rayon::prelude::*;
+
+use super::{Bounds, ChunkResults, GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
 
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
@@ -28,12 +30,61 @@ pub struct SortedGrid {
     x: Vec<f32>,
     z: Vec<f32>,
     ids: Vec<u32>,
+    /// Per-thread cell counts of the parallel rebuild (`cells + 1` each).
+    hist: Vec<Vec<u32>>,
 }
 
 /// Most rows of a block handed to the kernel in one call.
 const MAX_ROWS: usize = 64;
 
+/// Writes the cell of units `first..first + unit_cell.len()` into `unit_cell`
+/// ([`NOT_INDEXED`] for non-finite positions) and counts them into
+/// `counts[c + 1]`.
+fn count_cells(
+    geo: &GridGeometry,
+    points: Points<'_>,
+    first: usize,
+    unit_cell: &mut [u32],
+    counts: &mut [u32],
+) {
+    let end = first + unit_cell.len();
+    let (xs, zs) = (&points.x[first..end], &points.z[first..end]);
+    for (uc, (&x, &z)) in unit_cell.iter_mut().zip(xs.iter().zip(zs)) {
+        if let Some(c) = geo.cell_of(x, z) {
+            *uc = c as u32;
+            counts[c + 1] += 1;
+        }
+    }
+}
+
 impl SortedGrid {
+    /// Turns the counts in `cell_start[c + 1]` into offsets and scatters the
+    /// units (ascending ids within a cell) using `unit_cell`.
+    fn prefix_and_scatter(&mut self, points: Points<'_>) {
+        let cells = self.geo.cells();
+        let mut sum = 0u32;
+        for s in self.cell_start.iter_mut() {
+            sum += *s;
+            *s = sum;
+        }
+        let indexed = sum as usize;
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        self.x.resize(indexed, 0.0);
+        self.z.resize(indexed, 0.0);
+        self.ids.resize(indexed, 0);
+        for (i, &c) in self.unit_cell.iter().enumerate() {
+            if c != NOT_INDEXED {
+                let slot = &mut self.cursor[c as usize];
+                let k = *slot as usize;
+                *slot += 1;
+                self.x[k] = points.x[i];
+                self.z[k] = points.z[i];
+                self.ids[k] = i as u32;
+            }
+        }
+    }
+
     /// Writes the non-empty entry ranges of rows `z0..=z1` (at most
     /// `ranges.len()` rows), columns `x0..=x1`, into `ranges`; returns how many
     /// ranges were written and how many entries they hold.
@@ -74,39 +125,73 @@ impl SpatialIndex for SortedGrid {
     fn rebuild(&mut self, points: Points<'_>, cell_size: f32) {
         self.geo = GridGeometry::fit(points, cell_size);
         let cells = self.geo.cells();
-        let n = points.len();
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
         self.unit_cell.clear();
-        self.unit_cell.resize(n, NOT_INDEXED);
+        self.unit_cell.resize(points.len(), NOT_INDEXED);
         // Count into cell_start[c + 1] so the prefix sum below is exclusive.
-        for (uc, (&x, &z)) in self.unit_cell.iter_mut().zip(points.x.iter().zip(points.z)) {
-            if let Some(c) = self.geo.cell_of(x, z) {
-                *uc = c as u32;
-                self.cell_start[c + 1] += 1;
+        count_cells(
+            &self.geo,
+            points,
+            0,
+            &mut self.unit_cell,
+            &mut self.cell_start,
+        );
+        self.prefix_and_scatter(points);
+    }
+
+    /// The parallel rebuild: bounds, cell of every unit and per-thread counts
+    /// run on the pool's threads (each thread owns a contiguous range of
+    /// units and its own histogram); the per-cell sums, the prefix sum and the
+    /// scatter stay sequential, so the order within a cell (ascending ids) and
+    /// the whole index are the same as single-threaded.
+    fn rebuild_with(
+        &mut self,
+        points: Points<'_>,
+        cell_size: f32,
+        pool: Option<&rayon::ThreadPool>,
+    ) {
+        let Some(pool) = pool.filter(|p| p.current_num_threads() > 1) else {
+            self.rebuild(points, cell_size);
+            return;
+        };
+        let n = points.len();
+        let threads = pool.current_num_threads();
+        let size = n.div_ceil(threads).max(1);
+        let bounds = pool.install(|| {
+            points
+                .x
+                .par_chunks(size)
+                .zip(points.z.par_chunks(size))
+                .map(|(x, z)| Bounds::of(Points::new(x, z)))
+                .reduce(|| Bounds::EMPTY, Bounds::merge)
+        });
+        self.geo = GridGeometry::from_bounds(&bounds, cell_size);
+        let cells = self.geo.cells();
+        self.unit_cell.clear();
+        self.unit_cell.resize(n, NOT_INDEXED);
+        self.hist.resize_with(threads, Vec::new);
+        let geo = &self.geo;
+        pool.install(|| {
+            self.unit_cell
+                .par_chunks_mut(size)
+                .zip(self.hist.par_iter_mut())
+                .enumerate()
+                .for_each(|(t, (uc, h))| {
+                    h.clear();
+                    h.resize(cells + 1, 0);
+                    count_cells(geo, points, t * size, uc, h);
+                })
+        });
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        // Only the first `n / size` histograms were filled this time.
+        for h in &self.hist[..n.div_ceil(size)] {
+            for (s, &c) in self.cell_start.iter_mut().zip(h.iter()) {
+                *s += c;
             }
         }
-        let mut sum = 0u32;
-        for s in self.cell_start.iter_mut() {
-            sum += *s;
-            *s = sum;
-        }
-        let indexed = sum as usize;
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.cell_start[..cells]);
-        self.x.resize(indexed, 0.0);
-        self.z.resize(indexed, 0.0);
-        self.ids.resize(indexed, 0);
-        for (i, &c) in self.unit_cell.iter().enumerate() {
-            if c != NOT_INDEXED {
-                let slot = &mut self.cursor[c as usize];
-                let k = *slot as usize;
-                *slot += 1;
-                self.x[k] = points.x[i];
-                self.z[k] = points.z[i];
-                self.ids[k] = i as u32;
-            }
-        }
+        self.prefix_and_scatter(points);
     }
 
     fn query(
