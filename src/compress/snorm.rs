@@ -27,6 +27,14 @@ pub const SNORM8_MAX: f32 = 127.0;
 ///
 /// Source: OpenGL 4.6 section 2.3.5.2 / Vulkan "Fixed-Point Data Conversions"
 /// (float to signed normalized), glTF 2.0 `KHR_mesh_quantization`.
+///
+/// ```
+/// use spatial_query_lab::compress::snorm::{decode_snorm16, encode_snorm16};
+/// assert_eq!(encode_snorm16(1.0), 32767);
+/// assert_eq!(encode_snorm16(-2.0), -32767); // clamped, never -32768
+/// assert_eq!(decode_snorm16(-32768), -1.0); // the extra code decodes to -1
+/// assert!((decode_snorm16(encode_snorm16(0.3)) - 0.3).abs() <= 0.5 / 32767.0);
+/// ```
 pub fn encode_snorm16(v: f32) -> i16 {
     encode(v, SNORM16_MAX) as i16
 }

@@ -15,6 +15,20 @@
 //!   distance test accepts), intersected with the grid, so a radius larger than
 //!   a cell and a center outside the world both work.
 //! - Result order is unspecified; compare results as sets.
+//!
+//! ```
+//! use spatial_query_lab::spatial::{Kernel, Points, Query, Strategy};
+//! let x = [0.0, 3.0, 3.01, 5.0];
+//! let z = [0.0, 4.0, 4.01, 0.0];
+//! let points = Points::new(&x, &z);
+//! let mut index = Strategy::SortedGrid.create();
+//! index.rebuild(points, 1.0);
+//! let mut found = Vec::new();
+//! let stats = index.query(points, &Query::new(0.0, 0.0, 5.0), Kernel::best(), &mut found);
+//! found.sort();
+//! assert_eq!(found, vec![0, 1, 3]); // (3, 4) and (5, 0) lie exactly at r = 5
+//! assert_eq!(stats.neighbors, 3);
+//! ```
 
 pub mod geometry;
 pub mod grid;
