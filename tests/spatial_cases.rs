@@ -925,3 +925,27 @@ fn s13_empty_world() {
     }
     assert_eq!(NO_EXCLUDE, u32::MAX);
 }
+
+/// S10's kind, found in review: an invalid cell size with a subnormal extent
+/// made the fallback cell 0, and doubling 0 never ended (a hang).
+#[test]
+fn s10_invalid_cell_with_subnormal_extent_does_not_hang() {
+    use spatial_query_lab::spatial::{Points, Query, Strategy};
+    let x = [0.0f32, 1e-44];
+    let z = [0.0f32, 0.0];
+    for cell in [0.0f32, -1.0, f32::NAN, f32::INFINITY] {
+        for st in Strategy::ALL {
+            let mut index = st.create();
+            index.rebuild(Points::new(&x, &z), cell);
+            let mut out = Vec::new();
+            index.query(
+                Points::new(&x, &z),
+                &Query::new(0.0, 0.0, 1.0),
+                spatial_query_lab::spatial::Kernel::Scalar,
+                &mut out,
+            );
+            out.sort();
+            assert_eq!(out, vec![0, 1], "{st} with cell {cell}");
+        }
+    }
+}

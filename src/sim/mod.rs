@@ -153,6 +153,8 @@ pub struct Simulation {
     frame: u64,
     reorderer: Reorderer,
     scratch: ApplyScratch,
+    /// Thread count whose pool could not be built (not retried).
+    pool_failed: Option<usize>,
 }
 
 impl Simulation {
@@ -170,6 +172,7 @@ impl Simulation {
             frame: 0,
             reorderer: Reorderer::default(),
             scratch: ApplyScratch::default(),
+            pool_failed: None,
         };
         sim.sync(settings);
         sim
@@ -213,15 +216,16 @@ impl Simulation {
         }
         let threads = s.threads.max(1);
         let have = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
-        if threads != have {
-            self.pool = if threads > 1 {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .ok()
-            } else {
-                None
-            };
+        if threads != have && self.pool_failed != Some(threads) {
+            self.pool = None;
+            if threads > 1 {
+                // If the OS refuses the threads, run single-threaded and do not
+                // retry every frame.
+                match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                    Ok(p) => self.pool = Some(p),
+                    Err(_) => self.pool_failed = Some(threads),
+                }
+            }
         }
     }
 
@@ -229,7 +233,7 @@ impl Simulation {
     /// `settings.speed`; 0 when paused): move → rebuild → query every unit →
     /// apply. Returns the per-phase wall-clock times and the counters.
     ///
-    /// A negative or non-finite `dt` counts as 0. In steady state (same
+    /// A negative or non-finite `dt` (or `settings.speed`) counts as 0. In steady state (same
     /// settings as the previous step) the grid strategies allocate nothing.
     pub fn step(&mut self, dt: f32, settings: &Settings) -> StepStats {
         self.sync(settings);
@@ -252,10 +256,15 @@ impl Simulation {
         pool: Option<&rayon::ThreadPool>,
     ) -> StepStats {
         let mut st = StepStats::default();
+        let speed = if settings.speed.is_finite() {
+            settings.speed.max(0.0)
+        } else {
+            0.0
+        };
         let dt = if settings.paused || !dt.is_finite() || dt < 0.0 {
             0.0
         } else {
-            dt * settings.speed.max(0.0)
+            dt * speed
         };
 
         let t0 = Instant::now();
@@ -413,8 +422,8 @@ pub fn apply(
                 let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
                 for &j in &chunk.ids[w[0] as usize..w[1] as usize] {
                     let [xj, zj, tj] = packed[j as usize];
-                    sx += (xi - xj) as i64;
-                    sz += (zi - zj) as i64;
+                    sx += xi as i64 - xj as i64;
+                    sz += zi as i64 - zj as i64;
                     en += (tj != ti) as u32;
                 }
                 enemies[k] = en.min(u16::MAX as u32) as u16;
@@ -498,5 +507,29 @@ mod tests {
         }
         assert_eq!(a, b);
         assert!(a.x.iter().chain(&a.z).all(|&v| (0.0..300.0).contains(&v)));
+    }
+
+    #[test]
+    fn infinite_or_nan_speed_freezes_instead_of_poisoning_positions() {
+        for speed in [f32::INFINITY, f32::NAN, -3.0] {
+            let s = Settings {
+                units: 500,
+                speed,
+                reorder: Reorder::Off,
+                ..Settings::default()
+            };
+            let mut sim = Simulation::new(&s);
+            let before = sim.units.x.clone();
+            sim.step(1.0 / 60.0, &s);
+            assert!(
+                sim.units
+                    .x
+                    .iter()
+                    .chain(&sim.units.z)
+                    .all(|v| v.is_finite()),
+                "speed {speed}"
+            );
+            assert_eq!(sim.units.x, before, "speed {speed} should count as 0");
+        }
     }
 }

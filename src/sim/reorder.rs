@@ -78,6 +78,8 @@ pub struct Reorderer {
     /// Morton rank of each row-major cell, for the geometry `(nx, nz)` it was built for.
     rank: Vec<u32>,
     rank_dims: (usize, usize),
+    /// Cells sorted by Morton code (scratch for `rank`).
+    order: Vec<u32>,
     f32_scratch: Vec<f32>,
     u32_scratch: Vec<u32>,
     u16_scratch: Vec<u16>,
@@ -138,7 +140,9 @@ impl Reorderer {
 
     fn build_morton_rank(&mut self, nx: usize, nz: usize) {
         let cells = nx * nz;
-        let mut order: Vec<u32> = (0..cells as u32).collect();
+        let order = &mut self.order;
+        order.clear();
+        order.extend(0..cells as u32);
         order.sort_unstable_by_key(|&c| {
             let (i, j) = (c as usize % nx, c as usize / nx);
             // Grids wider than 2^16 cells fall back to row-major beyond that.

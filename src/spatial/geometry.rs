@@ -101,7 +101,8 @@ impl GridGeometry {
     /// grid has at most `max(MIN_CELLS, MAX_CELLS_PER_UNIT * finite points)`
     /// cells, so memory stays bounded for tiny cell sizes. A hint that is not
     /// finite and positive (0, negative, NaN, infinity) is replaced by
-    /// 1/64 of the larger box extent (or 1.0 for a point-sized box); user input
+    /// 1/64 of the larger box extent (at least the smallest normal f32; 1.0 for
+    /// a point-sized box); user input
     /// should be checked first with [`super::validate_cell_size`]. With no finite
     /// point the grid has zero cells. Allocates nothing; O(N).
     pub fn fit(points: Points<'_>, cell_hint: f32) -> Self {
@@ -127,7 +128,8 @@ impl GridGeometry {
                 0.0
             };
             if extent.is_finite() && extent > 0.0 {
-                extent / 64.0
+                // A subnormal extent would divide to 0, and doubling 0 never ends.
+                (extent / 64.0).max(f32::MIN_POSITIVE)
             } else {
                 1.0
             }

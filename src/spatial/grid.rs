@@ -34,7 +34,8 @@ impl SpatialIndex for UniformGrid {
                 id: Vec::with_capacity(reserve),
             });
         }
-        for c in &mut self.cells {
+        // Cells beyond this grid's count are stale but never read.
+        for c in &mut self.cells[..cells] {
             c.x.clear();
             c.z.clear();
             c.id.clear();

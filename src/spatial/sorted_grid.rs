@@ -170,7 +170,9 @@ impl SpatialIndex for SortedGrid {
         let cells = self.geo.cells();
         self.unit_cell.clear();
         self.unit_cell.resize(n, NOT_INDEXED);
-        self.hist.resize_with(threads, Vec::new);
+        if self.hist.len() < threads {
+            self.hist.resize_with(threads, Vec::new);
+        }
         let geo = &self.geo;
         pool.install(|| {
             self.unit_cell

@@ -212,12 +212,15 @@ impl Kernel {
     /// register of lanes (callers that keep `out` across frames reach a steady
     /// state without allocation). A kernel the CPU cannot run is replaced by
     /// [`Kernel::Scalar`]. The number of candidates tested is `span.len()`.
+    ///
+    /// # Panics
+    /// If the span has more than `u32::MAX` entries (ids are `u32`).
     #[inline]
     pub fn run(self, span: Span<'_>, q: &KernelQuery, out: &mut Vec<u32>) {
         if span.is_empty() {
             return;
         }
-        let n = span.len() as u32;
+        let n = u32::try_from(span.len()).expect("a span holds at most u32::MAX entries");
         self.run_ranges(span.x, span.z, span.ids, &[(0, n)], q, out);
     }
 
