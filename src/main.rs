@@ -79,6 +79,9 @@ struct WindowArgs {
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
+    /// Select unit ID at start and look at it from close by (its query circle and neighbors are highlighted), as a click would.
+    #[arg(long, value_name = "ID")]
+    select: Option<u32>,
     /// Exit after N frames (default with --screenshot: 60).
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     frames: Option<u64>,
@@ -340,6 +343,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         settings,
         screenshot: w.screenshot,
         frames: w.frames,
+        select: w.select,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

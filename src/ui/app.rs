@@ -26,6 +26,8 @@ pub struct AppOptions {
     pub screenshot: Option<PathBuf>,
     /// Exit after this many frames (default 60 when `screenshot` is set, else run until closed).
     pub frames: Option<u64>,
+    /// Unit (stable id) selected at start, as if clicked; the camera starts close to it.
+    pub select: Option<u32>,
 }
 
 /// Longest a frame's naive pass may take before the overlay refuses Naive, seconds.
@@ -77,6 +79,14 @@ pub async fn run(opts: AppOptions) -> i32 {
     let aspect = || screen_width() / screen_height().max(1.0);
     let mut camera = OrbitCamera::looking_at_world(world);
     camera.frame_world_for_aspect(world, aspect());
+    // A unit selected on the command line: look at it from close by.
+    if let Some(i) = opts
+        .select
+        .and_then(|id| sim.units.id.iter().position(|&u| u == id))
+    {
+        camera.target = Vec3::new(sim.units.x[i], 0.0, sim.units.z[i]);
+        camera.distance = 8.0 * settings.radius;
+    }
     let mut overlay = Overlay::new(settings.units);
     let mut view = ViewOptions::default();
     let mut stats = FrameStats {
@@ -89,7 +99,9 @@ pub async fn run(opts: AppOptions) -> i32 {
     let mut instances: Vec<UnitInstance> = Vec::with_capacity(settings.units);
     let mut pick_buf: Vec<u32> = Vec::new();
     // Selected unit by stable id (its index changes when the units are reordered).
-    let mut selected_id: Option<u32> = None;
+    let mut selected_id: Option<u32> = opts.select;
+    // The camera follows a unit selected on the command line until it is deselected.
+    let mut follow = opts.select.is_some();
     let mut selected: Option<usize> = None;
     let mut press_at: Option<Vec2> = None;
     let (mut egui_pointer, mut egui_keyboard) = (false, false);
@@ -130,6 +142,7 @@ pub async fn run(opts: AppOptions) -> i32 {
                 if let Some(p) = press_at.take() {
                     if p.distance(m) < 5.0 {
                         selected = pick(&sim, &camera, aspect(), m, settings.kernel, &mut pick_buf);
+                        follow = false;
                         selected_id = selected.map(|i| sim.units.id[i]);
                     }
                 }
@@ -194,6 +207,10 @@ pub async fn run(opts: AppOptions) -> i32 {
         });
         if selected.is_none() {
             selected_id = None;
+            follow = false;
+        }
+        if let (true, Some(i)) = (follow, selected) {
+            camera.target = Vec3::new(sim.units.x[i], 0.0, sim.units.z[i]);
         }
 
         // ---- draw --------------------------------------------------------
