@@ -306,6 +306,19 @@ fn run_window(w: WindowArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+        // Fail now, not after rendering every frame, if the file cannot be written.
+        let existed = path.exists();
+        if let Err(e) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+        {
+            eprintln!("error: --screenshot: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
     }
     // Without a display the windowing library panics; say what to do instead.
     if cfg!(target_os = "linux")

@@ -146,3 +146,20 @@ fn no_display_is_a_clear_error_pointing_to_xvfb_run() {
         "stderr: {err}"
     );
 }
+
+#[test]
+fn screenshot_path_that_cannot_be_written_fails_before_rendering() {
+    let exe = env!("CARGO_BIN_EXE_spatial-query-lab");
+    // A folder is not a file; checked before the window opens, so no display is needed.
+    let dir = out_dir();
+    let out = Command::new(exe)
+        .args(["--screenshot", dir.to_str().unwrap()])
+        .output()
+        .expect("start the binary");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--screenshot") && err.contains("cannot write"),
+        "stderr: {err}"
+    );
+}
