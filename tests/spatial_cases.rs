@@ -3,61 +3,17 @@
 //! on every strategy x every available kernel; per-unit lists (S7, S8, ...) run
 //! through `query_all` on 1, 2 and 3 threads as well.
 
+mod common;
+use common::*;
 use std::sync::mpsc;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use spatial_query_lab::spatial::geometry::{MAX_CELLS_PER_UNIT, MIN_CELLS};
 use spatial_query_lab::spatial::{
-    query_all, validate_cell_size, GridGeometry, Kernel, Points, Query, QueryResults, Strategy,
-    NO_EXCLUDE,
+    query_all, validate_cell_size, GridGeometry, Points, Query, QueryResults, Strategy, NO_EXCLUDE,
 };
 
 // ---------------------------------------------------------------- helpers
-
-/// Why a kernel cannot run on this CPU.
-fn missing_feature(k: Kernel) -> &'static str {
-    match k {
-        Kernel::Scalar => "never (scalar runs everywhere)",
-        Kernel::Sse => "CPU lacks SSE2",
-        Kernel::Avx2 => "CPU lacks AVX2",
-        Kernel::Avx512 => "CPU lacks AVX-512F",
-    }
-}
-
-/// The kernels this CPU runs, Scalar first; prints the skipped ones and why.
-fn kernels() -> Vec<Kernel> {
-    for k in Kernel::ALL {
-        if !k.is_available() {
-            eprintln!("skipping kernel {}: {}", k.name(), missing_feature(k));
-        }
-    }
-    let ks: Vec<Kernel> = Kernel::available().collect();
-    assert_eq!(
-        ks.first(),
-        Some(&Kernel::Scalar),
-        "scalar must always be tested"
-    );
-    ks
-}
-
-/// `None` for one thread, else a shared pool of `t` threads (2 or 3).
-fn pool(t: usize) -> Option<&'static rayon::ThreadPool> {
-    static POOLS: OnceLock<[rayon::ThreadPool; 2]> = OnceLock::new();
-    let pools = POOLS.get_or_init(|| {
-        [2, 3].map(|t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-        })
-    });
-    match t {
-        0 | 1 => None,
-        2 => Some(&pools[0]),
-        _ => Some(&pools[1]),
-    }
-}
 
 fn xs(pts: &[(f32, f32)]) -> (Vec<f32>, Vec<f32>) {
     (

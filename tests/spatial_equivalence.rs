@@ -13,7 +13,8 @@
 //! whole simulations that must be bit-identical across strategies, kernels and
 //! thread counts.
 
-use std::sync::OnceLock;
+mod common;
+use common::*;
 
 use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, Just, ProptestConfig};
 use proptest::strategy::Strategy as _;
@@ -31,62 +32,6 @@ const THREADS: [usize; 3] = [1, 2, 3];
 const SENTINEL: u32 = 0xDEAD_BEEF;
 
 // ---------------------------------------------------------------- helpers
-
-/// Why a kernel cannot run on this CPU.
-fn missing_feature(k: Kernel) -> &'static str {
-    match k {
-        Kernel::Scalar => "never (scalar runs everywhere)",
-        Kernel::Sse => "CPU lacks SSE2",
-        Kernel::Avx2 => "CPU lacks AVX2",
-        Kernel::Avx512 => "CPU lacks AVX-512F",
-    }
-}
-
-/// The kernels this CPU runs (Scalar always first); prints the skipped ones.
-fn kernels() -> Vec<Kernel> {
-    for k in Kernel::ALL {
-        if !k.is_available() {
-            eprintln!("skipping kernel {}: {}", k.name(), missing_feature(k));
-        }
-    }
-    quiet_kernels()
-}
-
-/// [`kernels`] without the printout (for property tests that run many cases).
-fn quiet_kernels() -> Vec<Kernel> {
-    let ks: Vec<Kernel> = Kernel::available().collect();
-    assert_eq!(
-        ks.first(),
-        Some(&Kernel::Scalar),
-        "the scalar kernel must always be available and tested"
-    );
-    ks
-}
-
-/// A rayon pool of `t` threads (`None` for one thread: the calling thread).
-fn pool(t: usize) -> Option<&'static rayon::ThreadPool> {
-    static POOLS: OnceLock<Vec<rayon::ThreadPool>> = OnceLock::new();
-    let pools = POOLS.get_or_init(|| {
-        THREADS
-            .iter()
-            .map(|&t| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build()
-                    .unwrap()
-            })
-            .collect()
-    });
-    if t <= 1 {
-        None
-    } else {
-        let p = pools
-            .iter()
-            .find(|p| p.current_num_threads() == t)
-            .expect("a pool for every thread count of THREADS");
-        Some(p)
-    }
-}
 
 /// The definition, written independently of the engine: ids of the units with
 /// finite positions and `dx*dx + dz*dz <= r*r`, `id != exclude`; nothing for a

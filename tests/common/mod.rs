@@ -1,0 +1,59 @@
+//! Helpers shared by the spatial test files: which kernels to test and
+//! shared thread pools.
+
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+
+use spatial_query_lab::spatial::Kernel;
+
+/// Why a kernel cannot run on this CPU.
+pub fn missing_feature(k: Kernel) -> &'static str {
+    match k {
+        Kernel::Scalar => "never (scalar runs everywhere)",
+        Kernel::Sse => "CPU lacks SSE2",
+        Kernel::Avx2 => "CPU lacks AVX2",
+        Kernel::Avx512 => "CPU lacks AVX-512F",
+    }
+}
+
+/// The kernels this CPU runs (Scalar always first); prints the skipped ones and why.
+pub fn kernels() -> Vec<Kernel> {
+    for k in Kernel::ALL {
+        if !k.is_available() {
+            eprintln!("skipping kernel {}: {}", k.name(), missing_feature(k));
+        }
+    }
+    quiet_kernels()
+}
+
+/// [`kernels`] without the printout (for property tests that run many cases).
+pub fn quiet_kernels() -> Vec<Kernel> {
+    let ks: Vec<Kernel> = Kernel::available().collect();
+    assert_eq!(
+        ks.first(),
+        Some(&Kernel::Scalar),
+        "the scalar kernel must always be available and tested"
+    );
+    ks
+}
+
+/// `None` for one thread (the calling thread), else a shared pool of `t`
+/// threads, `t` in 2..=4.
+pub fn pool(t: usize) -> Option<&'static rayon::ThreadPool> {
+    static POOLS: OnceLock<Vec<rayon::ThreadPool>> = OnceLock::new();
+    let pools = POOLS.get_or_init(|| {
+        (2..=4)
+            .map(|t| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .unwrap()
+            })
+            .collect()
+    });
+    match t {
+        0 | 1 => None,
+        t => Some(pools.get(t - 2).expect("pools exist for 2 to 4 threads")),
+    }
+}
