@@ -67,7 +67,7 @@ struct WindowArgs {
     /// Initial kernel: scalar, sse, avx2 or avx512 (default: the widest this CPU supports).
     #[arg(long, value_parser = parse_kernel)]
     kernel: Option<Kernel>,
-    /// Threads for the query and apply phases (1 to 256).
+    /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     threads: usize,
     /// Memory order of the units: off, cells (row-major cell order) or morton (Z-order of cells).

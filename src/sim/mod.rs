@@ -74,7 +74,7 @@ pub struct Settings {
     pub strategy: Strategy,
     /// Distance-test kernel (replaced by Scalar if the CPU lacks it).
     pub kernel: Kernel,
-    /// Threads for the query and apply phases (1 = the calling thread only).
+    /// Threads for the frame: move, CSR rebuild (up to its scatter), query, apply (1 = the calling thread only).
     pub threads: usize,
     /// Query radius, world units (> 0).
     pub radius: f32,

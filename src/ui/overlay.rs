@@ -238,7 +238,7 @@ impl Overlay {
         });
         let max_threads = stats.cores.max(s.threads).max(1);
         ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
-            .on_hover_text("Threads for the query and apply phases (rayon). Results are identical for every count (key T).");
+            .on_hover_text("Threads for move, query, apply and the CSR rebuild (rayon). Results are identical for every count (key T).");
 
         let resp = ui
             .add(
