@@ -37,9 +37,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{
-    criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput,
-};
+mod common;
+
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use spatial_query_lab::bench::{bench_settings, BenchConfig, BENCH_DT};
 use spatial_query_lab::sim::{Reorder, Simulation, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
@@ -128,14 +128,7 @@ fn frame(c: &mut Criterion) {
     for workload in Workload::ALL {
         for units in SIZES {
             let mut group = c.benchmark_group(format!("frame/{}/{}", workload.key(), units));
-            group
-                .sample_size(10)
-                // Every routine takes milliseconds or more: equal iteration counts per
-                // sample keep the run within the target time (linear sampling overruns).
-                .sampling_mode(SamplingMode::Flat)
-                .warm_up_time(Duration::from_secs(1))
-                .measurement_time(Duration::from_secs(2))
-                .throughput(Throughput::Elements(units as u64));
+            common::configure(&mut group, units as u64);
             let mut group_pairs = None;
             for strategy in strategies(units) {
                 for kernel in kernels(strategy, workload, units) {

@@ -40,9 +40,9 @@
 //!
 //! Run: `cargo bench --bench peers` (filter: `cargo bench --bench peers -- peers/uniform/100000`).
 
-use std::time::Duration;
+mod common;
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use flat_spatial::Grid as FlatGrid;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use rstar::primitives::GeomWithData;
@@ -365,14 +365,7 @@ fn peers(c: &mut Criterion) {
         eprintln!("{case}: flat_spatial query_around (strict <): {strict} pairs, identical to ours under d2 < r2");
 
         let mut group = c.benchmark_group(&case);
-        group
-            .sample_size(10)
-            // Every routine takes milliseconds or more: equal iteration counts per
-            // sample keep the run within the target time (linear sampling overruns).
-            .sampling_mode(SamplingMode::Flat)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(2))
-            .throughput(Throughput::Elements(n as u64));
+        common::configure(&mut group, n as u64);
         group.bench_function("ours-sorted-grid", |b| b.iter(|| sorted_grid.run(points)));
         group.bench_function("ours-sorted-grid-cell-order", |b| {
             b.iter(|| cell_order.run(x, z))
