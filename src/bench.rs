@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::format::thousands;
+use crate::sim::budget::NaiveCost;
 use crate::sim::{Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
@@ -171,23 +173,6 @@ pub fn measure_after(
     (ms, last)
 }
 
-/// Seconds per naive pair test of `kernel`, measured on a small world
-/// (2,000 units, 2 frames); used to estimate naive frame times as `N^2 * t`.
-pub fn naive_seconds_per_pair(kernel: Kernel, seed: u64, workload: Workload) -> f64 {
-    let n = 2_000;
-    let s = Settings {
-        units: n,
-        strategy: Strategy::Naive,
-        kernel,
-        seed,
-        workload,
-        speed: 1.0,
-        ..Settings::default()
-    };
-    let (ms, _) = measure(&s, 1, 2);
-    (ms.query * 1e-3 / (n * n) as f64).max(1e-12)
-}
-
 /// Settings of one benchmark combination (standard radius and cell size, real-time speed).
 pub fn bench_settings(
     strategy: Strategy,
@@ -219,7 +204,7 @@ pub fn bench_settings(
 /// kernels in order.
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
     let mut rows = Vec::new();
-    let mut pair_cost: Vec<(Kernel, f64)> = Vec::new();
+    let mut naive_cost = NaiveCost::default();
     for &units in &cfg.units {
         for &threads in &cfg.threads {
             for &reorder in &cfg.reorders {
@@ -248,15 +233,10 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                         let (mut warmup, mut frames) = (cfg.warmup, cfg.frames.max(1));
                         let mut fast_forward = 0;
                         if strategy == Strategy::Naive {
-                            let t = match pair_cost.iter().find(|(k, _)| *k == kernel) {
-                                Some(&(_, t)) => t,
-                                None => {
-                                    let t = naive_seconds_per_pair(kernel, cfg.seed, cfg.workload);
-                                    pair_cost.push((kernel, t));
-                                    t
-                                }
-                            };
-                            let est = t * (units as f64) * (units as f64) / threads.max(1) as f64;
+                            naive_cost.get_or_measure(kernel, cfg.seed, cfg.workload);
+                            let est = naive_cost
+                                .frame_seconds(kernel, units, threads)
+                                .unwrap_or(0.0);
                             if est > SKIP_ABOVE_S {
                                 row.skipped = Some(format!(
                                     "estimated {:.1} s per frame (> {SKIP_ABOVE_S} s): not run",
@@ -290,6 +270,31 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
         }
     }
     rows
+}
+
+impl BenchRow {
+    /// One line of live progress for stderr, naming every key that tells rows
+    /// apart (units, unit order, strategy, kernel, threads), then the total
+    /// and query medians and the neighbors, or why the row was skipped.
+    pub fn progress_line(&self) -> String {
+        let head = format!(
+            "  {} units, order {}, {} {} x{}",
+            thousands(self.units as u64),
+            self.reorder,
+            self.strategy,
+            self.kernel,
+            self.threads
+        );
+        match &self.skipped {
+            Some(why) => format!("{head}: skipped, {why}"),
+            None => format!(
+                "{head}: total {:.3} ms (query {:.3} ms), {} neighbors",
+                self.median_ms.total,
+                self.median_ms.query,
+                thousands(self.neighbors)
+            ),
+        }
+    }
 }
 
 /// The reference row for speedups: Naive/Scalar with the same units and 1 thread.

@@ -2,12 +2,15 @@
 //! (naive scan, uniform grids, SIMD kernels) and the compressed vertex streams
 //! used to draw them.
 //!
-//! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`]) never touch
-//! the window; only [`render`], [`ui`] and the binary do.
+//! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`],
+//! [`format`]) never touch the window; only [`render`], [`ui`], [`app`] (the
+//! frame loop) and the binary do.
 
 pub mod alloc_count;
+pub mod app;
 pub mod bench;
 pub mod compress;
+pub mod format;
 pub mod render;
 pub mod sim;
 pub mod spatial;

@@ -10,10 +10,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use spatial_query_lab::alloc_count::CountingAlloc;
+use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
 use spatial_query_lab::sim::{Reorder, Settings, Workload};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
-use spatial_query_lab::ui::app::{self, AppOptions};
 
 /// Counts allocations so the overlay can show allocations per frame.
 #[global_allocator]
@@ -52,9 +52,9 @@ struct WindowArgs {
     /// Query radius in world units (finite, > 0).
     #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
     radius: f32,
-    /// Grid cell size in world units (finite, > 0).
-    #[arg(long = "cell-size", default_value_t = 10.0, value_parser = parse_cell)]
-    cell_size: f32,
+    /// Grid cell size in world units (finite, > 0; default: equal to the radius, and following it).
+    #[arg(long = "cell-size", value_parser = parse_cell)]
+    cell_size: Option<f32>,
     /// Spawn seed.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -265,22 +265,7 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         bench::cpu_model(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    let rows = bench::run(&cfg, |r| match &r.skipped {
-        Some(why) => eprintln!(
-            "  {} {} {} x{}: skipped, {why}",
-            r.units, r.strategy, r.kernel, r.threads
-        ),
-        None => eprintln!(
-            "  {} {} {} x{}: total {:.3} ms (query {:.3} ms), {} neighbors",
-            r.units,
-            r.strategy,
-            r.kernel,
-            r.threads,
-            r.median_ms.total,
-            r.median_ms.query,
-            r.neighbors
-        ),
-    });
+    let rows = bench::run(&cfg, |r| eprintln!("{}", r.progress_line()));
     match b.format {
         Format::Markdown => print!("{}", bench::to_markdown(&rows)),
         Format::Json => match serde_json::to_string_pretty(&rows) {
@@ -338,7 +323,8 @@ fn run_window(w: WindowArgs) -> ExitCode {
         kernel: w.kernel.map_or_else(Kernel::best, |k| k.or_scalar()),
         threads: w.threads,
         radius: w.radius,
-        cell_size: w.cell_size,
+        cell_size: w.cell_size.unwrap_or(w.radius),
+        cell_follows_radius: w.cell_size.is_none(),
         reorder: w.reorder,
         reorder_every: w.reorder_every,
         ..Settings::default()

@@ -7,11 +7,6 @@
 
 use glam::{Mat4, Vec2, Vec3};
 use macroquad::camera::{Camera3D, Projection};
-use macroquad::input::{
-    is_key_down, is_mouse_button_down, mouse_delta_position, mouse_wheel, KeyCode, MouseButton,
-};
-use macroquad::time::get_frame_time;
-use macroquad::window::{screen_height, screen_width};
 
 /// Vertical field of view, radians (45°).
 pub const FOVY: f32 = std::f32::consts::FRAC_PI_4;
@@ -31,6 +26,24 @@ const MAX_TARGET: f32 = 1.0e6;
 const DEFAULT_YAW: f32 = 65.0 * std::f32::consts::PI / 180.0;
 /// Pitch of the default 3/4 view, radians.
 const DEFAULT_PITCH: f32 = 50.0 * std::f32::consts::PI / 180.0;
+
+/// One frame of camera input, routed by the window loop (mouse drags that
+/// started on the overlay and keys while a text field has focus are left out).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CameraInput {
+    /// Mouse movement while orbiting (left drag), pixels: x right, y down.
+    pub orbit_drag: Vec2,
+    /// Mouse movement while panning (right or middle drag), pixels.
+    pub pan_drag: Vec2,
+    /// Wheel notches this frame, positive = zoom in.
+    pub wheel: f32,
+    /// Held pan keys: x = right - left, y = forward - back.
+    pub pan_keys: Vec2,
+    /// Held orbit keys: +1 = E (counter-clockwise from above), -1 = Q.
+    pub orbit_keys: f32,
+    /// Frame time, seconds.
+    pub dt: f32,
+}
 
 /// Orbit camera: looks at `target` from `distance` away, at `yaw` around +Y
 /// and `pitch` above the x/z plane.
@@ -176,72 +189,69 @@ impl OrbitCamera {
         (near, far)
     }
 
-    /// Applies one frame of mouse and keyboard input.
+    /// Applies one frame of camera input (already routed: the caller leaves
+    /// out whatever the overlay owns).
     ///
-    /// Mouse (only if `mouse_allowed`): left-drag orbits, right- or
-    /// middle-drag pans on the ground plane, the wheel zooms multiplicatively.
-    /// Keyboard (only if `keyboard_allowed`): arrows or WASD pan, Q/E orbit.
-    /// Pass `false` while the UI wants the pointer or keyboard. Afterwards
-    /// pitch is clamped to ([`MIN_PITCH`], [`MAX_PITCH`]), distance to
-    /// ([`MIN_DISTANCE`], [`MAX_DISTANCE`]), and a non-finite field is restored
-    /// to its previous value.
-    pub fn handle_input(&mut self, mouse_allowed: bool, keyboard_allowed: bool) {
+    /// `orbit_drag` turns the camera by 0.006 radians per pixel (x: yaw,
+    /// y: pitch); `pan_drag` grabs the ground so it follows the cursor;
+    /// `wheel` zooms by 0.88 per notch (clamped to ±5 notches per frame);
+    /// `pan_keys` (x: right, y: forward, each -1..1) moves the target at 0.8
+    /// distances per second and `orbit_keys` turns at 1.5 radians per second,
+    /// both scaled by `dt` seconds (clamped to 0..0.1). `screen_height` is in
+    /// pixels. Afterwards pitch is clamped to ([`MIN_PITCH`], [`MAX_PITCH`]),
+    /// distance to ([`MIN_DISTANCE`], [`MAX_DISTANCE`]), and a non-finite
+    /// field is restored to its previous value.
+    pub fn apply_input(&mut self, input: &CameraInput, screen_height: f32) {
         let before = *self;
-        let dt = finite_or(get_frame_time(), 0.0).clamp(0.0, 0.1);
-        let screen = Vec2::new(screen_width(), screen_height()).max(Vec2::ONE);
+        let dt = finite_or(input.dt, 0.0).clamp(0.0, 0.1);
         // World units per pixel at the target (vertical screen extent).
-        let world_per_pixel = 2.0 * self.distance * (0.5 * FOVY).tan() / screen.y;
+        let world_per_pixel =
+            2.0 * self.distance * (0.5 * FOVY).tan() / finite_or(screen_height, 1.0).max(1.0);
+        let finite = |v: Vec2| Vec2::new(finite_or(v.x, 0.0), finite_or(v.y, 0.0));
 
-        if mouse_allowed {
-            // macroquad gives (last - current) in [-1, 1] screen units.
-            let drag = -mouse_delta_position() * 0.5 * screen;
-            let drag = Vec2::new(finite_or(drag.x, 0.0), finite_or(drag.y, 0.0));
-            if is_mouse_button_down(MouseButton::Left) {
-                self.yaw += drag.x * 0.006;
-                self.pitch += drag.y * 0.006;
-            } else if is_mouse_button_down(MouseButton::Right)
-                || is_mouse_button_down(MouseButton::Middle)
-            {
-                // Grab the ground: the world follows the cursor.
-                let (right, forward) = self.ground_axes();
-                let along = drag.y * world_per_pixel / self.pitch.sin().max(0.2);
-                self.target += -right * drag.x * world_per_pixel + forward * along;
-            }
-            let wheel = finite_or(mouse_wheel().1, 0.0).clamp(-5.0, 5.0);
-            if wheel != 0.0 {
-                self.distance *= 0.88_f32.powf(wheel);
-            }
+        let orbit = finite(input.orbit_drag);
+        self.yaw += orbit.x * 0.006;
+        self.pitch += orbit.y * 0.006;
+        let pan = finite(input.pan_drag);
+        if pan != Vec2::ZERO {
+            let (right, forward) = self.ground_axes();
+            let along = pan.y * world_per_pixel / self.pitch.sin().max(0.2);
+            self.target += -right * pan.x * world_per_pixel + forward * along;
         }
-
-        if keyboard_allowed {
-            let mut pan = Vec2::ZERO; // (right, forward)
-            if is_key_down(KeyCode::Left) || is_key_down(KeyCode::A) {
-                pan.x -= 1.0;
-            }
-            if is_key_down(KeyCode::Right) || is_key_down(KeyCode::D) {
-                pan.x += 1.0;
-            }
-            if is_key_down(KeyCode::Up) || is_key_down(KeyCode::W) {
-                pan.y += 1.0;
-            }
-            if is_key_down(KeyCode::Down) || is_key_down(KeyCode::S) {
-                pan.y -= 1.0;
-            }
-            if pan != Vec2::ZERO {
-                let (right, forward) = self.ground_axes();
-                let speed = 0.8 * self.distance * dt;
-                let pan = pan.normalize() * speed;
-                self.target += right * pan.x + forward * pan.y;
-            }
-            if is_key_down(KeyCode::Q) {
-                self.yaw -= 1.5 * dt;
-            }
-            if is_key_down(KeyCode::E) {
-                self.yaw += 1.5 * dt;
-            }
+        let wheel = finite_or(input.wheel, 0.0).clamp(-5.0, 5.0);
+        if wheel != 0.0 {
+            self.distance *= 0.88_f32.powf(wheel);
         }
+        let keys = finite(input.pan_keys).clamp(Vec2::NEG_ONE, Vec2::ONE);
+        if keys != Vec2::ZERO {
+            let (right, forward) = self.ground_axes();
+            let pan = keys.normalize() * 0.8 * self.distance * dt;
+            self.target += right * pan.x + forward * pan.y;
+        }
+        self.yaw += finite_or(input.orbit_keys, 0.0).clamp(-1.0, 1.0) * 1.5 * dt;
 
         self.sanitize(&before);
+    }
+
+    /// The point on the ground plane (y = 0) under a screen position given in
+    /// normalized device coordinates (x right, y up, each -1..1), or `None`
+    /// when the ray through it misses the ground (parallel or non-finite).
+    /// `aspect` is width / height. Unprojects the near and far points of the
+    /// pixel with the inverse of [`view_proj`](Self::view_proj) and
+    /// intersects the segment's line with y = 0.
+    pub fn ground_point(&self, aspect: f32, ndc: Vec2) -> Option<Vec3> {
+        let inv = self.view_proj(aspect).inverse();
+        let unproject = |z: f32| {
+            let p = inv * glam::Vec4::new(ndc.x, ndc.y, z, 1.0);
+            p.truncate() / p.w
+        };
+        let (a, b) = (unproject(-1.0), unproject(1.0));
+        if (a.y - b.y).abs() < 1e-6 {
+            return None;
+        }
+        let t = a.y / (a.y - b.y);
+        let hit = a + (b - a) * t;
+        hit.is_finite().then_some(hit)
     }
 
     /// Screen-right and screen-forward directions projected on the ground,

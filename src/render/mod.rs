@@ -9,22 +9,26 @@
 //!   instance) and the GLSL `#version 100` shaders in `shaders/`.
 //! - [`camera`]: [`OrbitCamera`], one view for macroquad's lines and our units.
 //! - [`world`]: the ground plane, border and grid.
+//! - [`units`]: instances from the simulation (team colors, the selected
+//!   unit and its neighbors) and the query circle.
 //! - [`screenshot`]: the framebuffer to a PNG.
 //!
 //! A frame: `clear_background` (clears color and depth), `set_camera(&camera.macroquad_camera(aspect))`,
 //! [`draw_world`], then [`UnitRenderer::draw`] with `camera.view_proj(aspect)`
 //! (it flushes macroquad's queue first, so depth testing sees the ground).
 //!
-//! Only this module, `ui` and the binary touch the window.
+//! Only this module, `ui`, `app` and the binary touch the window.
 
 pub mod camera;
 pub mod mesh;
 pub mod pipeline;
 pub mod screenshot;
+pub mod units;
 pub mod world;
 
-pub use camera::OrbitCamera;
+pub use camera::{CameraInput, OrbitCamera};
 pub use mesh::{load_obj_mesh, load_unit_mesh};
 pub use pipeline::{UnitInstance, UnitRenderer};
 pub use screenshot::save_screenshot;
+pub use units::{draw_query_circle, pack_instances};
 pub use world::draw_world;

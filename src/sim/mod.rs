@@ -8,6 +8,7 @@
 //! the order of a neighbor list: every strategy, kernel and thread count
 //! produces bit-identical simulations.
 
+pub mod budget;
 pub mod reorder;
 pub mod spawn;
 
@@ -19,7 +20,8 @@ pub use reorder::{Reorder, Reorderer};
 pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
 
 use crate::spatial::{
-    query_all, ChunkResults, Kernel, Points, QueryResults, QueryStats, SpatialIndex, Strategy,
+    query_all, ChunkResults, GridGeometry, Kernel, Points, QueryResults, QueryStats, SpatialIndex,
+    Strategy,
 };
 
 /// Unit state, structure of arrays: unit `i` is `(x[i], z[i], vx[i], vz[i],
@@ -78,8 +80,12 @@ pub struct Settings {
     pub threads: usize,
     /// Query radius, world units (> 0).
     pub radius: f32,
-    /// Grid cell edge, world units (> 0); see `GridGeometry::fit` for the cap.
+    /// Grid cell edge, world units (> 0); see `GridGeometry::fit` for the cap
+    /// and [`budget::min_cell_size`] for the smallest value the window offers.
     pub cell_size: f32,
+    /// Keep `cell_size` equal to `radius` whenever the radius changes (the
+    /// overlay's "= r" toggle); read by [`budget::settle`], not by the step.
+    pub cell_follows_radius: bool,
     /// Simulation time per real second (0 = frozen, 1 = real time).
     pub speed: f32,
     /// Separation steering strength (0 = units ignore each other).
@@ -103,12 +109,42 @@ impl Default for Settings {
             threads: 1,
             radius: STANDARD_RADIUS,
             cell_size: STANDARD_RADIUS,
+            cell_follows_radius: true,
             speed: 4.0,
             separation: 1.0,
             paused: false,
             reorder: Reorder::Cells,
             reorder_every: 16,
         }
+    }
+}
+
+impl Settings {
+    /// True when `other` asks the engine for the same work per frame: same
+    /// units, workload, seed, strategy, kernel, threads, radius, cell size and
+    /// unit order. Speed, separation and pause change where units go, not
+    /// what a frame computes, so timings averaged across them stay comparable.
+    pub fn same_work(&self, other: &Settings) -> bool {
+        (
+            self.units,
+            self.workload,
+            self.seed,
+            self.strategy,
+            self.kernel,
+            self.threads,
+            self.reorder,
+            self.reorder_every,
+        ) == (
+            other.units,
+            other.workload,
+            other.seed,
+            other.strategy,
+            other.kernel,
+            other.threads,
+            other.reorder,
+            other.reorder_every,
+        ) && self.radius.to_bits() == other.radius.to_bits()
+            && self.cell_size.to_bits() == other.cell_size.to_bits()
     }
 }
 
@@ -126,8 +162,8 @@ pub struct StepStats {
     pub apply_s: f64,
     /// Candidates tested and neighbors found by all queries of the frame.
     pub query: QueryStats,
-    /// Cell edge the grid actually used (world units), if the strategy has a grid.
-    pub cell_used: Option<f32>,
+    /// The grid the index used (effective cell edge, cells per axis), if the strategy has one.
+    pub grid: Option<GridGeometry>,
     /// Whether the units were reordered this frame.
     pub reordered: bool,
 }
@@ -311,7 +347,7 @@ impl Simulation {
         st.rebuild_s = (t2 - t1).as_secs_f64();
         st.query_s = (t3 - t2).as_secs_f64();
         st.apply_s = (t4 - t3).as_secs_f64();
-        st.cell_used = self.index.geometry().map(|g| g.cell);
+        st.grid = self.index.geometry().copied();
         self.frame += 1;
         st
     }

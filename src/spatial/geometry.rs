@@ -4,11 +4,36 @@
 
 use super::{KernelQuery, Points, Query};
 
-/// The fewest cells a grid is always allowed (so small worlds keep a useful grid).
-pub const MIN_CELLS: usize = 4096;
-/// Cells allowed per indexed unit beyond [`MIN_CELLS`]: bounds memory when the
-/// requested cell size is tiny (hard case S10).
-pub const MAX_CELLS_PER_UNIT: usize = 4;
+/// Most cells a grid may have: 2^20 = 1,048,576, a memory budget of about
+/// 72 MiB of per-cell `Vec` headers for [`super::UniformGrid`] (three 24-byte
+/// `Vec`s per cell, plus the buffers of occupied cells) and 8 MiB of offsets
+/// and cursors for [`super::SortedGrid`] (two `u32` per cell, plus 4 MiB per
+/// extra thread of the parallel rebuild). Independent of the unit count, so
+/// the smallest usable cell depends only on the world's extent
+/// ([`min_cell_for_extent`]). Bounds memory when the requested cell size is
+/// tiny (hard case S10).
+pub const MAX_CELLS: usize = 1 << 20;
+/// Cells per side of the largest square grid within [`MAX_CELLS`]: 1024.
+pub const MAX_CELLS_PER_SIDE: usize = 1 << 10;
+
+const _: () = assert!(MAX_CELLS_PER_SIDE * MAX_CELLS_PER_SIDE == MAX_CELLS);
+
+/// The smallest cell edge (world units) that [`GridGeometry::fit`] uses as
+/// given, without raising it, for every point set inside `[0, extent)` on both
+/// axes: `extent / (MAX_CELLS_PER_SIDE - 2) * (1 + 1e-4)`.
+///
+/// Why: a box of width `w` spans at most `floor(w / cell) + 2` cells per axis,
+/// which is at most 1023 at this cell (the `1e-4` absorbs the f32 rounding of
+/// the two quotients `coord / cell`, each below 2^10 in magnitude), so the grid
+/// has fewer than [`MAX_CELLS`] cells. Returns `f32::MIN_POSITIVE` for an
+/// extent that is not finite and positive. Allocates nothing.
+pub fn min_cell_for_extent(extent: f32) -> f32 {
+    if extent.is_finite() && extent > 0.0 {
+        (extent / (MAX_CELLS_PER_SIDE - 2) as f32 * (1.0 + 1e-4)).max(f32::MIN_POSITIVE)
+    } else {
+        f32::MIN_POSITIVE
+    }
+}
 
 /// Bounding box of the finite points of a set, and how many there are.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,9 +92,10 @@ impl Bounds {
 /// Cell `(i, j)` covers `[(origin_x + i) * cell, (origin_x + i + 1) * cell)` by
 /// `[(origin_z + j) * cell, ...)` in world units; cells are numbered row-major,
 /// `j * nx + i` (a row is one z value, so the cells of a row are adjacent).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GridGeometry {
-    /// Effective cell edge, world units (may exceed the requested one; see [`GridGeometry::fit`]).
+    /// Effective cell edge, world units (exceeds the requested one only below
+    /// [`min_cell_for_extent`]; see [`GridGeometry::fit`]).
     pub cell: f32,
     /// Cell edge that was asked for, world units, as given.
     pub requested_cell: f32,
@@ -98,8 +124,9 @@ impl GridGeometry {
     /// Fits a grid to the bounding box of the finite points.
     ///
     /// The effective cell size starts from `cell_hint` and doubles until the
-    /// grid has at most `max(MIN_CELLS, MAX_CELLS_PER_UNIT * finite points)`
-    /// cells, so memory stays bounded for tiny cell sizes. A hint that is not
+    /// grid has at most [`MAX_CELLS`] cells, so memory stays bounded for tiny
+    /// cell sizes; a hint of at least [`min_cell_for_extent`] of the points'
+    /// extent (for points in `[0, extent)`) is always used as given. A hint that is not
     /// finite and positive (0, negative, NaN, infinity) is replaced by
     /// 1/64 of the larger box extent (at least the smallest normal f32; 1.0 for
     /// a point-sized box); user input
@@ -141,7 +168,7 @@ impl GridGeometry {
                 ..Default::default()
             };
         }
-        let cap = MIN_CELLS.max(MAX_CELLS_PER_UNIT.saturating_mul(finite)) as i128;
+        let cap = MAX_CELLS as i128;
         loop {
             let g = GridGeometry {
                 cell,

@@ -14,8 +14,11 @@ struct CellSoA {
 /// Uniform grid rebuilt every frame; each cell keeps its own x, z and id `Vec`s.
 ///
 /// Cells are cleared, not freed, on rebuild, and new cells reserve twice the
-/// average occupancy, so steady-state frames do not allocate. A query calls the
-/// kernel once per cell of its block.
+/// average occupancy (nothing when there are more cells than half the units,
+/// so a tiny cell size costs 72 bytes per empty cell, not three allocations),
+/// so steady-state frames of a dense grid do not allocate; a cell allocates
+/// when it first holds more units than it reserved. A query calls the kernel
+/// once per cell of its block.
 #[derive(Clone, Debug, Default)]
 pub struct UniformGrid {
     geo: GridGeometry,
@@ -27,7 +30,7 @@ impl SpatialIndex for UniformGrid {
         self.geo = GridGeometry::fit(points, cell_size);
         let cells = self.geo.cells();
         if self.cells.len() < cells {
-            let reserve = (2 * points.len() / cells.max(1)).max(4);
+            let reserve = 2 * points.len() / cells.max(1);
             self.cells.resize_with(cells, || CellSoA {
                 x: Vec::with_capacity(reserve),
                 z: Vec::with_capacity(reserve),

@@ -37,7 +37,7 @@ pub mod naive;
 pub mod results;
 pub mod sorted_grid;
 
-pub use geometry::{Bounds, GridGeometry, MAX_CELLS_PER_UNIT, MIN_CELLS};
+pub use geometry::{min_cell_for_extent, Bounds, GridGeometry, MAX_CELLS, MAX_CELLS_PER_SIDE};
 pub use grid::UniformGrid;
 pub use kernels::{Kernel, KernelQuery, Span, NO_EXCLUDE};
 pub use naive::Naive;

@@ -1,8 +1,7 @@
-//! The window side: the egui overlay ([`overlay`]) and the frame loop
-//! ([`app`]). The overlay edits a plain [`crate::sim::Settings`] and reads a
-//! plain [`FrameStats`]; it never reaches into the engine.
+//! The egui overlay widgets ([`overlay`]). They edit a plain
+//! [`crate::sim::Settings`] and read a plain [`crate::app::stats::FrameStats`];
+//! they never reach into the engine. The frame loop is in [`crate::app`].
 
-pub mod app;
 pub mod overlay;
 
-pub use overlay::{FrameStats, Overlay, OverlayActions, ViewOptions};
+pub use overlay::{Overlay, OverlayActions, ViewOptions};

@@ -1,49 +1,35 @@
-//! The egui overlay: controls for every setting, per-phase timings (rolling
-//! mean and a graph of recent frames), counters and the keyboard shortcuts.
+//! The egui overlay: controls for every setting, notices that stay until
+//! dismissed, per-phase timings (means over a time window and a graph of
+//! recent frames), counters and the help window.
+//!
+//! Widgets only: it edits a plain [`Settings`] and [`ViewOptions`], reads a
+//! plain [`FrameStats`], and returns [`OverlayActions`] for the frame loop.
 
 use egui_macroquad::egui;
-use egui_plot::{Legend, Line, Plot, PlotPoints};
+use egui_plot::{Line, Plot, PlotPoints, VLine};
 
-use crate::sim::{Reorder, Settings, StepStats, Workload};
-use crate::spatial::{Kernel, Strategy};
+use crate::app::stats::{format_fps, FrameStats, PHASES};
+use crate::format::thousands;
+use crate::sim::{Reorder, Settings, Workload};
+use crate::spatial::{Kernel, Strategy, MAX_CELLS};
 
-/// Frames kept for the timing graph.
-pub const HISTORY: usize = 300;
-/// Frames averaged for the rolling means.
-pub const MEAN_WINDOW: usize = 60;
-/// Range of the unit-count slider.
+/// Range of the unit-count slider (the command line allows up to 1,000,000).
 pub const UNITS_RANGE: (usize, usize) = (1_000, 200_000);
+/// Range of the radius slider, world units; the top is lowered to the pair
+/// budget's limit at large unit counts.
+pub const RADIUS_RANGE: (f32, f32) = (1.0, 100.0);
+/// Largest cell size the slider offers, world units; the bottom is the
+/// smallest cell the budgets allow ([`FrameStats::cell_min`]).
+pub const CELL_MAX: f32 = 200.0;
 
-/// What the overlay shows about the last frame. Plain data, filled by the app.
-#[derive(Clone, Debug, Default)]
-pub struct FrameStats {
-    /// Engine phases of the last step.
-    pub step: StepStats,
-    /// CPU time to pack instances and submit the draw, seconds.
-    pub render_s: f64,
-    /// Frames per second (macroquad's estimate).
-    pub fps: i32,
-    /// Heap allocations made by the last simulation step.
-    pub step_allocations: u64,
-    /// Unit count.
-    pub units: usize,
-    /// World edge, world units.
-    pub world: f32,
-    /// Bytes per element of the three vertex streams: position, normal (per vertex), instance.
-    pub stream_bytes: [usize; 3],
-    /// Vertices of the unit mesh.
-    pub mesh_vertices: usize,
-    /// Triangles of the unit mesh.
-    pub mesh_triangles: usize,
-    /// Largest unit count at which Naive stays under about a second per frame with the current kernel.
-    pub naive_limit: usize,
-    /// A message to show (e.g. why a setting was refused).
-    pub notice: Option<String>,
-    /// The selected unit, its neighbor count and enemies in range.
-    pub selected: Option<(usize, usize, u16)>,
-    /// CPU cores available.
-    pub cores: usize,
-}
+/// Colors of the phases in the graph and its legend.
+const PHASE_COLORS: [egui::Color32; 4] = [
+    egui::Color32::from_rgb(230, 90, 80),
+    egui::Color32::from_rgb(90, 150, 255),
+    egui::Color32::from_rgb(160, 220, 80),
+    egui::Color32::from_rgb(220, 110, 230),
+];
+const NOTICE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 190, 80);
 
 /// Display options that are not simulation settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,7 +55,7 @@ impl Default for ViewOptions {
     }
 }
 
-/// Requests from the overlay that the app carries out.
+/// Requests from the overlay that the frame loop carries out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OverlayActions {
     /// Respawn the units with the current settings.
@@ -78,77 +64,21 @@ pub struct OverlayActions {
     pub reset_camera: bool,
     /// Clear the selected unit.
     pub deselect: bool,
+    /// Start or stop the camera following the selected unit.
+    pub toggle_follow: bool,
+    /// Dismiss the notice with this index of [`FrameStats::notices`].
+    pub dismiss: Option<usize>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Sample {
-    ms: [f32; 5],
-}
-
-const PHASES: [&str; 5] = ["move", "rebuild", "query", "apply", "render"];
-
-/// The overlay's own state: the timing history and the slider being edited.
+/// The overlay's own state: a unit count being edited (applied when the
+/// drag or the text edit ends, since it respawns the world).
+#[derive(Clone, Debug, Default)]
 pub struct Overlay {
-    history: Vec<Sample>,
-    next: usize,
-    filled: usize,
-    units_edit: usize,
+    units_edit: Option<usize>,
 }
 
 impl Overlay {
-    /// An empty history; `units` seeds the unit-count slider.
-    pub fn new(units: usize) -> Self {
-        Overlay {
-            history: vec![Sample::default(); HISTORY],
-            next: 0,
-            filled: 0,
-            units_edit: units,
-        }
-    }
-
-    /// Records one frame's timings (ring buffer, no allocation).
-    pub fn record(&mut self, s: &FrameStats) {
-        let st = &s.step;
-        self.history[self.next] = Sample {
-            ms: [
-                (st.move_s * 1e3) as f32,
-                (st.rebuild_s * 1e3) as f32,
-                (st.query_s * 1e3) as f32,
-                (st.apply_s * 1e3) as f32,
-                (s.render_s * 1e3) as f32,
-            ],
-        };
-        self.next = (self.next + 1) % HISTORY;
-        self.filled = (self.filled + 1).min(HISTORY);
-    }
-
-    /// Mean milliseconds of each phase over the last [`MEAN_WINDOW`] frames.
-    pub fn rolling_mean(&self) -> [f32; 5] {
-        let k = self.filled.min(MEAN_WINDOW);
-        let mut m = [0.0; 5];
-        if k == 0 {
-            return m;
-        }
-        for back in 1..=k {
-            let s = &self.history[(self.next + HISTORY - back) % HISTORY];
-            for (acc, v) in m.iter_mut().zip(s.ms) {
-                *acc += v;
-            }
-        }
-        m.map(|v| v / k as f32)
-    }
-
-    /// Forgets the history (after a respawn or a strategy change the old numbers mislead).
-    pub fn clear_history(&mut self) {
-        self.filled = 0;
-    }
-
-    /// Keeps the unit slider in step with settings changed elsewhere.
-    pub fn sync_units(&mut self, units: usize) {
-        self.units_edit = units;
-    }
-
-    /// Draws the overlay and edits `settings` and `view` in place.
+    /// Draws the overlay and the help window, editing `settings` and `view` in place.
     pub fn show(
         &mut self,
         ctx: &egui::Context,
@@ -158,31 +88,20 @@ impl Overlay {
     ) -> OverlayActions {
         let mut act = OverlayActions::default();
         if view.show_help {
-            egui::Window::new("Keyboard and mouse")
-                .open(&mut view.show_help)
-                .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
-                .resizable(false)
-                .show(ctx, |ui| {
-                    egui::Grid::new("help").striped(true).show(ui, |ui| {
-                        for (k, what) in SHORTCUTS {
-                            ui.monospace(*k);
-                            ui.label(*what);
-                            ui.end_row();
-                        }
-                    });
-                });
+            help_window(ctx, &mut view.show_help, &stats.help);
         }
         if !view.show_overlay {
             return act;
         }
         egui::Window::new("Spatial Query Lab")
             .default_pos([10.0, 10.0])
-            .default_width(340.0)
+            .default_width(360.0)
             .resizable(false)
             .show(ctx, |ui| {
+                notices(ui, stats, &mut act);
                 self.controls(ui, settings, view, stats, &mut act);
                 ui.separator();
-                self.timings(ui, stats);
+                timings(ui, stats);
             });
         act
     }
@@ -195,61 +114,12 @@ impl Overlay {
         stats: &FrameStats,
         act: &mut OverlayActions,
     ) {
-        if let Some(n) = &stats.notice {
-            ui.colored_label(egui::Color32::from_rgb(255, 190, 80), n);
-        }
-        ui.horizontal(|ui| {
-            ui.label("Strategy").on_hover_text("How each unit finds the units within the query radius (keys 1, 2, 3).");
-            for st in Strategy::ALL {
-                let refuse = st == Strategy::Naive && s.units > stats.naive_limit;
-                let resp = ui
-                    .add_enabled(!refuse, egui::SelectableLabel::new(s.strategy == st, st.name()))
-                    .on_hover_text(st.describe());
-                let resp = if refuse {
-                    resp.on_disabled_hover_text(format!(
-                        "Refused: Naive at {} units would take more than about a second per frame with {} (limit ≈ {} units).",
-                        s.units,
-                        s.kernel.name(),
-                        stats.naive_limit
-                    ))
-                } else {
-                    resp
-                };
-                if resp.clicked() {
-                    s.strategy = st;
-                }
-            }
-        });
-        ui.horizontal(|ui| {
-            ui.label("Kernel")
-                .on_hover_text("Instruction set of the distance test (key K cycles).");
-            for k in Kernel::ALL {
-                let resp = ui
-                    .add_enabled(
-                        k.is_available(),
-                        egui::SelectableLabel::new(s.kernel == k, k.name()),
-                    )
-                    .on_hover_text(format!("{} lane(s) per instruction", k.lanes()))
-                    .on_disabled_hover_text(format!("This CPU cannot run {}.", k.name()));
-                if resp.clicked() {
-                    s.kernel = k;
-                }
-            }
-        });
+        strategy_row(ui, s, stats);
+        kernel_row(ui, s);
         let max_threads = stats.cores.max(s.threads).max(1);
         ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
-            .on_hover_text("Threads for move, query, apply and the CSR rebuild (rayon). Results are identical for every count (key T).");
-
-        let resp = ui
-            .add(
-                egui::Slider::new(&mut self.units_edit, UNITS_RANGE.0.min(s.units).max(1)..=UNITS_RANGE.1.max(s.units))
-                    .logarithmic(true)
-                    .text("units"),
-            )
-            .on_hover_text("Unit count; the world grows to keep 16 neighbors per unit on average. Applied when you let go.");
-        if (resp.changed() && !resp.dragged()) || resp.drag_stopped() {
-            s.units = self.units_edit.max(1);
-        }
+            .on_hover_text("Threads for move, rebuild, query and apply (rayon). Results are identical for every count (key T).");
+        self.units_row(ui, s);
         egui::ComboBox::from_label("workload")
             .selected_text(s.workload.key())
             .show_ui(ui, |ui| {
@@ -258,42 +128,9 @@ impl Overlay {
                 }
             })
             .response
-            .on_hover_text("uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case).");
-        ui.add(
-            egui::Slider::new(&mut s.radius, 1.0..=100.0)
-                .logarithmic(true)
-                .text("query radius"),
-        )
-        .on_hover_text("Query radius r in world units (keys - and =). Neighbor: dx² + dz² <= r².");
-        ui.horizontal(|ui| {
-            ui.add(egui::Slider::new(&mut s.cell_size, 0.5..=200.0).logarithmic(true).text("cell size"))
-                .on_hover_text("Grid cell edge in world units (keys [ and ]). The grid rebuilds with it on the next frame. Small cells: fewer candidates, more cells to visit; large cells: many candidates.");
-            if ui.small_button("= r").on_hover_text("Set the cell size to the query radius").clicked() {
-                s.cell_size = s.radius;
-            }
-        });
-        if let Some(c) = stats.step.cell_used {
-            if (c - s.cell_size).abs() > 1e-3 * s.cell_size {
-                ui.small(format!(
-                    "cell size raised to {c:.2} to bound the number of cells"
-                ));
-            }
-        }
-        ui.horizontal(|ui| {
-            egui::ComboBox::from_id_salt("reorder")
-                .selected_text(format!("order: {}", s.reorder.key()))
-                .show_ui(ui, |ui| {
-                    for r in Reorder::ALL {
-                        ui.selectable_value(&mut s.reorder, r, r.key());
-                    }
-                })
-                .response
-                .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory); cells: sorted by grid cell; morton: Z-order of cells. Sorted orders make queries and steering cache-friendly.");
-            ui.add_enabled(
-                s.reorder != Reorder::Off,
-                egui::Slider::new(&mut s.reorder_every, 1..=240).logarithmic(true).text("every N frames"),
-            );
-        });
+            .on_hover_text("Initial positions (respawns). uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case).");
+        radius_and_cell_rows(ui, s, stats);
+        order_row(ui, s);
         ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
             .on_hover_text("Simulated seconds per real second.");
         ui.add(egui::Slider::new(&mut s.separation, 0.0..=5.0).text("separation"))
@@ -304,20 +141,14 @@ impl Overlay {
             );
             ui.checkbox(&mut view.show_grid, "grid lines")
                 .on_hover_text("Draw the grid at the cell size (G).");
-            if ui
+            act.respawn |= ui
                 .button("respawn")
                 .on_hover_text("Respawn units from the seed (R).")
-                .clicked()
-            {
-                act.respawn = true;
-            }
-            if ui
+                .clicked();
+            act.reset_camera |= ui
                 .button("camera")
-                .on_hover_text("Reset the camera (C).")
-                .clicked()
-            {
-                act.reset_camera = true;
-            }
+                .on_hover_text("Frame the whole world (C).")
+                .clicked();
             if ui
                 .button("?")
                 .on_hover_text("Keyboard and mouse (F1).")
@@ -326,129 +157,346 @@ impl Overlay {
                 view.show_help = !view.show_help;
             }
         });
-        if let Some((i, n, e)) = stats.selected {
-            ui.horizontal(|ui| {
-                ui.label(format!("unit #{i}: {n} neighbors, {e} enemies in range"));
-                if ui
-                    .small_button("x")
-                    .on_hover_text("Deselect (Esc)")
-                    .clicked()
-                {
-                    act.deselect = true;
-                }
-            });
-        } else {
-            ui.small("Click a unit to show its query circle and neighbors.");
+        match stats.selected {
+            Some(sel) => {
+                ui.horizontal(|ui| {
+                    ui.label(format!(
+                        "unit #{}: {} neighbors, {} enemies in range",
+                        sel.id, sel.neighbors, sel.enemies
+                    ));
+                    let follow = if sel.follow { "unfollow" } else { "follow" };
+                    act.toggle_follow |= ui
+                        .small_button(follow)
+                        .on_hover_text("Camera follows the selected unit, or stops (F).")
+                        .clicked();
+                    act.deselect |= ui
+                        .small_button("x")
+                        .on_hover_text("Deselect (Esc).")
+                        .clicked();
+                });
+            }
+            None => {
+                ui.label("Click a unit to show its query circle and neighbors.");
+            }
         }
     }
 
-    fn timings(&self, ui: &mut egui::Ui, st: &FrameStats) {
-        let m = self.rolling_mean();
-        let engine: f32 = m[..4].iter().sum();
-        ui.label(format!(
-            "{} FPS   engine {:.2} ms   render {:.2} ms",
-            st.fps, engine, m[4]
-        ));
-        egui::Grid::new("phases")
-            .num_columns(2)
-            .striped(true)
-            .show(ui, |ui| {
-                let tips = [
-                    "Move every unit and bounce off the border.",
-                    "Rebuild the spatial index from the new positions.",
-                    "One neighbor query per unit.",
-                    "Separation steering and enemy counts from the neighbor lists.",
-                    "Pack instances and submit the instanced draw (CPU side).",
-                ];
-                for ((name, v), tip) in PHASES.iter().zip(m).zip(tips) {
-                    ui.label(*name).on_hover_text(tip);
-                    ui.monospace(format!("{v:8.3} ms"));
-                    ui.end_row();
+    /// The unit count: a slider and a number box, applied when the drag ends
+    /// or the edit is committed (Enter or focus lost), never per keystroke.
+    fn units_row(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
+        let mut v = self.units_edit.unwrap_or(s.units);
+        let (lo, hi) = (
+            UNITS_RANGE.0.min(s.units).max(1),
+            UNITS_RANGE.1.max(s.units),
+        );
+        let tip = "Unit count (respawns); the world grows to keep 16 neighbors per unit on average. Applied when you let go of the slider or press Enter.";
+        ui.horizontal(|ui| {
+            let slider = ui
+                .add(
+                    egui::Slider::new(&mut v, lo..=hi)
+                        .logarithmic(true)
+                        .show_value(false),
+                )
+                .on_hover_text(tip);
+            let number = ui
+                .add(
+                    egui::DragValue::new(&mut v)
+                        .range(1..=1_000_000)
+                        .speed(50.0)
+                        .update_while_editing(false),
+                )
+                .on_hover_text(tip);
+            ui.label("units");
+            let mut commit = false;
+            for r in [&slider, &number] {
+                if r.dragged() {
+                    self.units_edit = Some(v);
+                } else if r.drag_stopped() || r.changed() {
+                    commit = true;
                 }
-            });
-        let q = st.step.query;
-        ui.label(format!(
-            "candidates {}  neighbors {}  ({:.1} tested per hit)",
-            group(q.candidates),
-            group(q.neighbors),
-            q.candidates as f64 / q.neighbors.max(1) as f64
-        ))
-        .on_hover_text("Per frame: entries run through the distance test, and pairs found. Neighbors stay the same whatever the strategy or kernel.");
-        ui.label(format!("engine allocations/frame: {}", st.step_allocations))
-            .on_hover_text(
-                "Heap allocations during the last simulation step (counting global allocator).",
-            );
-        ui.label(format!(
-            "{} units, world {:.0} x {:.0}",
-            group(st.units as u64),
-            st.world,
-            st.world
-        ));
-        let [p, n, i] = st.stream_bytes;
-        ui.label(format!(
-            "streams: {p} B + {n} B per vertex (f32: 24 B), {i} B per instance; mesh {} vertices, {} triangles",
-            st.mesh_vertices, st.mesh_triangles
-        ))
-        .on_hover_text("Stream 0: SNORM16 positions in the mesh bounding box. Stream 1: octahedral SNORM16 normals. Stream 2: per-instance position, heading, scale, color.");
-
-        // The graph shows the engine phases; render time is listed above (on a
-        // software rasterizer it would flatten everything else).
-        let lines: Vec<Line> = (0..4)
-            .map(|k| {
-                let pts: PlotPoints = (0..self.filled)
-                    .map(|t| {
-                        let idx = (self.next + HISTORY - self.filled + t) % HISTORY;
-                        [t as f64, self.history[idx].ms[k] as f64]
-                    })
-                    .collect();
-                Line::new(pts).name(PHASES[k])
-            })
-            .collect();
-        Plot::new("timings")
-            .height(140.0)
-            .legend(Legend::default())
-            .allow_drag(false)
-            .allow_zoom(false)
-            .allow_scroll(false)
-            .include_y(0.0)
-            .y_axis_label("ms")
-            .show(ui, |p| {
-                for l in lines {
-                    p.line(l);
-                }
-            });
+            }
+            if commit {
+                s.units = v.max(1);
+                self.units_edit = None;
+            }
+        });
     }
 }
 
-/// The keyboard and mouse controls, as shown in the help window and the README.
-pub const SHORTCUTS: &[(&str, &str)] = &[
-    ("1 / 2 / 3", "strategy: Naive / Grid / SortedGrid"),
-    ("K", "next available kernel"),
-    ("T", "next thread count"),
-    ("Space", "pause movement (queries keep running)"),
-    ("[ / ]", "cell size smaller / larger"),
-    ("- / =", "query radius smaller / larger"),
-    ("G", "grid lines"),
-    ("R", "respawn from the seed"),
-    ("C", "reset camera"),
-    ("H or Tab", "hide / show the overlay"),
-    ("F1", "this help"),
-    ("Esc", "deselect"),
-    ("left drag", "orbit"),
-    ("right / middle drag", "pan"),
-    ("wheel", "zoom"),
-    ("click", "select a unit: its query circle and neighbors"),
-    ("WASD / arrows, Q / E", "pan, orbit"),
-];
-
-fn group(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
+fn notices(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
+    for (k, text) in stats.notices.iter().enumerate() {
+        ui.horizontal(|ui| {
+            if ui
+                .small_button("x")
+                .on_hover_text("Dismiss this message.")
+                .clicked()
+            {
+                act.dismiss = Some(k);
+            }
+            ui.add(egui::Label::new(egui::RichText::new(text).color(NOTICE_COLOR)).wrap());
+        });
     }
-    out
+    if !stats.notices.is_empty() {
+        ui.separator();
+    }
+}
+
+fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
+    ui.horizontal(|ui| {
+        ui.label("Strategy")
+            .on_hover_text("How each unit finds the units within the query radius (keys 1, 2, 3).");
+        for st in Strategy::ALL {
+            let limit = stats.naive_limit.filter(|_| st == Strategy::Naive);
+            let refuse = limit.is_some_and(|l| s.units > l);
+            let resp = ui
+                .add_enabled(!refuse, egui::SelectableLabel::new(s.strategy == st, st.name()))
+                .on_hover_text(st.describe())
+                .on_disabled_hover_text(format!(
+                    "Refused: Naive at {} units would take more than about a second per frame with {} on {} thread(s) (limit about {} units).",
+                    thousands(s.units as u64),
+                    s.kernel.name(),
+                    s.threads,
+                    thousands(limit.unwrap_or(0) as u64)
+                ));
+            if resp.clicked() {
+                s.strategy = st;
+            }
+        }
+    });
+}
+
+fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
+    ui.horizontal(|ui| {
+        ui.label("Kernel")
+            .on_hover_text("Instruction set of the distance test (key K cycles).");
+        for k in Kernel::ALL {
+            let resp = ui
+                .add_enabled(
+                    k.is_available(),
+                    egui::SelectableLabel::new(s.kernel == k, k.name()),
+                )
+                .on_hover_text(format!("{} lane(s) per instruction", k.lanes()))
+                .on_disabled_hover_text(format!("This CPU cannot run {}.", k.name()));
+            if resp.clicked() {
+                s.kernel = k;
+            }
+        }
+    });
+}
+
+/// Radius and cell size: both sliders offer only values the engine uses as
+/// given (the radius up to the pair budget's limit, the cell size down to the
+/// grid's smallest), with two decimals everywhere.
+fn radius_and_cell_rows(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
+    let r_max = RADIUS_RANGE.1.min(stats.radius_max).max(RADIUS_RANGE.0);
+    let range = RADIUS_RANGE.0.min(s.radius)..=r_max.max(s.radius);
+    let radius = ui
+        .add(
+            egui::Slider::new(&mut s.radius, range)
+                .logarithmic(true)
+                .fixed_decimals(2)
+                .text("query radius"),
+        )
+        .on_hover_text(format!(
+            "Query radius r in world units (keys - and =). Neighbor: dx² + dz² <= r². Up to {r_max:.2} here: larger radii would find more than 40 million pairs per frame at this unit count."
+        ));
+    if radius.changed() && s.cell_follows_radius {
+        s.cell_size = s.radius;
+    }
+    let c_min = stats.cell_min.min(CELL_MAX);
+    ui.horizontal(|ui| {
+        let range = c_min.min(s.cell_size)..=CELL_MAX.max(s.cell_size);
+        let cell = ui
+            .add(
+                egui::Slider::new(&mut s.cell_size, range)
+                    .logarithmic(true)
+                    .fixed_decimals(2)
+                    .text("cell size"),
+            )
+            .on_hover_text(format!(
+                "Grid cell edge in world units (keys [ and ]); the grid rebuilds with it on the next frame. Small cells: fewer candidates, more cells to visit; large cells: many candidates. Down to {c_min:.2} here: the grid has at most {} cells over the world, and a tiny cell with a large radius would visit too many.",
+                thousands(MAX_CELLS as u64)
+            ));
+        if cell.changed() {
+            s.cell_follows_radius = false;
+        }
+        let follow = ui
+            .selectable_label(s.cell_follows_radius, "= r")
+            .on_hover_text("Keep the cell size equal to the query radius, also when the radius changes.");
+        if follow.clicked() {
+            s.cell_follows_radius = !s.cell_follows_radius;
+            if s.cell_follows_radius {
+                s.cell_size = s.radius;
+            }
+        }
+    });
+    match stats.step.grid {
+        Some(g) if g.cells() > 0 => {
+            ui.label(format!(
+                "grid: {} x {} = {} cells of {:.2}",
+                g.nx,
+                g.nz,
+                thousands(g.cells() as u64),
+                g.cell
+            ))
+            .on_hover_text(
+                "The grid the last frame used: columns x rows, and the cell edge in world units.",
+            );
+        }
+        _ => {}
+    }
+}
+
+fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_id_salt("reorder")
+            .selected_text(format!("order: {}", s.reorder.key()))
+            .show_ui(ui, |ui| {
+                for r in Reorder::ALL {
+                    ui.selectable_value(&mut s.reorder, r, r.key());
+                }
+            })
+            .response
+            .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory); cells: sorted by grid cell; morton: Z-order of cells. Sorted orders make queries and steering cache-friendly.");
+        ui.add_enabled(
+            s.reorder != Reorder::Off,
+            egui::Slider::new(&mut s.reorder_every, 1..=240)
+                .logarithmic(true)
+                .text("every N frames"),
+        )
+        .on_hover_text("Frames between two reorders of the units: movement scatters a sorted order slowly, so a sort every few frames keeps most of the benefit for a fraction of its cost.")
+        .on_disabled_hover_text("The units are kept in spawn order (order: off).");
+    });
+}
+
+fn timings(ui: &mut egui::Ui, st: &FrameStats) {
+    let m = &st.means;
+    ui.label(format!(
+        "{} FPS   engine {:.2} ms   render {:.2} ms",
+        format_fps(st.fps),
+        m.engine_ms(),
+        m.ms[4]
+    ))
+    .on_hover_text(
+        "Frames per second over the last half second; engine = move + rebuild + query + apply.",
+    );
+    ui.label(egui::RichText::new(format!("phase times: {}", m.describe())).weak());
+    let tips = [
+        "Move every unit and bounce off the border.",
+        "Rebuild the spatial index from the new positions (and reorder the units when due).",
+        "One neighbor query per unit.",
+        "Separation steering and enemy counts from the neighbor lists.",
+        "Pack instances and submit the instanced draw (CPU side).",
+    ];
+    let q = st.step.query;
+    egui::Grid::new("phases")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for ((name, v), tip) in PHASES.iter().zip(m.ms).zip(tips) {
+                ui.label(*name).on_hover_text(tip);
+                ui.monospace(format!("{v:9.3} ms"));
+                ui.end_row();
+            }
+            let rows = [
+                (
+                    "candidates / frame",
+                    thousands(q.candidates),
+                    "Entries run through the distance test in the last frame.",
+                ),
+                (
+                    "neighbors / frame",
+                    thousands(q.neighbors),
+                    "Neighbor pairs found in the last frame (each unit lists its own). The same whatever the strategy or kernel.",
+                ),
+                (
+                    "tested per hit",
+                    format!("{:.1}", q.candidates as f64 / q.neighbors.max(1) as f64),
+                    "Candidates per neighbor found: 1.0 would waste no test; the naive scan tests everything.",
+                ),
+                (
+                    "allocations / frame",
+                    st.step_allocations.to_string(),
+                    "Heap allocations during the last simulation step (counting global allocator).",
+                ),
+            ];
+            for (name, value, tip) in rows {
+                ui.label(name).on_hover_text(tip);
+                ui.monospace(format!("{value:>12}"));
+                ui.end_row();
+            }
+        });
+    ui.label(format!(
+        "{} units, world {:.0} x {:.0}",
+        thousands(st.units as u64),
+        st.world,
+        st.world
+    ));
+    let [p, n, i] = st.stream_bytes;
+    ui.label(format!(
+        "streams: {p} B + {n} B per vertex (f32: 24 B), {i} B per instance; mesh {} vertices, {} triangles",
+        st.mesh_vertices, st.mesh_triangles
+    ))
+    .on_hover_text("Stream 0: SNORM16 positions in the mesh bounding box. Stream 1: octahedral SNORM16 normals. Stream 2: per-instance position, heading, scale, color.");
+    timing_graph(ui, st);
+}
+
+/// The engine phases of the recent frames. Render time is listed, not
+/// graphed: on a software rasterizer it would flatten everything else. The
+/// legend sits above the plot, so it never hides the newest frames.
+fn timing_graph(ui: &mut egui::Ui, st: &FrameStats) {
+    ui.horizontal(|ui| {
+        for (name, color) in PHASES.iter().zip(PHASE_COLORS) {
+            ui.colored_label(color, format!("— {name}"));
+        }
+    });
+    let samples: Vec<_> = st.history.samples().collect();
+    let newest = samples.len() as f64 - 1.0;
+    let lines: Vec<Line> = (0..4)
+        .map(|k| {
+            let pts: PlotPoints = samples
+                .iter()
+                .enumerate()
+                .map(|(i, s)| [i as f64 - newest, s.ms[k] as f64])
+                .collect();
+            Line::new(pts).name(PHASES[k]).color(PHASE_COLORS[k])
+        })
+        .collect();
+    let since = st.history.frames_since_restart();
+    let change = (since > 0 && since < samples.len()).then_some(0.5 - since as f64);
+    Plot::new("timings")
+        .height(130.0)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .include_y(0.0)
+        .include_x(0.0)
+        .x_axis_label("frames (0 = newest)")
+        .y_axis_label("ms")
+        .show(ui, |p| {
+            for l in lines {
+                p.line(l);
+            }
+            if let Some(x) = change {
+                p.vline(VLine::new(x).color(egui::Color32::GRAY).name("setting changed"));
+            }
+        })
+        .response
+        .on_hover_text("Engine phases of the recent frames, ms. The grey line marks the last change of a setting that changes the work; the means above start there.");
+}
+
+fn help_window(ctx: &egui::Context, open: &mut bool, rows: &[(String, &'static str)]) {
+    egui::Window::new("Keyboard and mouse")
+        .open(open)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .resizable(false)
+        .show(ctx, |ui| {
+            egui::Grid::new("help").striped(true).show(ui, |ui| {
+                for (keys, what) in rows {
+                    ui.monospace(keys);
+                    ui.label(*what);
+                    ui.end_row();
+                }
+            });
+        });
 }

@@ -1,0 +1,290 @@
+//! The keyboard bindings: one table ([`BINDINGS`]) that drives both the key
+//! handling of the frame loop and the help window (and, through a test, the
+//! README's controls table), so they cannot disagree.
+
+use macroquad::input::KeyCode;
+
+use crate::spatial::Strategy;
+
+/// What a key does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Switch to a strategy.
+    Strategy(Strategy),
+    /// Next kernel this CPU runs.
+    NextKernel,
+    /// Next thread count (1 to the core count).
+    NextThreads,
+    /// Pause or resume movement.
+    TogglePause,
+    /// Cell size / 1.25 (stops the cell following the radius).
+    CellSmaller,
+    /// Cell size * 1.25 (stops the cell following the radius).
+    CellLarger,
+    /// Radius / 1.25.
+    RadiusSmaller,
+    /// Radius * 1.25.
+    RadiusLarger,
+    /// Grid lines on or off.
+    ToggleGrid,
+    /// Respawn the units from the seed.
+    Respawn,
+    /// Frame the whole world.
+    ResetCamera,
+    /// The camera follows the selected unit, or stops following it.
+    ToggleFollow,
+    /// Hide or show the overlay.
+    ToggleOverlay,
+    /// Open or close the help window.
+    ToggleHelp,
+    /// Deselect the selected unit.
+    Deselect,
+    /// Pan the camera forward while held.
+    PanForward,
+    /// Pan the camera back while held.
+    PanBack,
+    /// Pan the camera left while held.
+    PanLeft,
+    /// Pan the camera right while held.
+    PanRight,
+    /// Orbit clockwise (seen from above) while held.
+    OrbitLeft,
+    /// Orbit counter-clockwise while held.
+    OrbitRight,
+}
+
+impl Action {
+    /// True for actions that act every frame while their key is held (camera
+    /// movement); the others act once per press.
+    pub fn is_held(self) -> bool {
+        matches!(
+            self,
+            Action::PanForward
+                | Action::PanBack
+                | Action::PanLeft
+                | Action::PanRight
+                | Action::OrbitLeft
+                | Action::OrbitRight
+        )
+    }
+}
+
+/// One binding: any of `keys` triggers `action`; `help` is its line in the
+/// help window (consecutive bindings with the same text share a line).
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    /// Keys that trigger the action.
+    pub keys: &'static [KeyCode],
+    /// What they do.
+    pub action: Action,
+    /// Help text.
+    pub help: &'static str,
+}
+
+const fn bind(keys: &'static [KeyCode], action: Action, help: &'static str) -> Binding {
+    Binding { keys, action, help }
+}
+
+const STRATEGY: &str = "strategy: Naive / Grid / SortedGrid";
+const CELL: &str = "cell size smaller / larger (stops \"cell = r\")";
+const RADIUS: &str = "query radius smaller / larger";
+const PAN: &str = "pan the camera";
+const ORBIT: &str = "orbit the camera";
+
+/// Every key binding of the window.
+pub const BINDINGS: &[Binding] = &[
+    bind(
+        &[KeyCode::Key1],
+        Action::Strategy(Strategy::Naive),
+        STRATEGY,
+    ),
+    bind(&[KeyCode::Key2], Action::Strategy(Strategy::Grid), STRATEGY),
+    bind(
+        &[KeyCode::Key3],
+        Action::Strategy(Strategy::SortedGrid),
+        STRATEGY,
+    ),
+    bind(&[KeyCode::K], Action::NextKernel, "next available kernel"),
+    bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
+    bind(
+        &[KeyCode::Space],
+        Action::TogglePause,
+        "pause movement (the index and queries keep running, so timings stay live)",
+    ),
+    bind(&[KeyCode::LeftBracket], Action::CellSmaller, CELL),
+    bind(&[KeyCode::RightBracket], Action::CellLarger, CELL),
+    bind(&[KeyCode::Minus], Action::RadiusSmaller, RADIUS),
+    bind(&[KeyCode::Equal], Action::RadiusLarger, RADIUS),
+    bind(
+        &[KeyCode::G],
+        Action::ToggleGrid,
+        "grid lines at the cell size",
+    ),
+    bind(&[KeyCode::R], Action::Respawn, "respawn from the seed"),
+    bind(&[KeyCode::C], Action::ResetCamera, "reset the camera"),
+    bind(
+        &[KeyCode::F],
+        Action::ToggleFollow,
+        "camera follows the selected unit, or stops following",
+    ),
+    bind(
+        &[KeyCode::H, KeyCode::Tab],
+        Action::ToggleOverlay,
+        "hide / show the overlay",
+    ),
+    bind(&[KeyCode::F1], Action::ToggleHelp, "help window"),
+    bind(&[KeyCode::Escape], Action::Deselect, "deselect"),
+    bind(&[KeyCode::W, KeyCode::Up], Action::PanForward, PAN),
+    bind(&[KeyCode::A, KeyCode::Left], Action::PanLeft, PAN),
+    bind(&[KeyCode::S, KeyCode::Down], Action::PanBack, PAN),
+    bind(&[KeyCode::D, KeyCode::Right], Action::PanRight, PAN),
+    bind(&[KeyCode::Q], Action::OrbitLeft, ORBIT),
+    bind(&[KeyCode::E], Action::OrbitRight, ORBIT),
+];
+
+/// The mouse controls, for the help window (the camera and picking handle them).
+pub const MOUSE: &[(&str, &str)] = &[
+    ("left drag", "orbit the camera"),
+    ("right or middle drag", "pan"),
+    ("wheel", "zoom"),
+    (
+        "click a unit",
+        "select it: its query circle, its neighbors in yellow, counts in the overlay",
+    ),
+];
+
+/// The name of a key as the help window shows it.
+pub fn key_name(k: KeyCode) -> &'static str {
+    match k {
+        KeyCode::Key1 => "1",
+        KeyCode::Key2 => "2",
+        KeyCode::Key3 => "3",
+        KeyCode::LeftBracket => "[",
+        KeyCode::RightBracket => "]",
+        KeyCode::Minus => "-",
+        KeyCode::Equal => "=",
+        KeyCode::Space => "Space",
+        KeyCode::Escape => "Esc",
+        KeyCode::Tab => "Tab",
+        KeyCode::F1 => "F1",
+        KeyCode::Up => "Up",
+        KeyCode::Down => "Down",
+        KeyCode::Left => "Left",
+        KeyCode::Right => "Right",
+        KeyCode::A => "A",
+        KeyCode::C => "C",
+        KeyCode::D => "D",
+        KeyCode::E => "E",
+        KeyCode::F => "F",
+        KeyCode::G => "G",
+        KeyCode::H => "H",
+        KeyCode::K => "K",
+        KeyCode::Q => "Q",
+        KeyCode::R => "R",
+        KeyCode::S => "S",
+        KeyCode::T => "T",
+        KeyCode::W => "W",
+        _ => "?",
+    }
+}
+
+/// The help window's rows, keys first (consecutive bindings with the same
+/// help text merged: "1 / 2 / 3"; a binding's alternative keys joined with
+/// "or"), then the mouse. Allocates the key labels.
+pub fn help_rows() -> Vec<(String, &'static str)> {
+    let mut rows: Vec<(String, &'static str)> = Vec::new();
+    for b in BINDINGS {
+        let keys = b
+            .keys
+            .iter()
+            .map(|&k| key_name(k))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        match rows.last_mut() {
+            Some((label, help)) if *help == b.help => {
+                label.push_str(" / ");
+                label.push_str(&keys);
+            }
+            _ => rows.push((keys, b.help)),
+        }
+    }
+    rows.extend(MOUSE.iter().map(|&(m, what)| (m.to_string(), what)));
+    rows
+}
+
+/// The once-per-press actions whose key `pressed` reports as pressed this
+/// frame, in table order.
+pub fn pressed_actions(pressed: impl Fn(KeyCode) -> bool) -> impl Iterator<Item = Action> {
+    BINDINGS
+        .iter()
+        .filter(move |b| !b.action.is_held() && b.keys.iter().any(|&k| pressed(k)))
+        .map(|b| b.action)
+}
+
+/// Whether any key of a held action is down according to `down`.
+pub fn is_held(action: Action, down: impl Fn(KeyCode) -> bool) -> bool {
+    BINDINGS
+        .iter()
+        .any(|b| b.action == action && b.keys.iter().any(|&k| down(k)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_is_bound_twice_and_every_key_has_a_name() {
+        let mut seen = std::collections::HashSet::new();
+        for b in BINDINGS {
+            assert!(!b.keys.is_empty(), "{:?} has no key", b.action);
+            for &k in b.keys {
+                assert!(seen.insert(k as u32), "{k:?} is bound twice");
+                assert_ne!(key_name(k), "?", "{k:?} has no name");
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_table_drives_keys_and_help() {
+        let got: Vec<Action> =
+            pressed_actions(|k| k == KeyCode::Key3 || k == KeyCode::Tab).collect();
+        assert_eq!(
+            got,
+            vec![
+                Action::Strategy(Strategy::SortedGrid),
+                Action::ToggleOverlay
+            ]
+        );
+        assert!(is_held(Action::PanLeft, |k| k == KeyCode::Left));
+        assert!(!is_held(Action::PanLeft, |k| k == KeyCode::D));
+        // Held actions never fire as presses.
+        assert_eq!(pressed_actions(|k| k == KeyCode::W).count(), 0);
+
+        let rows = help_rows();
+        let find = |help: &str| {
+            rows.iter()
+                .find(|(_, h)| *h == help)
+                .map(|(k, _)| k.as_str())
+        };
+        assert_eq!(find(STRATEGY), Some("1 / 2 / 3"));
+        assert_eq!(find(CELL), Some("[ / ]"));
+        assert_eq!(find("hide / show the overlay"), Some("H or Tab"));
+        assert_eq!(
+            find(PAN),
+            Some("W or Up / A or Left / S or Down / D or Right")
+        );
+        assert_eq!(find("pan"), Some("right or middle drag"));
+    }
+
+    #[test]
+    fn readme_controls_table_matches_the_bindings() {
+        let readme = include_str!("../../README.md");
+        for (keys, help) in help_rows() {
+            let row = format!("| {keys} | {help} |");
+            assert!(
+                readme.contains(&row),
+                "README.md lacks the controls row: {row}"
+            );
+        }
+    }
+}

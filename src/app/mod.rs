@@ -1,0 +1,471 @@
+//! The window's frame loop.
+//!
+//! One frame ([`App::frame`]), in this order so that input is never a frame
+//! late and never reaches two places:
+//!
+//! 1. [`App::overlay_pass`]: the egui overlay runs first, on this frame's
+//!    events, edits the settings and says whether it owns the pointer and the
+//!    keyboard this frame;
+//! 2. [`App::input`]: keys through the one binding table ([`keys`]), mouse
+//!    through the [`pointer::PointerRouter`] (a press on the overlay never
+//!    reaches the camera or picking);
+//! 3. [`App::settle`]: the budget guards ([`crate::sim::budget::settle`]),
+//!    respawn, and a restart of the timing means when the work changed;
+//! 4. [`App::step`]: one simulation step; the selection follows its unit;
+//! 5. [`App::draw`]: ground, grid, query circle, the instanced units, then the
+//!    overlay painted on top;
+//! 6. [`App::finish`]: frame statistics, the screenshot and the exit.
+//!
+//! Submodules hold the pieces that are pure and tested headless: [`keys`],
+//! [`pointer`], [`selection`], [`stats`].
+
+pub mod keys;
+pub mod pointer;
+pub mod selection;
+pub mod stats;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use glam::{Vec2, Vec3};
+use macroquad::prelude::*;
+
+use crate::alloc_count;
+use crate::render::{
+    draw_query_circle, draw_world, load_unit_mesh, pack_instances, save_screenshot, CameraInput,
+    OrbitCamera, UnitInstance, UnitRenderer,
+};
+use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
+use crate::sim::{Settings, Simulation};
+use crate::spatial::{Kernel, Query};
+use crate::ui::overlay::{CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
+use crate::ui::{Overlay, OverlayActions, ViewOptions};
+use keys::Action;
+use pointer::{PointerFrame, PointerRouter};
+use selection::Selection;
+use stats::{FpsMeter, FrameStats, PhaseSample, SelectedUnit};
+
+/// Start-up options of the window.
+#[derive(Clone, Debug, Default)]
+pub struct AppOptions {
+    /// Initial settings (from the command line).
+    pub settings: Settings,
+    /// Write a PNG of the screen after the last frame and exit.
+    pub screenshot: Option<PathBuf>,
+    /// Exit after this many frames (default 60 when `screenshot` is set, else run until closed).
+    pub frames: Option<u64>,
+    /// Unit (stable id) selected at start, as if clicked; the camera starts close to it and follows it.
+    pub select: Option<u32>,
+}
+
+/// Distance from a click to the farthest unit it may pick, world units.
+const PICK_RADIUS: f32 = 8.0;
+/// Background color.
+const BACKGROUND: Color = Color::new(0.07, 0.08, 0.1, 1.0);
+
+/// Runs the window until it is closed (or until `opts.frames`), returning the
+/// process exit code: 0, or 1 after printing a message when the mesh, the
+/// shaders or the screenshot fail.
+pub async fn run(opts: AppOptions) -> i32 {
+    let mut app = match App::new(opts) {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    loop {
+        if let Some(code) = app.frame() {
+            return code;
+        }
+        next_frame().await;
+    }
+}
+
+/// What the overlay claims in this frame.
+#[derive(Clone, Copy, Debug, Default)]
+struct UiClaims {
+    pointer: bool,
+    keyboard: bool,
+}
+
+/// Everything the window keeps between frames.
+struct App {
+    settings: Settings,
+    view: ViewOptions,
+    sim: Simulation,
+    world: f32,
+    renderer: UnitRenderer,
+    camera: OrbitCamera,
+    overlay: Overlay,
+    stats: FrameStats,
+    fps: FpsMeter,
+    selection: Selection,
+    pointer: PointerRouter,
+    notices: Vec<GuardNotice>,
+    naive_cost: NaiveCost,
+    budget: Budget,
+    respawn: bool,
+    instances: Vec<UnitInstance>,
+    pick_buf: Vec<u32>,
+    frame: u64,
+    last_frame: Option<u64>,
+    screenshot: Option<PathBuf>,
+}
+
+impl App {
+    fn new(opts: AppOptions) -> Result<Self, String> {
+        let mut settings = opts.settings;
+        settings.kernel = settings.kernel.or_scalar();
+        let mesh = load_unit_mesh().map_err(|e| format!("unit mesh: {e}"))?;
+        let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
+            .map_err(|e| format!("render pipeline: {e}"))?;
+        egui_macroquad::cfg(|ctx| ctx.set_pixels_per_point(screen_dpi_scale()));
+
+        let naive_cost = NaiveCost::measure(Kernel::available(), settings.seed, settings.workload);
+        let budget = Budget::default();
+        let notices = budget::settle(&mut settings, &naive_cost, &budget);
+        let sim = Simulation::new(&settings);
+        let mut selection = Selection::default();
+        let mut camera = OrbitCamera::looking_at_world(sim.world);
+        camera.frame_world_for_aspect(sim.world, aspect());
+        if let Some(id) = opts.select {
+            selection.select(id, true);
+            if let Some(i) = selection.resolve(&sim.units.id) {
+                camera.target = Vec3::new(sim.units.x[i], 0.0, sim.units.z[i]);
+                camera.distance = 8.0 * settings.radius;
+            }
+        }
+        let stats = FrameStats {
+            stream_bytes: renderer.vertex_stream_bytes(),
+            mesh_vertices: renderer.vertex_count(),
+            mesh_triangles: renderer.index_count() / 3,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            help: keys::help_rows(),
+            ..Default::default()
+        };
+        let mut app = App {
+            world: sim.world,
+            instances: Vec::with_capacity(settings.units),
+            settings,
+            view: ViewOptions::default(),
+            sim,
+            renderer,
+            camera,
+            overlay: Overlay::default(),
+            stats,
+            fps: FpsMeter::default(),
+            selection,
+            pointer: PointerRouter::default(),
+            notices: Vec::new(),
+            naive_cost,
+            budget,
+            respawn: false,
+            pick_buf: Vec::new(),
+            frame: 0,
+            last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
+            screenshot: opts.screenshot,
+        };
+        app.add_notices(notices);
+        app.update_limits();
+        Ok(app)
+    }
+
+    /// One frame; returns the exit code when the program should end.
+    fn frame(&mut self) -> Option<i32> {
+        self.frame += 1;
+        let before = self.settings.clone();
+        let (actions, claims) = self.overlay_pass();
+        self.input(claims);
+        self.overlay_actions(actions);
+        self.settle(&before);
+        self.step();
+        self.draw();
+        egui_macroquad::draw();
+        self.finish()
+    }
+
+    /// Runs the overlay on this frame's input (painted later, in
+    /// [`App::frame`], on top of the scene).
+    fn overlay_pass(&mut self) -> (OverlayActions, UiClaims) {
+        let mut actions = OverlayActions::default();
+        let mut claims = UiClaims::default();
+        egui_macroquad::ui(|ctx| {
+            actions = self
+                .overlay
+                .show(ctx, &mut self.settings, &mut self.view, &self.stats);
+            claims = UiClaims {
+                pointer: ctx.is_pointer_over_area() || ctx.wants_pointer_input(),
+                keyboard: ctx.wants_keyboard_input(),
+            };
+        });
+        (actions, claims)
+    }
+
+    /// Keys (unless a text field has focus) and the mouse (what the overlay
+    /// does not own): shortcuts, the camera, picking.
+    fn input(&mut self, claims: UiClaims) {
+        if !claims.keyboard {
+            for action in keys::pressed_actions(is_key_pressed) {
+                self.apply(action);
+            }
+        }
+        let button = |f: fn(MouseButton) -> bool| {
+            [
+                f(MouseButton::Left),
+                f(MouseButton::Right),
+                f(MouseButton::Middle),
+            ]
+        };
+        let frame = PointerFrame {
+            pos: Vec2::from(mouse_position()),
+            pressed: button(is_mouse_button_pressed),
+            released: button(is_mouse_button_released),
+            down: button(is_mouse_button_down),
+            wheel: mouse_wheel().1,
+        };
+        let scene = self.pointer.route(&frame, claims.pointer);
+        let held = |a: Action| (!claims.keyboard && keys::is_held(a, is_key_down)) as i32 as f32;
+        let input = CameraInput {
+            orbit_drag: scene.orbit_drag,
+            pan_drag: scene.pan_drag,
+            wheel: scene.wheel,
+            pan_keys: Vec2::new(
+                held(Action::PanRight) - held(Action::PanLeft),
+                held(Action::PanForward) - held(Action::PanBack),
+            ),
+            orbit_keys: held(Action::OrbitRight) - held(Action::OrbitLeft),
+            dt: get_frame_time(),
+        };
+        if input.pan_drag != Vec2::ZERO || input.pan_keys != Vec2::ZERO {
+            // Panning away from a followed unit means: stop following it.
+            self.selection.set_follow(false);
+        }
+        self.camera.apply_input(&input, screen_height());
+        if let Some(at) = scene.click {
+            let picked = self.pick(at);
+            self.selection.select_index(picked, &self.sim.units.id);
+        }
+    }
+
+    /// Carries out one key action.
+    fn apply(&mut self, action: Action) {
+        let s = &mut self.settings;
+        match action {
+            Action::Strategy(st) => s.strategy = st,
+            Action::NextKernel => {
+                let avail: Vec<Kernel> = Kernel::available().collect();
+                let i = avail.iter().position(|k| *k == s.kernel).unwrap_or(0);
+                s.kernel = avail[(i + 1) % avail.len()];
+            }
+            Action::NextThreads => s.threads = s.threads % self.stats.cores.max(1) + 1,
+            Action::TogglePause => s.paused = !s.paused,
+            Action::CellSmaller | Action::CellLarger => {
+                s.cell_follows_radius = false;
+                s.cell_size = if action == Action::CellSmaller {
+                    (s.cell_size / 1.25).max(self.stats.cell_min)
+                } else {
+                    (s.cell_size * 1.25).min(CELL_MAX.max(s.cell_size))
+                };
+            }
+            Action::RadiusSmaller => s.radius = (s.radius / 1.25).max(RADIUS_RANGE.0.min(s.radius)),
+            Action::RadiusLarger => {
+                let top = RADIUS_RANGE.1.max(s.radius).min(self.stats.radius_max);
+                s.radius = (s.radius * 1.25).min(top).max(s.radius);
+            }
+            Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
+            Action::Respawn => self.respawn = true,
+            Action::ResetCamera => self.frame_world(),
+            Action::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
+            Action::ToggleOverlay => self.view.show_overlay = !self.view.show_overlay,
+            Action::ToggleHelp => self.view.show_help = !self.view.show_help,
+            Action::Deselect => self.selection.clear(),
+            Action::PanForward
+            | Action::PanBack
+            | Action::PanLeft
+            | Action::PanRight
+            | Action::OrbitLeft
+            | Action::OrbitRight => {}
+        }
+    }
+
+    /// Carries out the overlay's requests.
+    fn overlay_actions(&mut self, a: OverlayActions) {
+        self.respawn |= a.respawn;
+        if a.reset_camera {
+            self.frame_world();
+        }
+        if a.deselect {
+            self.selection.clear();
+        }
+        if a.toggle_follow {
+            self.selection.set_follow(!self.selection.follows());
+        }
+        if let Some(k) = a.dismiss.filter(|&k| k < self.notices.len()) {
+            self.notices.remove(k);
+            self.stats.notices.remove(k);
+        }
+    }
+
+    /// After this frame's edits: the budget guards, respawning (which clears
+    /// the selection), and a restart of the timing means when the work changed.
+    fn settle(&mut self, before: &Settings) {
+        let notices = budget::settle(&mut self.settings, &self.naive_cost, &self.budget);
+        self.add_notices(notices);
+        let s = &self.settings;
+        let respawns =
+            (s.units, s.workload, s.seed) != (before.units, before.workload, before.seed);
+        if self.respawn {
+            self.sim.respawn(s);
+            self.respawn = false;
+            self.selection.clear();
+            self.stats.history.restart();
+        }
+        if respawns {
+            self.selection.clear();
+        }
+        if !s.same_work(before) {
+            self.stats.history.restart();
+            self.update_limits();
+        }
+    }
+
+    /// Keeps the newest notice of each kind, in arrival order.
+    fn add_notices(&mut self, notices: Vec<GuardNotice>) {
+        if notices.is_empty() {
+            return;
+        }
+        for n in notices {
+            self.notices.retain(|o| o.kind() != n.kind());
+            self.notices.push(n);
+        }
+        self.stats.notices = self.notices.iter().map(ToString::to_string).collect();
+    }
+
+    /// The limits the overlay's controls offer at the current settings.
+    fn update_limits(&mut self) {
+        let s = &self.settings;
+        self.stats.naive_limit =
+            self.naive_cost
+                .max_units(s.kernel, s.threads.max(1), self.budget.naive_frame_s);
+        self.stats.radius_max = budget::max_radius(s.units, &self.budget);
+        self.stats.cell_min = budget::min_cell_size(s.strategy, s.units, s.radius, &self.budget).0;
+    }
+
+    /// One simulation step; the camera follows the selected unit.
+    fn step(&mut self) {
+        let allocs = alloc_count::allocations();
+        let dt = get_frame_time().min(0.1);
+        self.stats.step = self.sim.step(dt, &self.settings);
+        self.stats.step_allocations = alloc_count::allocations() - allocs;
+        self.stats.units = self.sim.units.len();
+        self.stats.world = self.sim.world;
+        if self.sim.world != self.world {
+            self.world = self.sim.world;
+            self.frame_world();
+        }
+        if let (Some(i), true) = (
+            self.selection.resolve(&self.sim.units.id),
+            self.selection.follows(),
+        ) {
+            self.camera.target = Vec3::new(self.sim.units.x[i], 0.0, self.sim.units.z[i]);
+        }
+    }
+
+    /// The scene: ground, grid lines, the selected unit's query circle and
+    /// the instanced units.
+    fn draw(&mut self) {
+        clear_background(BACKGROUND);
+        set_camera(&self.camera.macroquad_camera(aspect()));
+        let grid = self.view.show_grid.then(|| {
+            self.stats
+                .step
+                .grid
+                .map_or(self.settings.cell_size, |g| g.cell)
+        });
+        draw_world(self.world, grid);
+        let selected = self.selection.index();
+        if let Some(i) = selected {
+            draw_query_circle(
+                self.sim.units.x[i],
+                self.sim.units.z[i],
+                self.settings.radius,
+            );
+        }
+        let t = Instant::now();
+        pack_instances(
+            &self.sim,
+            selected,
+            self.view.unit_scale,
+            &mut self.instances,
+        );
+        self.renderer
+            .draw(self.camera.view_proj(aspect()), &self.instances);
+        self.stats.render_s = t.elapsed().as_secs_f64();
+        set_default_camera();
+    }
+
+    /// Records the frame for the overlay, then writes the screenshot and ends
+    /// the program after the last frame.
+    fn finish(&mut self) -> Option<i32> {
+        let now = get_time();
+        self.fps.tick(now);
+        self.stats.fps = self.fps.fps();
+        self.stats
+            .history
+            .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
+        self.stats.means = self.stats.history.means();
+        self.stats.selected = self.selection.index().map(|i| SelectedUnit {
+            id: self.sim.units.id[i],
+            neighbors: self.sim.results().neighbors(i).len(),
+            enemies: self.sim.units.enemies[i],
+            follow: self.selection.follows(),
+        });
+        if self.last_frame.is_none_or(|n| self.frame < n) {
+            return None;
+        }
+        if let Some(path) = &self.screenshot {
+            if let Err(e) = save_screenshot(path) {
+                eprintln!("error: --screenshot: {e}");
+                return Some(1);
+            }
+            println!("wrote {} after {} frames", path.display(), self.frame);
+        }
+        Some(0)
+    }
+
+    /// The unit nearest to the ground point under `at` (pixels), within
+    /// [`PICK_RADIUS`], found with the simulation's own spatial index.
+    fn pick(&mut self, at: Vec2) -> Option<usize> {
+        let ndc = Vec2::new(
+            2.0 * at.x / screen_width() - 1.0,
+            1.0 - 2.0 * at.y / screen_height(),
+        );
+        let hit = self.camera.ground_point(aspect(), ndc)?;
+        self.pick_buf.clear();
+        self.sim.index().query(
+            self.sim.units.points(),
+            &Query::new(hit.x, hit.z, PICK_RADIUS),
+            self.settings.kernel,
+            &mut self.pick_buf,
+        );
+        let u = &self.sim.units;
+        let d = |k: usize| (u.x[k] - hit.x).powi(2) + (u.z[k] - hit.z).powi(2);
+        self.pick_buf
+            .iter()
+            .map(|&j| j as usize)
+            .min_by(|&i, &j| d(i).total_cmp(&d(j)))
+    }
+
+    /// Frames the whole world and stops following the selected unit.
+    fn frame_world(&mut self) {
+        self.camera = OrbitCamera::looking_at_world(self.world);
+        self.camera.frame_world_for_aspect(self.world, aspect());
+        self.selection.set_follow(false);
+    }
+}
+
+/// Width / height of the window.
+fn aspect() -> f32 {
+    screen_width() / screen_height().max(1.0)
+}

@@ -1,0 +1,629 @@
+//! Budget guards: pure functions of the [`Settings`] that keep every frame
+//! interactive and its memory bounded, and the one naive-cost model that the
+//! window and `bench` share.
+//!
+//! Three budgets, each with the function that turns it into a limit on a
+//! setting (so a slider can offer only values that are used as given) and one
+//! entry point, [`settle`], that applies them all after the user changed
+//! something and says what it changed ([`GuardNotice`]):
+//!
+//! | budget | limits | function |
+//! |---|---|---|
+//! | [`NAIVE_FRAME_BUDGET_S`] | units for the naive scan | [`NaiveCost::max_units`] |
+//! | [`PAIR_BUDGET`] | the query radius | [`max_radius`] |
+//! | [`MAX_CELLS`] and [`CELL_VISIT_BUDGET`] | the smallest cell size | [`min_cell_size`] |
+//!
+//! Every estimate assumes the units spread uniformly over the world the engine
+//! gives their count ([`world_size`] with the standard radius), which is what
+//! separation steering tends to; clustered crowds find more pairs.
+
+use std::fmt;
+
+use super::{world_size, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS};
+use crate::format::thousands;
+use crate::spatial::{min_cell_for_extent, Kernel, Strategy, MAX_CELLS};
+
+/// Longest the naive scan may take per frame, seconds; above it the window
+/// switches to Grid and says so.
+pub const NAIVE_FRAME_BUDGET_S: f64 = 1.0;
+/// Most neighbor pairs per frame (expected for a uniform world): keeps the
+/// result lists under about 160 MB (4 bytes per pair) and the frame interactive.
+pub const PAIR_BUDGET: f64 = 40e6;
+/// Most cell visits per frame (expected): a visit is one kernel call over one
+/// cell (Grid) or one row of cells (SortedGrid). Bounds the cost of a tiny cell
+/// with a large radius, where a query's block holds thousands of cells: a
+/// visit costs 2 to 15 ns on the development machine (more when the cells
+/// hold units), so about 0.1 s per frame at this budget.
+pub const CELL_VISIT_BUDGET: f64 = 20e6;
+
+/// The limits [`settle`] enforces.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    /// Seconds per frame allowed for the naive scan.
+    pub naive_frame_s: f64,
+    /// Neighbor pairs per frame allowed (expected, uniform world).
+    pub pairs: f64,
+    /// Cell visits per frame allowed (expected, uniform world).
+    pub cell_visits: f64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            naive_frame_s: NAIVE_FRAME_BUDGET_S,
+            pairs: PAIR_BUDGET,
+            cell_visits: CELL_VISIT_BUDGET,
+        }
+    }
+}
+
+/// The world edge (world units) the engine gives `units` units: [`world_size`]
+/// at the standard radius, as [`Simulation`] spawns them.
+pub fn world_for(units: usize) -> f32 {
+    world_size(units, STANDARD_RADIUS)
+}
+
+/// Expected neighbor pairs per frame, counted as the per-unit pass counts them
+/// (each unit lists its neighbors, so a pair counts twice), for `units` units
+/// spread uniformly over [`world_for`]`(units)`: `N (N - 1) min(pi r^2, L^2) / L^2`.
+/// Borders make the true figure a little lower. Returns 0 for fewer than two
+/// units and for a radius that is not positive (NaN included).
+pub fn expected_pairs(units: usize, radius: f32) -> f64 {
+    if units < 2 || radius.is_nan() || radius <= 0.0 {
+        return 0.0;
+    }
+    let n = units as f64;
+    let area = (world_for(units) as f64).powi(2);
+    let disk = std::f64::consts::PI * (radius as f64).powi(2);
+    n * (n - 1.0) * disk.min(area) / area
+}
+
+/// The largest radius (world units) whose [`expected_pairs`] at `units` stay
+/// within `budget.pairs`; infinity when no radius can exceed it (every unit a
+/// neighbor of every other is still within the budget).
+pub fn max_radius(units: usize, budget: &Budget) -> f32 {
+    let n = units as f64;
+    if n * (n - 1.0) <= budget.pairs {
+        return f32::INFINITY;
+    }
+    let area = (world_for(units) as f64).powi(2);
+    (budget.pairs * area / (n * (n - 1.0) * std::f64::consts::PI)).sqrt() as f32
+}
+
+/// Expected cell visits per frame of `strategy`'s per-unit pass: per query,
+/// `k = min(2r / cell + 1, L / cell + 1)` cells per axis of the searched block,
+/// and `k^2` visits for Grid (one kernel call per cell), `k` for SortedGrid
+/// (one per row), none for Naive; times `units`.
+pub fn expected_cell_visits(strategy: Strategy, units: usize, radius: f32, cell: f32) -> f64 {
+    if !(cell > 0.0 && radius >= 0.0) {
+        return 0.0;
+    }
+    let world = world_for(units) as f64;
+    let (r, c) = (radius as f64, cell as f64);
+    let k = (2.0 * r / c + 1.0).min(world / c + 1.0);
+    let per_query = match strategy {
+        Strategy::Naive => 0.0,
+        Strategy::Grid => k * k,
+        Strategy::SortedGrid => k,
+    };
+    units as f64 * per_query
+}
+
+/// Why [`min_cell_size`] is what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellLimit {
+    /// The grid's cell cap ([`MAX_CELLS`]) over the world.
+    Cells,
+    /// The cell-visit budget at this radius and strategy.
+    Visits,
+}
+
+/// The smallest cell edge (world units) the window offers for `strategy` at
+/// `units` units and `radius`, and which budget sets it: the larger of
+/// [`min_cell_for_extent`] of the world (so the grid never silently enlarges
+/// the cell) and the cell at which [`expected_cell_visits`] reaches
+/// `budget.cell_visits` (`2r / (sqrt(V / N) - 1)` for Grid, `2r / (V / N - 1)`
+/// for SortedGrid; no limit for Naive).
+pub fn min_cell_size(
+    strategy: Strategy,
+    units: usize,
+    radius: f32,
+    budget: &Budget,
+) -> (f32, CellLimit) {
+    let world = world_for(units);
+    let cap = min_cell_for_extent(world);
+    let per_query = budget.cell_visits / units.max(1) as f64;
+    let axis = match strategy {
+        Strategy::Naive => return (cap, CellLimit::Cells),
+        Strategy::Grid => per_query.sqrt(),
+        Strategy::SortedGrid => per_query,
+    };
+    let visits = if axis > 1.0 {
+        (2.0 * radius.max(0.0) as f64 / (axis - 1.0)) as f32
+    } else {
+        world
+    };
+    if visits > cap {
+        (visits, CellLimit::Visits)
+    } else {
+        (cap, CellLimit::Cells)
+    }
+}
+
+/// Measured cost of the naive scan per kernel: seconds per pair test on this
+/// machine, the model behind every naive frame-time estimate (`N^2 * t /
+/// threads`) in the window and in `bench`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NaiveCost {
+    per_pair: Vec<(Kernel, f64)>,
+}
+
+/// Units of the world [`NaiveCost`] measures on.
+pub const NAIVE_SAMPLE_UNITS: usize = 2_000;
+
+impl NaiveCost {
+    /// Measures every kernel of `kernels` that this CPU runs (about 10 ms
+    /// each): naive frames of [`NAIVE_SAMPLE_UNITS`] units of `workload` from
+    /// `seed`, steering off; the median query time of three frames after one
+    /// warm-up, divided by `N^2`.
+    pub fn measure(
+        kernels: impl IntoIterator<Item = Kernel>,
+        seed: u64,
+        workload: Workload,
+    ) -> Self {
+        let mut cost = NaiveCost::default();
+        for k in kernels {
+            cost.get_or_measure(k, seed, workload);
+        }
+        cost
+    }
+
+    /// A model with known costs (seconds per pair test), e.g. for tests.
+    pub fn from_seconds_per_pair(per_pair: &[(Kernel, f64)]) -> Self {
+        NaiveCost {
+            per_pair: per_pair.to_vec(),
+        }
+    }
+
+    /// Seconds per pair test of `kernel`, if measured.
+    pub fn seconds_per_pair(&self, kernel: Kernel) -> Option<f64> {
+        self.per_pair
+            .iter()
+            .find(|(k, _)| *k == kernel)
+            .map(|&(_, t)| t)
+    }
+
+    /// Seconds per pair test of `kernel`, measured now if it was not yet (see
+    /// [`NaiveCost::measure`]). An unavailable kernel is measured as Scalar.
+    pub fn get_or_measure(&mut self, kernel: Kernel, seed: u64, workload: Workload) -> f64 {
+        if let Some(t) = self.seconds_per_pair(kernel) {
+            return t;
+        }
+        let t = measure_seconds_per_pair(kernel.or_scalar(), seed, workload);
+        self.per_pair.push((kernel, t));
+        t
+    }
+
+    /// Estimated seconds of one naive frame's queries: `t * N^2 / threads`;
+    /// `None` when `kernel` was not measured.
+    pub fn frame_seconds(&self, kernel: Kernel, units: usize, threads: usize) -> Option<f64> {
+        let t = self.seconds_per_pair(kernel)?;
+        Some(t * (units as f64).powi(2) / threads.max(1) as f64)
+    }
+
+    /// The most units whose naive frame stays within `budget_s` seconds:
+    /// `floor(sqrt(budget_s * threads / t))`; `None` when `kernel` was not measured.
+    pub fn max_units(&self, kernel: Kernel, threads: usize, budget_s: f64) -> Option<usize> {
+        let t = self.seconds_per_pair(kernel)?;
+        Some((budget_s * threads.max(1) as f64 / t).sqrt() as usize)
+    }
+}
+
+fn measure_seconds_per_pair(kernel: Kernel, seed: u64, workload: Workload) -> f64 {
+    let s = Settings {
+        units: NAIVE_SAMPLE_UNITS,
+        strategy: Strategy::Naive,
+        kernel,
+        seed,
+        workload,
+        speed: 1.0,
+        separation: 0.0,
+        reorder: Reorder::Off,
+        threads: 1,
+        ..Settings::default()
+    };
+    let mut sim = Simulation::new(&s);
+    sim.step(1.0 / 60.0, &s);
+    let mut t: Vec<f64> = (0..3).map(|_| sim.step(1.0 / 60.0, &s).query_s).collect();
+    t.sort_by(f64::total_cmp);
+    (t[1] / (NAIVE_SAMPLE_UNITS as f64).powi(2)).max(1e-12)
+}
+
+/// A change [`settle`] made to the settings, and why. `Display` gives the
+/// message the window shows until it is dismissed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GuardNotice {
+    /// The radius was lowered to keep the expected pairs within the budget.
+    RadiusLowered {
+        /// Radius asked for, world units.
+        from: f32,
+        /// Radius used, world units.
+        to: f32,
+        /// Unit count the estimate is for.
+        units: usize,
+        /// World edge at that count, world units.
+        world: f32,
+        /// Expected pairs per frame at `from`.
+        pairs: f64,
+        /// The pair budget.
+        budget: f64,
+    },
+    /// The cell size was raised to the smallest the budgets allow.
+    CellRaised {
+        /// Cell size asked for, world units.
+        from: f32,
+        /// Cell size used, world units.
+        to: f32,
+        /// Which budget set the minimum.
+        limit: CellLimit,
+        /// Strategy the minimum is for.
+        strategy: Strategy,
+        /// Unit count the minimum is for.
+        units: usize,
+        /// World edge at that count, world units.
+        world: f32,
+    },
+    /// The naive scan was refused and the strategy switched to Grid.
+    NaiveRefused {
+        /// Unit count.
+        units: usize,
+        /// Kernel the estimate is for.
+        kernel: Kernel,
+        /// Threads the estimate is for.
+        threads: usize,
+        /// Estimated seconds per frame.
+        estimate_s: f64,
+        /// Most units within the budget.
+        limit: usize,
+        /// The budget, seconds per frame.
+        budget_s: f64,
+    },
+}
+
+impl GuardNotice {
+    /// Which setting the notice is about: a newer notice of the same kind
+    /// replaces an older one.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GuardNotice::RadiusLowered { .. } => "radius",
+            GuardNotice::CellRaised { .. } => "cell size",
+            GuardNotice::NaiveRefused { .. } => "strategy",
+        }
+    }
+}
+
+impl fmt::Display for GuardNotice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            GuardNotice::RadiusLowered {
+                from,
+                to,
+                units,
+                world,
+                pairs,
+                budget,
+            } => write!(
+                f,
+                "Radius {from:.2} would find about {:.0} million neighbor pairs per frame at {} units (world {world:.0} x {world:.0}); lowered to {to:.2} (budget {:.0} million).",
+                pairs / 1e6,
+                thousands(units as u64),
+                budget / 1e6
+            ),
+            GuardNotice::CellRaised {
+                from,
+                to,
+                limit: CellLimit::Cells,
+                units,
+                world,
+                ..
+            } => write!(
+                f,
+                "Cell size {from:.2} is below the smallest a grid of at most {} cells allows over the {world:.0}-unit world of {} units; raised to {to:.2}.",
+                thousands(MAX_CELLS as u64),
+                thousands(units as u64)
+            ),
+            GuardNotice::CellRaised {
+                from,
+                to,
+                limit: CellLimit::Visits,
+                strategy,
+                units,
+                ..
+            } => write!(
+                f,
+                "Cell size {from:.2} would make {strategy} visit more than {:.0} million cells per frame at {} units with this radius; raised to {to:.2}.",
+                CELL_VISIT_BUDGET / 1e6,
+                thousands(units as u64)
+            ),
+            GuardNotice::NaiveRefused {
+                units,
+                kernel,
+                threads,
+                estimate_s,
+                limit,
+                budget_s,
+            } => write!(
+                f,
+                "Naive refused: {} units would take about {estimate_s:.1} s per frame with {} on {threads} thread(s) (limit about {} units for {budget_s:.1} s). Switched to Grid.",
+                thousands(units as u64),
+                kernel.name(),
+                thousands(limit as u64)
+            ),
+        }
+    }
+}
+
+/// Brings `s` within `budget` after the user changed it, and returns what it
+/// changed (empty when nothing needed changing; allocates only then). In order:
+///
+/// 1. the radius is lowered to [`max_radius`] at the unit count `s` asks for
+///    (so at the world that count will have, not the current one);
+/// 2. the cell size follows the radius when `s.cell_follows_radius`;
+/// 3. Naive is replaced by Grid when `cost` says a frame would exceed
+///    `budget.naive_frame_s` (kernels `cost` has not measured are allowed);
+/// 4. the cell size is raised to [`min_cell_size`] for the resulting strategy.
+///
+/// Idempotent: a second call with the same arguments changes nothing.
+pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardNotice> {
+    let mut notices = Vec::new();
+    let world = world_for(s.units);
+    let r_max = max_radius(s.units, budget);
+    if s.radius > r_max {
+        notices.push(GuardNotice::RadiusLowered {
+            from: s.radius,
+            to: r_max,
+            units: s.units,
+            world,
+            pairs: expected_pairs(s.units, s.radius),
+            budget: budget.pairs,
+        });
+        s.radius = r_max;
+    }
+    if s.cell_follows_radius {
+        s.cell_size = s.radius;
+    }
+    if s.strategy == Strategy::Naive {
+        let threads = s.threads.max(1);
+        if let (Some(limit), Some(estimate_s)) = (
+            cost.max_units(s.kernel, threads, budget.naive_frame_s),
+            cost.frame_seconds(s.kernel, s.units, threads),
+        ) {
+            if s.units > limit {
+                notices.push(GuardNotice::NaiveRefused {
+                    units: s.units,
+                    kernel: s.kernel,
+                    threads,
+                    estimate_s,
+                    limit,
+                    budget_s: budget.naive_frame_s,
+                });
+                s.strategy = Strategy::Grid;
+            }
+        }
+    }
+    let (c_min, limit) = min_cell_size(s.strategy, s.units, s.radius, budget);
+    // NaN compares false, so it is raised too.
+    if s.cell_size.partial_cmp(&c_min) != Some(std::cmp::Ordering::Greater) && s.cell_size != c_min
+    {
+        notices.push(GuardNotice::CellRaised {
+            from: s.cell_size,
+            to: c_min,
+            limit,
+            strategy: s.strategy,
+            units: s.units,
+            world,
+        });
+        s.cell_size = c_min;
+    }
+    notices
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cost() -> NaiveCost {
+        // 1 ns per pair: 10,000 units take 0.1 s, the 1 s limit is 31,622 units.
+        NaiveCost::from_seconds_per_pair(&[(Kernel::Scalar, 1e-9)])
+    }
+
+    fn settings(units: usize, radius: f32) -> Settings {
+        Settings {
+            units,
+            radius,
+            cell_size: radius,
+            kernel: Kernel::Scalar,
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn pairs_use_the_world_of_the_new_unit_count() {
+        // The reported fault: 10,000 -> 200,000 units at r = 10 was estimated
+        // on the old 443-unit world (64 million pairs); on the new
+        // 1,982-unit world it is about 3.2 million (16 per unit).
+        let pairs = expected_pairs(200_000, 10.0);
+        assert!((pairs / 200_000.0 - 16.0).abs() < 0.01, "{pairs}");
+        assert!((world_for(200_000) - 1981.7).abs() < 1.0);
+        let mut s = settings(200_000, 10.0);
+        let notices = settle(&mut s, &cost(), &Budget::default());
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(s.radius, 10.0);
+    }
+
+    #[test]
+    fn radius_guard_lowers_to_the_budget_and_the_cell_follows() {
+        let b = Budget::default();
+        let mut s = settings(200_000, 60.0);
+        let notices = settle(&mut s, &cost(), &b);
+        let r_max = max_radius(200_000, &b);
+        assert_eq!(s.radius, r_max);
+        assert!((expected_pairs(200_000, r_max) - b.pairs).abs() / b.pairs < 1e-4);
+        // 16 pairs per unit at r = 10, so 200 per unit is r = 10 * sqrt(200 / 16).
+        assert!((r_max - 35.355).abs() < 0.01, "{r_max}");
+        assert_eq!(
+            s.cell_size, r_max,
+            "cell size = r keeps following the radius"
+        );
+        assert_eq!(notices.len(), 1);
+        let msg = notices[0].to_string();
+        assert!(msg.contains("60.00") && msg.contains("35.36"), "{msg}");
+        assert!(msg.contains("200,000") && msg.contains("1982"), "{msg}");
+        // Settled settings stay put.
+        assert!(settle(&mut s, &cost(), &b).is_empty());
+    }
+
+    #[test]
+    fn radius_guard_leaves_the_cell_when_it_does_not_follow() {
+        let mut s = Settings {
+            cell_follows_radius: false,
+            cell_size: 25.0,
+            ..settings(200_000, 60.0)
+        };
+        settle(&mut s, &cost(), &Budget::default());
+        assert!(s.radius < 36.0);
+        assert_eq!(s.cell_size, 25.0);
+    }
+
+    #[test]
+    fn small_worlds_never_need_a_lower_radius() {
+        // 100 units: 9,900 ordered pairs even if all are neighbors.
+        assert_eq!(max_radius(100, &Budget::default()), f32::INFINITY);
+        let mut s = settings(100, 1e6);
+        assert!(settle(&mut s, &cost(), &Budget::default()).is_empty());
+    }
+
+    #[test]
+    fn naive_guard_uses_the_shared_cost_model() {
+        let c = cost();
+        assert_eq!(c.max_units(Kernel::Scalar, 1, 1.0), Some(31_622));
+        assert_eq!(c.max_units(Kernel::Scalar, 4, 1.0), Some(63_245));
+        assert!((c.frame_seconds(Kernel::Scalar, 10_000, 1).unwrap() - 0.1).abs() < 1e-12);
+        assert_eq!(c.frame_seconds(Kernel::Avx2, 10_000, 1), None);
+
+        let mut ok = Settings {
+            strategy: Strategy::Naive,
+            ..settings(31_000, 10.0)
+        };
+        assert!(settle(&mut ok, &c, &Budget::default()).is_empty());
+        assert_eq!(ok.strategy, Strategy::Naive);
+
+        let mut slow = Settings {
+            strategy: Strategy::Naive,
+            ..settings(40_000, 10.0)
+        };
+        let notices = settle(&mut slow, &c, &Budget::default());
+        assert_eq!(slow.strategy, Strategy::Grid);
+        assert_eq!(notices.len(), 1);
+        let msg = notices[0].to_string();
+        assert!(
+            msg.contains("40,000") && msg.contains("1.6 s") && msg.contains("31,622"),
+            "{msg}"
+        );
+        // More threads raise the limit.
+        let mut two = Settings {
+            strategy: Strategy::Naive,
+            threads: 2,
+            ..settings(40_000, 10.0)
+        };
+        assert!(settle(&mut two, &c, &Budget::default()).is_empty());
+    }
+
+    #[test]
+    fn cell_minimum_is_the_cap_over_the_world_for_standard_settings() {
+        let b = Budget::default();
+        for units in [1, 1_000, 10_000, 200_000, 1_000_000] {
+            let cap = min_cell_for_extent(world_for(units));
+            for st in [Strategy::Naive, Strategy::SortedGrid] {
+                assert_eq!(
+                    min_cell_size(st, units, 10.0, &b),
+                    (cap, CellLimit::Cells),
+                    "{st} {units}"
+                );
+            }
+            // Grid calls the kernel per cell: the visit budget may set its
+            // minimum a little above the cap's, 2r / (sqrt(V / N) - 1).
+            let (c, limit) = min_cell_size(Strategy::Grid, units, 10.0, &b);
+            let visits = (20.0 / ((b.cell_visits / units as f64).sqrt() - 1.0)) as f32;
+            assert_eq!(c, cap.max(visits), "{units}: {limit:?}");
+            assert_eq!(limit == CellLimit::Cells, cap >= visits);
+            assert!(c < 10.0, "{units}: {c}");
+        }
+        // 10,000 units: the slider starts at about 0.43 for SortedGrid and
+        // 0.46 for Grid (it started at 0.5 and silently became 4.0 under the
+        // old cap of 4 cells per unit).
+        let (c, _) = min_cell_size(Strategy::SortedGrid, 10_000, 10.0, &b);
+        assert!((c - 0.4335).abs() < 1e-3, "{c}");
+        let (c, _) = min_cell_size(Strategy::Grid, 10_000, 10.0, &b);
+        assert!((c - 0.4574).abs() < 1e-3, "{c}");
+    }
+
+    #[test]
+    fn cell_minimum_bounds_the_visits_of_a_large_radius() {
+        let b = Budget::default();
+        let (c, limit) = min_cell_size(Strategy::Grid, 10_000, 100.0, &b);
+        assert_eq!(limit, CellLimit::Visits);
+        let visits = expected_cell_visits(Strategy::Grid, 10_000, 100.0, c);
+        assert!(
+            (visits - b.cell_visits).abs() / b.cell_visits < 1e-3,
+            "{visits}"
+        );
+        // SortedGrid visits rows, not cells: its minimum is the cap.
+        let (c2, limit2) = min_cell_size(Strategy::SortedGrid, 10_000, 100.0, &b);
+        assert_eq!(limit2, CellLimit::Cells);
+        assert!(c2 < c);
+
+        let mut s = Settings {
+            cell_follows_radius: false,
+            cell_size: 0.5,
+            strategy: Strategy::Grid,
+            ..settings(10_000, 100.0)
+        };
+        let notices = settle(&mut s, &cost(), &b);
+        assert_eq!(s.cell_size, c);
+        assert!(matches!(
+            notices[..],
+            [GuardNotice::CellRaised {
+                limit: CellLimit::Visits,
+                ..
+            }]
+        ));
+        assert!(notices[0].to_string().contains("raised to"));
+    }
+
+    #[test]
+    fn more_units_raise_a_small_cell_with_a_notice() {
+        let b = Budget::default();
+        let mut s = Settings {
+            cell_follows_radius: false,
+            cell_size: 0.5,
+            strategy: Strategy::SortedGrid,
+            ..settings(10_000, 10.0)
+        };
+        assert!(
+            settle(&mut s, &cost(), &b).is_empty(),
+            "0.5 is allowed at 10,000"
+        );
+        s.units = 200_000;
+        let notices = settle(&mut s, &cost(), &b);
+        let c_min = min_cell_for_extent(world_for(200_000));
+        assert_eq!(s.cell_size, c_min);
+        assert!((c_min - 1.94).abs() < 0.01, "{c_min}");
+        assert_eq!(notices.len(), 1);
+        assert_eq!(notices[0].kind(), "cell size");
+        // NaN never slips through.
+        s.cell_size = f32::NAN;
+        settle(&mut s, &cost(), &b);
+        assert_eq!(s.cell_size, c_min);
+    }
+}
