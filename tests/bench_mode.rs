@@ -56,3 +56,27 @@ fn markdown_lists_each_measured_row() {
     let md = to_markdown(&rows);
     assert!(md.contains("| 3000 | cells | naive | scalar | 1 |"), "{md}");
 }
+
+/// The progress lines on stderr name the unit order, so rows that differ
+/// only in it (`--reorder off,cells`) no longer look like duplicates.
+#[test]
+fn progress_lines_tell_every_row_apart() {
+    let cfg = BenchConfig {
+        units: vec![1_500],
+        frames: 1,
+        warmup: 0,
+        strategies: vec![Strategy::Grid],
+        kernels: vec![Kernel::Scalar],
+        reorders: vec![Reorder::Off, Reorder::Cells],
+        threads: vec![1, 2],
+        ..BenchConfig::default()
+    };
+    let mut lines = Vec::new();
+    let rows = spatial_query_lab::bench::run(&cfg, |r| lines.push(r.progress_line()));
+    assert_eq!(rows.len(), 4);
+    let heads: std::collections::HashSet<&str> =
+        lines.iter().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(heads.len(), 4, "{lines:#?}");
+    assert!(lines[0].contains("1,500 units, order off, grid scalar x1"), "{}", lines[0]);
+    assert!(lines.iter().any(|l| l.contains("order cells")), "{lines:#?}");
+}
