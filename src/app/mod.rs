@@ -33,7 +33,7 @@ use macroquad::prelude::*;
 use crate::alloc_count;
 use crate::render::{
     draw_query_circle, draw_world, load_unit_mesh, pack_instances, save_screenshot, CameraInput,
-    OrbitCamera, UnitInstance, UnitRenderer,
+    EguiHost, OrbitCamera, UnitInstance, UnitRenderer,
 };
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::{Settings, Simulation};
@@ -96,6 +96,7 @@ struct App {
     sim: Simulation,
     world: f32,
     renderer: UnitRenderer,
+    egui: EguiHost,
     camera: OrbitCamera,
     overlay: Overlay,
     stats: FrameStats,
@@ -120,7 +121,8 @@ impl App {
         let mesh = load_unit_mesh().map_err(|e| format!("unit mesh: {e}"))?;
         let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
             .map_err(|e| format!("render pipeline: {e}"))?;
-        egui_macroquad::cfg(|ctx| ctx.set_pixels_per_point(screen_dpi_scale()));
+        let egui = EguiHost::new();
+        egui.ctx().set_pixels_per_point(screen_dpi_scale());
 
         let naive_cost = NaiveCost::measure(Kernel::available(), settings.seed, settings.workload);
         let budget = Budget::default();
@@ -151,6 +153,7 @@ impl App {
             view: ViewOptions::default(),
             sim,
             renderer,
+            egui,
             camera,
             overlay: Overlay::default(),
             stats,
@@ -181,7 +184,7 @@ impl App {
         self.settle(&before);
         self.step();
         self.draw();
-        egui_macroquad::draw();
+        self.egui.draw();
         self.finish()
     }
 
@@ -190,7 +193,7 @@ impl App {
     fn overlay_pass(&mut self) -> (OverlayActions, UiClaims) {
         let mut actions = OverlayActions::default();
         let mut claims = UiClaims::default();
-        egui_macroquad::ui(|ctx| {
+        self.egui.run(|ctx| {
             actions = self
                 .overlay
                 .show(ctx, &mut self.settings, &mut self.view, &self.stats);

@@ -7,6 +7,8 @@
 //! - [`pipeline`]: [`UnitRenderer`], the raw miniquad pipeline with split
 //!   streams (positions 8 B, normals 4 B per vertex; [`UnitInstance`] 20 B per
 //!   instance) and the GLSL `#version 100` shaders in `shaders/`.
+//! - [`egui_host`]: egui in the window, fed so that no drag is lost at low
+//!   frame rates.
 //! - [`camera`]: [`OrbitCamera`], one view for macroquad's lines and our units.
 //! - [`world`]: the ground plane, border and grid.
 //! - [`units`]: instances from the simulation (team colors, the selected
@@ -20,6 +22,7 @@
 //! Only this module, `ui`, `app` and the binary touch the window.
 
 pub mod camera;
+pub mod egui_host;
 pub mod mesh;
 pub mod pipeline;
 pub mod screenshot;
@@ -27,6 +30,7 @@ pub mod units;
 pub mod world;
 
 pub use camera::{CameraInput, OrbitCamera};
+pub use egui_host::EguiHost;
 pub use mesh::{load_obj_mesh, load_unit_mesh};
 pub use pipeline::{UnitInstance, UnitRenderer};
 pub use screenshot::save_screenshot;

@@ -198,6 +198,8 @@ impl Overlay {
                         .show_value(false),
                 )
                 .on_hover_text(tip);
+            let shown = v as f64;
+            slider.widget_info(|| egui::WidgetInfo::slider(true, shown, "units"));
             let number = ui
                 .add(
                     egui::DragValue::new(&mut v)

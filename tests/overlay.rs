@@ -1,0 +1,266 @@
+//! The overlay driven headless through egui (egui_kittest): clicks and drags
+//! as a user makes them, in one slow frame or over several, and what the
+//! overlay claims of the pointer in each frame (which the frame loop uses to
+//! keep clicks away from picking and the camera).
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{Node, Queryable};
+use egui_kittest::Harness;
+use egui_macroquad::egui;
+
+use spatial_query_lab::app::stats::FrameStats;
+use spatial_query_lab::render::egui_host::deliverable;
+use spatial_query_lab::sim::Settings;
+use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
+
+/// The overlay and everything it reads and writes.
+struct State {
+    overlay: Overlay,
+    settings: Settings,
+    view: ViewOptions,
+    stats: FrameStats,
+    actions: Vec<OverlayActions>,
+    /// What the frame loop asks egui after each pass.
+    claims_pointer: bool,
+}
+
+fn harness(stats: FrameStats) -> Harness<'static, State> {
+    let state = State {
+        overlay: Overlay::default(),
+        settings: Settings::default(),
+        view: ViewOptions::default(),
+        stats,
+        actions: Vec::new(),
+        claims_pointer: false,
+    };
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_state(
+            |ctx, s: &mut State| {
+                let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
+                s.actions.push(a);
+                s.claims_pointer = ctx.is_pointer_over_area() || ctx.wants_pointer_input();
+            },
+            state,
+        )
+}
+
+fn stats() -> FrameStats {
+    FrameStats {
+        cores: 2,
+        radius_max: 35.0,
+        cell_min: 0.45,
+        ..Default::default()
+    }
+}
+
+fn bounds(node: &Node<'_>) -> egui::Rect {
+    let r = node.raw_bounds().expect("widget has bounds");
+    egui::Rect::from_min_max(
+        egui::pos2(r.x0 as f32, r.y0 as f32),
+        egui::pos2(r.x1 as f32, r.y1 as f32),
+    )
+}
+
+fn slider(h: &Harness<'_, State>, label: &str) -> egui::Rect {
+    let node = h
+        .get_all_by_role(Role::Slider)
+        .find(|n| n.label().as_deref() == Some(label))
+        .unwrap_or_else(|| panic!("no slider labeled {label}"));
+    bounds(&node)
+}
+
+fn button(pos: egui::Pos2, pressed: bool) -> egui::Event {
+    egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    }
+}
+
+/// Queues `events` and runs exactly one pass over all of them.
+fn frame(h: &mut Harness<'_, State>, events: Vec<egui::Event>) {
+    h.input_mut().events.extend(events);
+    h.step();
+}
+
+#[test]
+fn a_click_on_a_button_is_claimed_in_every_frame_of_the_click() {
+    // The reported fault: clicking "= r" also selected a unit behind the panel.
+    let mut h = harness(stats());
+    let at = bounds(&h.get_by_label("= r")).center();
+    assert!(h.state().settings.cell_follows_radius);
+    for (events, what) in [
+        (vec![egui::Event::PointerMoved(at)], "hover"),
+        (vec![button(at, true)], "press"),
+        (vec![button(at, false)], "release"),
+    ] {
+        frame(&mut h, events);
+        assert!(h.state().claims_pointer, "{what} over \"= r\" must be the overlay's");
+    }
+    assert!(!h.state().settings.cell_follows_radius, "the click toggled \"= r\"");
+    // Away from the panel, the pointer is the scene's.
+    frame(&mut h, vec![egui::Event::PointerMoved(egui::pos2(900.0, 400.0))]);
+    assert!(!h.state().claims_pointer);
+}
+
+/// The whole drag of a slow frame: move to the slider, press, drag past its
+/// right end, release.
+fn whole_drag(h: &Harness<'_, State>) -> Vec<egui::Event> {
+    let r = slider(h, "units");
+    let (from, to) = (r.center(), egui::pos2(r.right() + 200.0, r.center().y));
+    vec![
+        egui::Event::PointerMoved(from),
+        button(from, true),
+        egui::Event::PointerMoved(egui::pos2(from.x + 10.0, from.y)),
+        egui::Event::PointerMoved(to),
+        button(to, false),
+    ]
+}
+
+fn edge(e: &egui::Event) -> Option<(egui::PointerButton, bool)> {
+    match e {
+        egui::Event::PointerButton {
+            button, pressed, ..
+        } => Some((*button, *pressed)),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_drag_inside_one_slow_frame_is_not_lost() {
+    // At 1 FPS a whole drag can arrive between two frames. Handed to egui in
+    // one pass it is neither a click nor a drag: the value does not move (the
+    // reported fault).
+    let mut h = harness(stats());
+    let events = whole_drag(&h);
+    frame(&mut h, events);
+    h.run();
+    assert_eq!(h.state().settings.units, 10_000, "egui alone loses it");
+
+    // The window's egui host never hands a release to egui in the same pass
+    // as its press: the drag arrives.
+    let mut h = harness(stats());
+    let mut events = whole_drag(&h);
+    let mut passes = 0;
+    while !events.is_empty() {
+        let n = deliverable(events.iter(), |e| edge(e));
+        frame(&mut h, events.drain(..n).collect());
+        passes += 1;
+    }
+    assert_eq!(passes, 2);
+    assert_eq!(h.state().settings.units, 200_000, "dragged to the right end");
+}
+
+#[test]
+fn a_unit_drag_over_several_frames_applies_once_on_release() {
+    let mut h = harness(stats());
+    let r = slider(&h, "units");
+    let y = r.center().y;
+    frame(&mut h, vec![egui::Event::PointerMoved(egui::pos2(r.center().x, y))]);
+    frame(&mut h, vec![button(egui::pos2(r.center().x, y), true)]);
+    for x in [r.center().x + 20.0, r.right() - 5.0, r.right() + 50.0] {
+        frame(&mut h, vec![egui::Event::PointerMoved(egui::pos2(x, y))]);
+        assert!(h.state().claims_pointer, "the drag stays the overlay's off the panel");
+        assert_eq!(h.state().settings.units, 10_000, "no respawn per frame of a drag");
+    }
+    frame(&mut h, vec![button(egui::pos2(r.right() + 50.0, y), false)]);
+    assert_eq!(h.state().settings.units, 200_000);
+}
+
+#[test]
+fn the_units_box_commits_on_enter_not_per_keystroke() {
+    let mut h = harness(stats());
+    let spin = h
+        .get_all_by_role(Role::SpinButton)
+        .find(|n| n.numeric_value() == Some(10_000.0))
+        .map(|n| bounds(&n))
+        .expect("the unit count box");
+    frame(&mut h, vec![egui::Event::PointerMoved(spin.center())]);
+    frame(&mut h, vec![button(spin.center(), true)]);
+    frame(&mut h, vec![button(spin.center(), false)]);
+    // Editing: select everything, type a new count one key at a time.
+    frame(
+        &mut h,
+        vec![egui::Event::Key {
+            key: egui::Key::A,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::COMMAND,
+        }],
+    );
+    for c in ["5", "0", "0", "0", "0"] {
+        frame(&mut h, vec![egui::Event::Text(c.to_string())]);
+        assert_eq!(h.state().settings.units, 10_000, "typing must not respawn");
+    }
+    frame(
+        &mut h,
+        vec![egui::Event::Key {
+            key: egui::Key::Enter,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        }],
+    );
+    assert_eq!(h.state().settings.units, 50_000);
+}
+
+/// Drags a slider far past its end; returns the pointer's last position.
+fn drag_past(h: &mut Harness<'_, State>, label: &str, right: bool) {
+    let r = slider(h, label);
+    let y = r.center().y;
+    let end = if right { r.right() + 300.0 } else { (r.left() - 300.0).max(0.0) };
+    frame(h, vec![egui::Event::PointerMoved(r.center())]);
+    frame(h, vec![button(r.center(), true)]);
+    frame(h, vec![egui::Event::PointerMoved(egui::pos2(end, y))]);
+    frame(h, vec![button(egui::pos2(end, y), false)]);
+}
+
+#[test]
+fn the_radius_slider_ends_at_the_pair_budget_and_the_cell_follows() {
+    let mut h = harness(stats());
+    drag_past(&mut h, "query radius", true);
+    let s = &h.state().settings;
+    assert_eq!(s.radius, 35.0, "the slider's top is FrameStats::radius_max");
+    assert_eq!(s.cell_size, 35.0, "\"= r\" is on by default");
+}
+
+#[test]
+fn the_cell_slider_starts_at_the_grid_minimum() {
+    let mut h = harness(stats());
+    drag_past(&mut h, "cell size", false);
+    let s = &h.state().settings;
+    assert_eq!(s.cell_size, 0.45, "the slider's bottom is FrameStats::cell_min");
+    assert!(!s.cell_follows_radius, "dragging the cell size stops \"= r\"");
+}
+
+#[test]
+fn notices_stay_until_dismissed() {
+    let text = "Radius 60.00 would find about 113 million neighbor pairs per frame; lowered to 35.36.";
+    let mut h = harness(FrameStats {
+        notices: vec!["first".to_string(), text.to_string()],
+        ..stats()
+    });
+    for _ in 0..20 {
+        h.step();
+    }
+    assert!(h.query_by_label(text).is_some(), "the notice is still shown");
+    // The second notice's dismiss button.
+    let label = bounds(&h.get_by_label(text));
+    let dismiss = h
+        .get_all_by_label("x")
+        .map(|n| bounds(&n))
+        .filter(|b| b.right() <= label.left())
+        .min_by(|a, b| {
+            let d = |r: &egui::Rect| (r.top() - label.top()).abs();
+            d(a).total_cmp(&d(b))
+        })
+        .expect("a dismiss button left of the notice");
+    frame(&mut h, vec![egui::Event::PointerMoved(dismiss.center())]);
+    frame(&mut h, vec![button(dismiss.center(), true)]);
+    frame(&mut h, vec![button(dismiss.center(), false)]);
+    assert!(h.state().actions.iter().any(|a| a.dismiss == Some(1)));
+}
