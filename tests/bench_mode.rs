@@ -77,6 +77,13 @@ fn progress_lines_tell_every_row_apart() {
     let heads: std::collections::HashSet<&str> =
         lines.iter().map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(heads.len(), 4, "{lines:#?}");
-    assert!(lines[0].contains("1,500 units, order off, grid scalar x1"), "{}", lines[0]);
-    assert!(lines.iter().any(|l| l.contains("order cells")), "{lines:#?}");
+    assert!(
+        lines[0].contains("1,500 units, order off, grid scalar x1"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("order cells")),
+        "{lines:#?}"
+    );
 }

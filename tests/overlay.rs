@@ -97,11 +97,20 @@ fn a_click_on_a_button_is_claimed_in_every_frame_of_the_click() {
         (vec![button(at, false)], "release"),
     ] {
         frame(&mut h, events);
-        assert!(h.state().claims_pointer, "{what} over \"= r\" must be the overlay's");
+        assert!(
+            h.state().claims_pointer,
+            "{what} over \"= r\" must be the overlay's"
+        );
     }
-    assert!(!h.state().settings.cell_follows_radius, "the click toggled \"= r\"");
+    assert!(
+        !h.state().settings.cell_follows_radius,
+        "the click toggled \"= r\""
+    );
     // Away from the panel, the pointer is the scene's.
-    frame(&mut h, vec![egui::Event::PointerMoved(egui::pos2(900.0, 400.0))]);
+    frame(
+        &mut h,
+        vec![egui::Event::PointerMoved(egui::pos2(900.0, 400.0))],
+    );
     assert!(!h.state().claims_pointer);
 }
 
@@ -150,7 +159,11 @@ fn a_drag_inside_one_slow_frame_is_not_lost() {
         passes += 1;
     }
     assert_eq!(passes, 2);
-    assert_eq!(h.state().settings.units, 200_000, "dragged to the right end");
+    assert_eq!(
+        h.state().settings.units,
+        200_000,
+        "dragged to the right end"
+    );
 }
 
 #[test]
@@ -158,12 +171,22 @@ fn a_unit_drag_over_several_frames_applies_once_on_release() {
     let mut h = harness(stats());
     let r = slider(&h, "units");
     let y = r.center().y;
-    frame(&mut h, vec![egui::Event::PointerMoved(egui::pos2(r.center().x, y))]);
+    frame(
+        &mut h,
+        vec![egui::Event::PointerMoved(egui::pos2(r.center().x, y))],
+    );
     frame(&mut h, vec![button(egui::pos2(r.center().x, y), true)]);
     for x in [r.center().x + 20.0, r.right() - 5.0, r.right() + 50.0] {
         frame(&mut h, vec![egui::Event::PointerMoved(egui::pos2(x, y))]);
-        assert!(h.state().claims_pointer, "the drag stays the overlay's off the panel");
-        assert_eq!(h.state().settings.units, 10_000, "no respawn per frame of a drag");
+        assert!(
+            h.state().claims_pointer,
+            "the drag stays the overlay's off the panel"
+        );
+        assert_eq!(
+            h.state().settings.units,
+            10_000,
+            "no respawn per frame of a drag"
+        );
     }
     frame(&mut h, vec![button(egui::pos2(r.right() + 50.0, y), false)]);
     assert_eq!(h.state().settings.units, 200_000);
@@ -212,7 +235,11 @@ fn the_units_box_commits_on_enter_not_per_keystroke() {
 fn drag_past(h: &mut Harness<'_, State>, label: &str, right: bool) {
     let r = slider(h, label);
     let y = r.center().y;
-    let end = if right { r.right() + 300.0 } else { (r.left() - 300.0).max(0.0) };
+    let end = if right {
+        r.right() + 300.0
+    } else {
+        (r.left() - 300.0).max(0.0)
+    };
     frame(h, vec![egui::Event::PointerMoved(r.center())]);
     frame(h, vec![button(r.center(), true)]);
     frame(h, vec![egui::Event::PointerMoved(egui::pos2(end, y))]);
@@ -233,13 +260,20 @@ fn the_cell_slider_starts_at_the_grid_minimum() {
     let mut h = harness(stats());
     drag_past(&mut h, "cell size", false);
     let s = &h.state().settings;
-    assert_eq!(s.cell_size, 0.45, "the slider's bottom is FrameStats::cell_min");
-    assert!(!s.cell_follows_radius, "dragging the cell size stops \"= r\"");
+    assert_eq!(
+        s.cell_size, 0.45,
+        "the slider's bottom is FrameStats::cell_min"
+    );
+    assert!(
+        !s.cell_follows_radius,
+        "dragging the cell size stops \"= r\""
+    );
 }
 
 #[test]
 fn notices_stay_until_dismissed() {
-    let text = "Radius 60.00 would find about 113 million neighbor pairs per frame; lowered to 35.36.";
+    let text =
+        "Radius 60.00 would find about 113 million neighbor pairs per frame; lowered to 35.36.";
     let mut h = harness(FrameStats {
         notices: vec!["first".to_string(), text.to_string()],
         ..stats()
@@ -247,7 +281,10 @@ fn notices_stay_until_dismissed() {
     for _ in 0..20 {
         h.step();
     }
-    assert!(h.query_by_label(text).is_some(), "the notice is still shown");
+    assert!(
+        h.query_by_label(text).is_some(),
+        "the notice is still shown"
+    );
     // The second notice's dismiss button.
     let label = bounds(&h.get_by_label(text));
     let dismiss = h

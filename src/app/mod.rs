@@ -11,9 +11,12 @@
 //!    reaches the camera or picking);
 //! 3. [`App::settle`]: the budget guards ([`crate::sim::budget::settle`]),
 //!    respawn, and a restart of the timing means when the work changed;
-//! 4. [`App::step`]: one simulation step; the selection follows its unit;
-//! 5. [`App::draw`]: ground, grid, query circle, the instanced units, then the
-//!    overlay painted on top;
+//! 4. when the last picture is complete: [`App::step`] (one simulation step;
+//!    the selection follows its unit) and [`App::begin_picture`] (ground,
+//!    grid, query circle and the instances of this step);
+//! 5. [`App::draw`]: draws the picture within [`RENDER_BUDGET_S`] (all of it
+//!    when it fits, else a slice per refresh: [`ProgressiveScene`]), shows
+//!    the last complete picture, then the overlay on top;
 //! 6. [`App::finish`]: frame statistics, the screenshot and the exit.
 //!
 //! Submodules hold the pieces that are pure and tested headless: [`keys`],
@@ -33,7 +36,7 @@ use macroquad::prelude::*;
 use crate::alloc_count;
 use crate::render::{
     draw_query_circle, draw_world, load_unit_mesh, pack_instances, save_screenshot, CameraInput,
-    EguiHost, OrbitCamera, UnitInstance, UnitRenderer,
+    EguiHost, OrbitCamera, ProgressiveScene, UnitRenderer,
 };
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::{Settings, Simulation};
@@ -58,6 +61,12 @@ pub struct AppOptions {
     pub select: Option<u32>,
 }
 
+/// CPU seconds of unit drawing per window refresh; a picture that needs more
+/// is drawn in slices over several refreshes ([`ProgressiveScene`]), so input
+/// and the overlay stay responsive whatever the unit count.
+pub const RENDER_BUDGET_S: f64 = 0.045;
+/// Longest simulated step, seconds of real time (slower pictures slow the simulation down).
+const MAX_STEP_S: f32 = 0.1;
 /// Distance from a click to the farthest unit it may pick, world units.
 const PICK_RADIUS: f32 = 8.0;
 /// Background color.
@@ -96,6 +105,7 @@ struct App {
     sim: Simulation,
     world: f32,
     renderer: UnitRenderer,
+    scene: ProgressiveScene,
     egui: EguiHost,
     camera: OrbitCamera,
     overlay: Overlay,
@@ -107,7 +117,10 @@ struct App {
     naive_cost: NaiveCost,
     budget: Budget,
     respawn: bool,
-    instances: Vec<UnitInstance>,
+    /// Real time since the last step, seconds.
+    since_step: f32,
+    /// The picture of the last step was completed in this frame.
+    picture_done: bool,
     pick_buf: Vec<u32>,
     frame: u64,
     last_frame: Option<u64>,
@@ -148,11 +161,11 @@ impl App {
         };
         let mut app = App {
             world: sim.world,
-            instances: Vec::with_capacity(settings.units),
             settings,
             view: ViewOptions::default(),
             sim,
             renderer,
+            scene: ProgressiveScene::default(),
             egui,
             camera,
             overlay: Overlay::default(),
@@ -164,6 +177,8 @@ impl App {
             naive_cost,
             budget,
             respawn: false,
+            since_step: 0.0,
+            picture_done: false,
             pick_buf: Vec::new(),
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
@@ -182,7 +197,11 @@ impl App {
         self.input(claims);
         self.overlay_actions(actions);
         self.settle(&before);
-        self.step();
+        self.since_step += get_frame_time();
+        if self.scene.is_idle() {
+            self.step();
+            self.begin_picture();
+        }
         self.draw();
         self.egui.draw();
         self.finish()
@@ -358,7 +377,7 @@ impl App {
     /// One simulation step; the camera follows the selected unit.
     fn step(&mut self) {
         let allocs = alloc_count::allocations();
-        let dt = get_frame_time().min(0.1);
+        let dt = std::mem::take(&mut self.since_step).min(MAX_STEP_S);
         self.stats.step = self.sim.step(dt, &self.settings);
         self.stats.step_allocations = alloc_count::allocations() - allocs;
         self.stats.units = self.sim.units.len();
@@ -375,37 +394,60 @@ impl App {
         }
     }
 
-    /// The scene: ground, grid lines, the selected unit's query circle and
-    /// the instanced units.
-    fn draw(&mut self) {
-        clear_background(BACKGROUND);
-        set_camera(&self.camera.macroquad_camera(aspect()));
+    /// Begins the picture of the last step: ground, grid lines, the selected
+    /// unit's query circle, and one instance per unit.
+    fn begin_picture(&mut self) {
+        self.stats.render_s = 0.0;
+        let selected = self.selection.index();
+        pack_instances(
+            &self.sim,
+            selected,
+            self.view.unit_scale,
+            self.scene.instances_mut(),
+        );
         let grid = self.view.show_grid.then(|| {
             self.stats
                 .step
                 .grid
                 .map_or(self.settings.cell_size, |g| g.cell)
         });
-        draw_world(self.world, grid);
-        let selected = self.selection.index();
-        if let Some(i) = selected {
-            draw_query_circle(
+        let circle = selected.map(|i| {
+            (
                 self.sim.units.x[i],
                 self.sim.units.z[i],
                 self.settings.radius,
-            );
-        }
-        let t = Instant::now();
-        pack_instances(
-            &self.sim,
-            selected,
-            self.view.unit_scale,
-            &mut self.instances,
+            )
+        });
+        let world = self.world;
+        self.scene.begin(
+            self.camera.macroquad_camera(aspect()),
+            self.camera.view_proj(aspect()),
+            BACKGROUND,
+            || {
+                draw_world(world, grid);
+                if let Some((x, z, r)) = circle {
+                    draw_query_circle(x, z, r);
+                }
+            },
         );
-        self.renderer
-            .draw(self.camera.view_proj(aspect()), &self.instances);
-        self.stats.render_s = t.elapsed().as_secs_f64();
+    }
+
+    /// Draws as much of the picture as the budget allows (all of it on the
+    /// last frame, for the screenshot) and shows the last complete one.
+    fn draw(&mut self) {
+        let t = Instant::now();
+        let finish = self.last_frame.is_some_and(|n| self.frame >= n);
+        let done = self
+            .scene
+            .advance(&mut self.renderer, RENDER_BUDGET_S, finish);
         set_default_camera();
+        clear_background(BACKGROUND);
+        self.scene.present();
+        self.stats.render_s += t.elapsed().as_secs_f64();
+        if done {
+            self.stats.picture = self.scene.last_picture();
+            self.picture_done = true;
+        }
     }
 
     /// Records the frame for the overlay, then writes the screenshot and ends
@@ -414,10 +456,13 @@ impl App {
         let now = get_time();
         self.fps.tick(now);
         self.stats.fps = self.fps.fps();
-        self.stats
-            .history
-            .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
-        self.stats.means = self.stats.history.means();
+        if std::mem::take(&mut self.picture_done) {
+            // One sample per step: its phases and the time its picture took to draw.
+            self.stats
+                .history
+                .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
+            self.stats.means = self.stats.history.means();
+        }
         self.stats.selected = self.selection.index().map(|i| SelectedUnit {
             id: self.sim.units.id[i],
             neighbors: self.sim.results().neighbors(i).len(),

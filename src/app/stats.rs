@@ -3,6 +3,7 @@
 //! frame rate over the last half second ([`FpsMeter`]). Plain data and pure
 //! math, so the numbers are tested headless.
 
+use crate::render::PictureStats;
 use crate::sim::StepStats;
 
 /// Frames kept for the timing graph.
@@ -229,8 +230,11 @@ pub struct SelectedUnit {
 pub struct FrameStats {
     /// Engine phases and counters of the last step.
     pub step: StepStats,
-    /// CPU time to pack instances and submit the draw, seconds.
+    /// CPU time spent drawing the last step's picture (all its slices and
+    /// the refreshes that showed the previous one meanwhile), seconds.
     pub render_s: f64,
+    /// How the last complete picture was drawn (in one refresh or in slices).
+    pub picture: PictureStats,
     /// Frames per second ([`FpsMeter`]).
     pub fps: Option<f64>,
     /// Recent frames' phase times, for the graph.

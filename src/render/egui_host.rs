@@ -112,6 +112,8 @@ impl EguiHost {
     ///
     /// # Panics
     /// If called outside a running macroquad window.
+    // No `Default`: creating one needs the window, which a default suggests it does not.
+    #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         // SAFETY: called from the macroquad main thread inside the window
         // (macroquad's context exists); the borrow ends with this statement.
@@ -151,7 +153,10 @@ impl EguiHost {
         // SAFETY: macroquad main thread, inside the window; the borrow ends
         // with this statement and `ui` makes no macroquad call.
         let gl = unsafe { get_internal_gl() };
-        self.mq.run(gl.quad_context, |_: &mut dyn mq::RenderingBackend, ctx| ui(ctx));
+        self.mq
+            .run(gl.quad_context, |_: &mut dyn mq::RenderingBackend, ctx| {
+                ui(ctx)
+            });
     }
 
     /// Paints the output of the last [`EguiHost::run`] over what was drawn
@@ -187,14 +192,23 @@ mod tests {
         let n = deliverable(q.iter().copied(), edge);
         assert_eq!(n, 2, "up to the press");
         q.drain(..n);
-        assert_eq!(deliverable(q.iter().copied(), edge), 3, "the drag and release next pass");
+        assert_eq!(
+            deliverable(q.iter().copied(), edge),
+            3,
+            "the drag and release next pass"
+        );
     }
 
     #[test]
     fn passes_without_a_press_take_everything() {
         use InputEvent::*;
         let (l, r) = (MouseButton::Left, MouseButton::Right);
-        let q = [Up(l, 0.0, 0.0), Char('a'), Down(r, 0.0, 0.0), Up(r, 0.0, 0.0)];
+        let q = [
+            Up(l, 0.0, 0.0),
+            Char('a'),
+            Down(r, 0.0, 0.0),
+            Up(r, 0.0, 0.0),
+        ];
         assert_eq!(deliverable(q.iter().copied(), edge), 3);
         assert_eq!(deliverable([Char('x'), Wheel(0.0, 1.0)], edge), 2);
         assert_eq!(deliverable(std::iter::empty::<InputEvent>(), edge), 0);

@@ -9,15 +9,20 @@
 //!   instance) and the GLSL `#version 100` shaders in `shaders/`.
 //! - [`egui_host`]: egui in the window, fed so that no drag is lost at low
 //!   frame rates.
+//! - [`progressive`]: [`ProgressiveScene`], the picture drawn offscreen in
+//!   slices within a time budget per refresh when it is too slow for one.
 //! - [`camera`]: [`OrbitCamera`], one view for macroquad's lines and our units.
 //! - [`world`]: the ground plane, border and grid.
 //! - [`units`]: instances from the simulation (team colors, the selected
 //!   unit and its neighbors) and the query circle.
 //! - [`screenshot`]: the framebuffer to a PNG.
 //!
-//! A frame: `clear_background` (clears color and depth), `set_camera(&camera.macroquad_camera(aspect))`,
-//! [`draw_world`], then [`UnitRenderer::draw`] with `camera.view_proj(aspect)`
-//! (it flushes macroquad's queue first, so depth testing sees the ground).
+//! A picture: [`ProgressiveScene::begin`] sets `camera.macroquad_camera(aspect)`
+//! on the back target, clears color and depth and runs [`draw_world`]; then
+//! [`ProgressiveScene::advance`] draws the instances with
+//! [`UnitRenderer::draw_into`] and `camera.view_proj(aspect)` (it flushes
+//! macroquad's queue first, so depth testing sees the ground), and
+//! [`ProgressiveScene::present`] shows the last complete picture.
 //!
 //! Only this module, `ui`, `app` and the binary touch the window.
 
@@ -25,6 +30,7 @@ pub mod camera;
 pub mod egui_host;
 pub mod mesh;
 pub mod pipeline;
+pub mod progressive;
 pub mod screenshot;
 pub mod units;
 pub mod world;
@@ -33,6 +39,7 @@ pub use camera::{CameraInput, OrbitCamera};
 pub use egui_host::EguiHost;
 pub use mesh::{load_obj_mesh, load_unit_mesh};
 pub use pipeline::{UnitInstance, UnitRenderer};
+pub use progressive::{PictureStats, ProgressiveScene};
 pub use screenshot::save_screenshot;
 pub use units::{draw_query_circle, pack_instances};
 pub use world::draw_world;

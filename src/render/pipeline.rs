@@ -12,7 +12,7 @@
 //! turns them back into two's-complement values and decodes them with the same
 //! formulas as [`crate::compress`].
 
-use macroquad::miniquad::{Bindings, PassAction};
+use macroquad::miniquad::{Bindings, PassAction, RenderPass};
 use macroquad::miniquad::{
     BufferId, BufferLayout, BufferSource, BufferType, BufferUsage, Comparison, CullFace,
     FrontFaceOrder, Pipeline, PipelineParams, RenderingBackend, ShaderMeta, ShaderSource,
@@ -278,6 +278,21 @@ impl UnitRenderer {
     /// # Panics
     /// If called outside a running macroquad window.
     pub fn draw(&mut self, view_proj: glam::Mat4, instances: &[UnitInstance]) {
+        self.draw_into(None, view_proj, instances);
+    }
+
+    /// [`draw`](Self::draw) into the render pass `pass` (an offscreen target
+    /// with a depth attachment) instead of the default framebuffer, on top of
+    /// what it holds. `None` is the default framebuffer.
+    ///
+    /// # Panics
+    /// If called outside a running macroquad window.
+    pub fn draw_into(
+        &mut self,
+        pass: Option<RenderPass>,
+        view_proj: glam::Mat4,
+        instances: &[UnitInstance],
+    ) {
         if instances.is_empty() {
             return;
         }
@@ -311,7 +326,10 @@ impl UnitRenderer {
         let index_count = i32::try_from(self.index_count).unwrap_or(i32::MAX);
 
         ctx.apply_pipeline(&self.pipeline);
-        ctx.begin_default_pass(PassAction::Nothing);
+        match pass {
+            Some(p) => ctx.begin_pass(Some(p), PassAction::Nothing),
+            None => ctx.begin_default_pass(PassAction::Nothing),
+        }
         ctx.apply_bindings(&self.bindings);
         ctx.apply_uniforms(UniformsSource::table(&uniforms));
         ctx.draw(0, index_count, instance_count);

@@ -9,6 +9,7 @@ use egui_macroquad::egui;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 
 use crate::app::stats::{format_fps, FrameStats, PHASES};
+use crate::app::RENDER_BUDGET_S;
 use crate::format::thousands;
 use crate::sim::{Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
@@ -383,6 +384,16 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
         "Frames per second over the last half second; engine = move + rebuild + query + apply.",
     );
     ui.label(egui::RichText::new(format!("phase times: {}", m.describe())).weak());
+    let pic = st.picture;
+    if pic.refreshes > 1 {
+        ui.label(format!(
+            "picture: {} units drawn over {} refreshes ({:.2} s)",
+            thousands(pic.instances as u64),
+            pic.refreshes,
+            pic.seconds
+        ))
+        .on_hover_text(format!("Drawing every unit takes longer than one refresh may ({:.0} ms of drawing), so the picture is drawn offscreen in slices while the screen shows the previous one and the overlay keeps answering; the simulation steps once per picture.", RENDER_BUDGET_S * 1e3));
+    }
     let tips = [
         "Move every unit and bounce off the border.",
         "Rebuild the spatial index from the new positions (and reorder the units when due).",
