@@ -486,6 +486,7 @@ fn timing_graph(ui: &mut egui::Ui, st: &FrameStats) {
         .include_x(0.0)
         .x_axis_label("frames (0 = newest)")
         .y_axis_label("ms")
+        .y_axis_min_width(26.0)
         .show(ui, |p| {
             for l in lines {
                 p.line(l);
