@@ -301,3 +301,22 @@ fn notices_stay_until_dismissed() {
     frame(&mut h, vec![button(dismiss.center(), false)]);
     assert!(h.state().actions.iter().any(|a| a.dismiss == Some(1)));
 }
+
+#[test]
+fn on_a_short_window_the_panel_scrolls_instead_of_running_off_screen() {
+    let mut h = harness(stats());
+    h.set_size(egui::vec2(1280.0, 480.0));
+    h.run();
+    let window = h
+        .get_all_by_role(Role::Window)
+        .find(|n| n.label().as_deref() == Some("Spatial Query Lab"))
+        .map(|n| bounds(&n))
+        .expect("the overlay window");
+    assert!(
+        window.bottom() <= 480.0 && window.height() > 300.0,
+        "window {window:?} on a 480-point screen"
+    );
+    // Scrolling down brings the timing graph's legend into view.
+    let legend = h.get_by_label("— query");
+    assert!(legend.raw_bounds().is_some());
+}

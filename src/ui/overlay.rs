@@ -72,10 +72,13 @@ pub struct OverlayActions {
 }
 
 /// The overlay's own state: a unit count being edited (applied when the
-/// drag or the text edit ends, since it respawns the world).
+/// drag or the text edit ends, since it respawns the world) and the panel's
+/// height (it scrolls when the window is shorter).
 #[derive(Clone, Debug, Default)]
 pub struct Overlay {
     units_edit: Option<usize>,
+    /// Height of the panel's content in the last frame, points.
+    content_height: f32,
 }
 
 impl Overlay {
@@ -94,16 +97,35 @@ impl Overlay {
         if !view.show_overlay {
             return act;
         }
-        egui::Window::new("Spatial Query Lab")
+        // On a window too short for the whole panel, the panel scrolls
+        // instead of losing its bottom; the height is last frame's content.
+        let limit = ctx.screen_rect().height() - 80.0;
+        let scroll = self.content_height > limit;
+        let mut window = egui::Window::new("Spatial Query Lab")
             .default_pos([10.0, 10.0])
             .default_width(360.0)
-            .resizable(false)
-            .show(ctx, |ui| {
+            .resizable(false);
+        if scroll {
+            window = window.default_height(limit).max_height(limit);
+        }
+        window.show(ctx, |ui| {
+            let mut body = |ui: &mut egui::Ui| {
                 notices(ui, stats, &mut act);
                 self.controls(ui, settings, view, stats, &mut act);
                 ui.separator();
                 timings(ui, stats);
-            });
+            };
+            self.content_height = if scroll {
+                egui::ScrollArea::vertical()
+                    .max_height(limit)
+                    .show(ui, |ui| body(ui))
+                    .content_size
+                    .y
+            } else {
+                body(ui);
+                ui.min_rect().height()
+            };
+        });
         act
     }
 
