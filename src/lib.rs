@@ -3,7 +3,7 @@
 //! used to draw them.
 //!
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`],
-//! [`format`]) never touch the window; only [`render`], [`ui`], [`app`] (the
+//! [`format`](mod@format)) never touch the window; only [`render`], [`ui`], [`app`] (the
 //! frame loop) and the binary do.
 
 pub mod alloc_count;

@@ -1,26 +1,26 @@
 //! The window's frame loop.
 //!
-//! One frame ([`App::frame`]), in this order so that input is never a frame
+//! One frame (`App::frame`), in this order so that input is never a frame
 //! late and never reaches two places:
 //!
-//! 1. [`App::overlay_pass`]: the egui overlay runs first, on this frame's
+//! 1. `App::overlay_pass`: the egui overlay runs first, on this frame's
 //!    events, edits the settings and says whether it owns the pointer and the
 //!    keyboard this frame;
-//! 2. [`App::input`]: keys through the one binding table ([`keys`]), mouse
+//! 2. `App::input`: keys through the one binding table ([`keys`]), mouse
 //!    through the [`pointer::PointerRouter`] (a press on the overlay never
 //!    reaches the camera or picking);
-//! 3. [`App::settle`]: the budget guards ([`crate::sim::budget::settle`]),
+//! 3. `App::settle`: the budget guards ([`crate::sim::budget::settle`]),
 //!    respawn, and a restart of the timing means when the work changed;
-//! 4. when the last picture is complete: [`App::step`] (one simulation step;
-//!    the selection follows its unit) and [`App::begin_picture`] (ground,
+//! 4. when the last picture is complete: `App::step` (one simulation step;
+//!    the selection follows its unit) and `App::begin_picture` (ground,
 //!    grid, query circle and the instances of this step);
-//! 5. [`App::draw`]: draws the picture within [`RENDER_BUDGET_S`] (all of it
+//! 5. `App::draw`: draws the picture within [`RENDER_BUDGET_S`] (all of it
 //!    when it fits, else a slice per refresh: [`ProgressiveScene`]), shows
 //!    the last complete picture, then the overlay on top;
-//! 6. [`App::finish`]: frame statistics, the screenshot and the exit.
+//! 6. `App::finish`: frame statistics, the screenshot and the exit.
 //!
 //! Submodules hold the pieces that are pure and tested headless: [`keys`],
-//! [`pointer`], [`selection`], [`stats`].
+//! [`pointer`](mod@pointer), [`selection`], [`stats`].
 
 pub mod keys;
 pub mod pointer;
