@@ -15,10 +15,9 @@
 //! when a simulation reaches frame `W + F` it is respawned from the same seed
 //! and stepped `W` frames untimed. Without this, a fast combination would step
 //! thousands of frames during one benchmark while a slow one steps a few, and
-//! separation steering spreads the `clustered` and `hotspot` worlds out within
-//! seconds (seed 42, 10,000 units: clustered falls from 663,336 pairs at frame
-//! 0 to 390,626 at frame 65 and 143,326 at frame 1,000, close to `uniform`'s
-//! 140,498), so the combinations of one group would measure different worlds.
+//! units bouncing off the border would slowly change the world, so the
+//! combinations of one group would measure different worlds. Steering is off
+//! while timing (`bench_settings`), so `clustered` and `hotspot` keep their shape.
 //!
 //! What runs, to keep the whole file near 10 minutes on 2 cores:
 //! - Naive only at 10,000 units (O(N^2)), with Scalar and the best kernel.
@@ -27,10 +26,9 @@
 //! - 1,000,000 units: Grid and SortedGrid with the best kernel only.
 //! - Threads 1 and 2 everywhere.
 //!
-//! 80 benchmarks, about 7 minutes on the 2-core development VM (AVX-512), of
-//! which `frame/hotspot/1000000` takes about 2.5: there 100,000 units share a
-//! disk of radius 3r, each finding ~10,000 neighbors, so one frame tests ~1e10
-//! candidates (1.5 to 3 s) and stores ~1e9 ids (peak RSS ~3.9 GB).
+//! 80 benchmarks, about 7 minutes on the 2-core development VM (AVX-512). The
+//! hotspot disk grows with N (radius `3r * sqrt(N / 10,000)`), so at 1,000,000
+//! units its 100,000 units find about 110 neighbors each, as at every size.
 //!
 //! Run: `cargo bench --bench frame` (filter: `cargo bench --bench frame -- frame/uniform/100000`).
 

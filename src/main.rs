@@ -255,7 +255,7 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         reorder_every: b.reorder_every,
     };
     eprintln!(
-        "bench: {} workload, units {:?}, threads {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        "bench: {} workload, steering off, units {:?}, threads {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
         cfg.workload,
         cfg.units,
         cfg.threads,

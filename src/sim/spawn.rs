@@ -21,7 +21,10 @@ pub enum Workload {
     Uniform,
     /// 32 Gaussian clusters (centers uniform, sigma = L/40), clamped into the world.
     Clustered,
-    /// 10% of units uniform in a disk of radius 3r at the center, 90% uniform.
+    /// 10% of units uniform in a disk of radius `3r * sqrt(N / 10,000)` at
+    /// the center (3r at 10,000 units; the disk grows with N so every size
+    /// has the same crowd density, about 110 neighbors per hotspot unit),
+    /// 90% uniform.
     Hotspot,
 }
 
@@ -64,7 +67,8 @@ pub fn world_size(n: usize, r: f32) -> f32 {
 /// Draw order (fixed, so the same seed gives the same units on every
 /// machine, ChaCha8): all positions, then all headings (speed
 /// [`STANDARD_SPEED`]), then all teams (0 or 1). `radius` is the `r` of the
-/// hotspot disk (3r). Allocates the five SoA arrays.
+/// hotspot disk (`3r * sqrt(n / 10,000)`, at most half the world). Allocates
+/// the five SoA arrays.
 pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -> Units {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut x = Vec::with_capacity(n);
@@ -91,7 +95,7 @@ pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -
         Workload::Hotspot => {
             let hot = n / 10;
             let c = world * 0.5;
-            let disk = (3.0 * radius).min(c);
+            let disk = (3.0 * radius * (n as f32 / 10_000.0).sqrt()).min(c);
             for i in 0..n {
                 if i < hot {
                     // Uniform in a disk: radius ~ sqrt(u).
@@ -122,5 +126,31 @@ pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -
         team,
         enemies: vec![0; n],
         id: (0..n as u32).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hotspot_disk_grows_with_the_unit_count() {
+        // shared/WORKLOADS.md: radius 3r * sqrt(N / 10,000), so the crowd
+        // density (and ~110 neighbors per hotspot unit) is the same at every size.
+        for (n, disk) in [(10_000usize, 30.0f32), (1_000_000, 300.0)] {
+            let world = world_size(n, STANDARD_RADIUS);
+            let u = spawn(n, world, STANDARD_RADIUS, Workload::Hotspot, 42);
+            let c = world * 0.5;
+            let far = (0..n / 10)
+                .map(|i| ((u.x[i] - c).powi(2) + (u.z[i] - c).powi(2)).sqrt())
+                .fold(0.0f32, f32::max);
+            assert!(
+                far <= disk * 1.0001 && far > disk * 0.99,
+                "{n}: {far} vs {disk}"
+            );
+            let density = (n / 10) as f32 / (std::f32::consts::PI * disk * disk);
+            let neighbors = density * std::f32::consts::PI * STANDARD_RADIUS.powi(2);
+            assert!((neighbors - 111.1).abs() < 0.5, "{n}: {neighbors}");
+        }
     }
 }
