@@ -14,6 +14,19 @@ pub fn thousands(v: u64) -> String {
     out
 }
 
+/// A length in world units as the overlay and the messages show it: two
+/// decimals (`10.00`, `0.43`), or three significant digits in scientific
+/// notation where two decimals would mislead (`1.000e-3`, `1.000e30`).
+/// Rust's `f32` parser reads both forms back.
+pub fn length(v: f32) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(0.01..1e7).contains(&a) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -26,5 +39,19 @@ mod tests {
         assert_eq!(thousands(200_000), "200,000");
         assert_eq!(thousands(1_048_576), "1,048,576");
         assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn lengths_keep_their_magnitude() {
+        assert_eq!(length(10.0), "10.00");
+        assert_eq!(length(0.4335), "0.43");
+        assert_eq!(length(0.0), "0.00");
+        assert_eq!(length(0.001), "1.000e-3");
+        assert_eq!(length(1e30), "1.000e30");
+        assert_eq!(length(f32::INFINITY), "inf");
+        for v in [0.001f32, 1e30, 12.5] {
+            let back: f32 = length(v).parse().unwrap();
+            assert!((back - v).abs() <= v * 1e-3, "{v}");
+        }
     }
 }

@@ -55,8 +55,8 @@ struct WindowArgs {
     /// Grid cell size in world units (finite, > 0; default: equal to the radius, and following it).
     #[arg(long = "cell-size", value_parser = parse_cell)]
     cell_size: Option<f32>,
-    /// Spawn seed.
-    #[arg(long, default_value_t = 42)]
+    /// Spawn seed (a whole number from 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
     seed: u64,
     /// Initial positions.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
@@ -79,10 +79,10 @@ struct WindowArgs {
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
-    /// Select unit ID at start and look at it from close by (its query circle and neighbors are highlighted), as a click would.
+    /// Select unit ID (0 to units - 1) at start and look at it from close by (its query circle and neighbors are highlighted), as a click would; the camera follows it (key F stops).
     #[arg(long, value_name = "ID")]
     select: Option<u32>,
-    /// Exit after N frames (default with --screenshot: 60).
+    /// Exit after N window refreshes (default with --screenshot: 60). Large unit counts draw one picture over several refreshes; the last one is completed before the screenshot.
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     frames: Option<u64>,
 }
@@ -95,11 +95,11 @@ struct BenchArgs {
     /// Counted frames per combination (the median is reported).
     #[arg(long, default_value_t = 60, value_parser = parse_frames)]
     frames: u64,
-    /// Warm-up frames per combination.
-    #[arg(long, default_value_t = 5)]
+    /// Warm-up frames per combination (0 to 1,000,000).
+    #[arg(long, default_value_t = 5, value_parser = parse_warmup)]
     warmup: u64,
-    /// Spawn seed.
-    #[arg(long, default_value_t = 42)]
+    /// Spawn seed (a whole number from 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
     seed: u64,
     /// Workload from shared/WORKLOADS.md.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
@@ -157,6 +157,20 @@ fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
         return Err(format!("must be between 1 and {max}"));
     }
     Ok(v as u64)
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .replace('_', "")
+        .parse()
+        .map_err(|_| "expected a whole number from 0 to 18446744073709551615".to_string())
+}
+
+fn parse_warmup(s: &str) -> Result<u64, String> {
+    match s.trim().replace('_', "").parse::<u64>() {
+        Ok(v) if v <= 1_000_000 => Ok(v),
+        _ => Err("expected a whole number of frames from 0 to 1000000".to_string()),
+    }
 }
 
 fn parse_units(s: &str) -> Result<usize, String> {
@@ -233,25 +247,37 @@ fn main() -> ExitCode {
     }
 }
 
+/// `v` without repeats, first occurrences in order (`--strategies grid,grid` runs once).
+fn unique<T: PartialEq>(v: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// `v`, or every value when `v` is empty (the flag was not given).
+fn or_all<T: Clone>(v: Vec<T>, all: &[T]) -> Vec<T> {
+    if v.is_empty() {
+        all.to_vec()
+    } else {
+        v
+    }
+}
+
 fn run_bench(b: BenchArgs) -> ExitCode {
     let cfg = BenchConfig {
-        units: b.units,
+        units: unique(b.units),
         frames: b.frames as usize,
         warmup: b.warmup as usize,
         seed: b.seed,
         workload: b.workload.into(),
-        threads: b.threads,
-        strategies: if b.strategies.is_empty() {
-            Strategy::ALL.to_vec()
-        } else {
-            b.strategies
-        },
-        kernels: if b.kernels.is_empty() {
-            Kernel::ALL.to_vec()
-        } else {
-            b.kernels
-        },
-        reorders: b.reorder,
+        threads: unique(b.threads),
+        strategies: or_all(unique(b.strategies), &Strategy::ALL),
+        kernels: or_all(unique(b.kernels), &Kernel::ALL),
+        reorders: unique(b.reorder),
         reorder_every: b.reorder_every,
     };
     eprintln!(
@@ -279,8 +305,49 @@ fn run_bench(b: BenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The windowing library panics when the display's client libraries are
+/// missing (`X11 backend failed: LibraryNotFound(...)`); say that in one line,
+/// with the packages to install, instead of a backtrace. Other panics keep the
+/// default report.
+fn one_line_window_errors() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("backend failed") || msg.contains("LibraryNotFound") {
+            eprintln!(
+                "error: the window could not open: {msg}; on Debian or Ubuntu install the display libraries: sudo apt-get install -y libgl1 libx11-6 libxi6 libxkbcommon0"
+            );
+            std::process::exit(1);
+        }
+        default(info);
+    }));
+}
+
 fn run_window(w: WindowArgs) -> ExitCode {
+    if let Some(id) = w.select.filter(|&id| id as usize >= w.units) {
+        eprintln!(
+            "error: --select: there is no unit {id}; with --units {} the ids run from 0 to {}",
+            w.units,
+            w.units - 1
+        );
+        return ExitCode::from(2);
+    }
     if let Some(path) = &w.screenshot {
+        let png = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if !png {
+            eprintln!(
+                "error: --screenshot: writes a PNG image; name the file with .png (got {})",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
         if let Some(dir) = dir {
             if !dir.is_dir() {
@@ -351,6 +418,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         high_dpi: true,
         ..Default::default()
     };
+    one_line_window_errors();
     let code = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
     let out = code.clone();
     macroquad::Window::from_config(conf, async move {

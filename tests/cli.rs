@@ -35,6 +35,12 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["bench", "--threads", "0"], "--threads"),
         (&["bench", "--format", "xml"], "--format"),
         (&["bench", "--workload", "spiral"], "--workload"),
+        (&["--seed", "-1"], "--seed"),
+        (&["bench", "--seed", "x"], "--seed"),
+        (&["bench", "--warmup", "-1"], "--warmup"),
+        (&["--select", "99999999"], "--select"),
+        (&["--units", "500", "--select", "500"], "--select"),
+        (&["--screenshot", "shot.jpg"], "--screenshot"),
     ];
     for (args, flag) in cases {
         let out = exe().args(*args).output().expect("run the binary");

@@ -150,8 +150,10 @@ fn no_display_is_a_clear_error_pointing_to_xvfb_run() {
 #[test]
 fn screenshot_path_that_cannot_be_written_fails_before_rendering() {
     let exe = env!("CARGO_BIN_EXE_spatial-query-lab");
-    // A folder is not a file; checked before the window opens, so no display is needed.
-    let dir = out_dir();
+    // A folder is not a file (even named like a PNG); checked before the
+    // window opens, so no display is needed.
+    let dir = out_dir().join("folder.png");
+    std::fs::create_dir_all(&dir).expect("create the folder");
     let out = Command::new(exe)
         .args(["--screenshot", dir.to_str().unwrap()])
         .output()

@@ -10,7 +10,9 @@ use egui_macroquad::egui;
 
 use spatial_query_lab::app::stats::FrameStats;
 use spatial_query_lab::render::egui_host::deliverable;
+use spatial_query_lab::sim::budget::{min_cell_size, settle, Budget, NaiveCost};
 use spatial_query_lab::sim::Settings;
+use spatial_query_lab::spatial::{Kernel, Strategy};
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
 
 /// The overlay and everything it reads and writes.
@@ -25,9 +27,13 @@ struct State {
 }
 
 fn harness(stats: FrameStats) -> Harness<'static, State> {
+    harness_with(stats, Settings::default())
+}
+
+fn harness_with(stats: FrameStats, settings: Settings) -> Harness<'static, State> {
     let state = State {
         overlay: Overlay::default(),
-        settings: Settings::default(),
+        settings,
         view: ViewOptions::default(),
         stats,
         actions: Vec::new(),
@@ -40,16 +46,22 @@ fn harness(stats: FrameStats) -> Harness<'static, State> {
                 let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
                 s.actions.push(a);
                 s.claims_pointer = ctx.is_pointer_over_area() || ctx.wants_pointer_input();
+                // As the frame loop does after the overlay: the guards (and "= r").
+                let cost = NaiveCost::from_seconds_per_pair(&[(Kernel::best(), 1e-9)]);
+                settle(&mut s.settings, &cost, &Budget::default());
             },
             state,
         )
 }
 
+/// Stats as the frame loop fills them at 10,000 units with Grid, except a
+/// radius limit of 35 (the pair budget's limit at 200,000 units) so that the
+/// slider's top is inside the usual 1..100.
 fn stats() -> FrameStats {
     FrameStats {
         cores: 2,
         radius_max: 35.0,
-        cell_min: 0.45,
+        cell_min: min_cell_size(Strategy::Grid, 10_000, 10.0, &Budget::default()).0,
         ..Default::default()
     }
 }
@@ -252,7 +264,8 @@ fn the_radius_slider_ends_at_the_pair_budget_and_the_cell_follows() {
     drag_past(&mut h, "query radius", true);
     let s = &h.state().settings;
     assert_eq!(s.radius, 35.0, "the slider's top is FrameStats::radius_max");
-    assert_eq!(s.cell_size, 35.0, "\"= r\" is on by default");
+    assert!(s.cell_follows_radius, "\"= r\" is on by default");
+    assert_eq!(s.cell_size, 35.0, "and the cell follows the radius");
 }
 
 #[test]
@@ -261,7 +274,8 @@ fn the_cell_slider_starts_at_the_grid_minimum() {
     drag_past(&mut h, "cell size", false);
     let s = &h.state().settings;
     assert_eq!(
-        s.cell_size, 0.45,
+        s.cell_size,
+        stats().cell_min,
         "the slider's bottom is FrameStats::cell_min"
     );
     assert!(
@@ -319,4 +333,40 @@ fn on_a_short_window_the_panel_scrolls_instead_of_running_off_screen() {
     // Scrolling down brings the timing graph's legend into view.
     let legend = h.get_by_label("— query");
     assert!(legend.raw_bounds().is_some());
+}
+
+#[test]
+fn the_units_box_is_not_clamped_by_the_slider() {
+    // Found in review: the slider (1,000..200,000) clamped the value the box
+    // had just been dragged to.
+    let mut h = harness_with(
+        stats(),
+        Settings {
+            units: 190_000,
+            ..Settings::default()
+        },
+    );
+    let spin = h
+        .get_all_by_role(Role::SpinButton)
+        .find(|n| n.numeric_value() == Some(190_000.0))
+        .map(|n| bounds(&n))
+        .expect("the unit count box");
+    let y = spin.center().y;
+    frame(&mut h, vec![egui::Event::PointerMoved(spin.center())]);
+    frame(&mut h, vec![button(spin.center(), true)]);
+    for dx in [10.0, 400.0, 1000.0] {
+        frame(
+            &mut h,
+            vec![egui::Event::PointerMoved(egui::pos2(
+                spin.center().x + dx,
+                y,
+            ))],
+        );
+    }
+    frame(
+        &mut h,
+        vec![button(egui::pos2(spin.center().x + 1000.0, y), false)],
+    );
+    let units = h.state().settings.units;
+    assert!(units > 200_000, "committed {units}");
 }

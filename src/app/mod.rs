@@ -36,12 +36,12 @@ use macroquad::prelude::*;
 use crate::alloc_count;
 use crate::render::{
     draw_query_circle, draw_world, load_unit_mesh, pack_instances, save_screenshot, CameraInput,
-    EguiHost, OrbitCamera, ProgressiveScene, UnitRenderer,
+    EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
-use crate::sim::{Settings, Simulation};
+use crate::sim::{Settings, Simulation, Workload};
 use crate::spatial::{Kernel, Query};
-use crate::ui::overlay::{CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
+use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
 use crate::ui::{Overlay, OverlayActions, ViewOptions};
 use keys::Action;
 use pointer::{PointerFrame, PointerRouter};
@@ -91,13 +91,6 @@ pub async fn run(opts: AppOptions) -> i32 {
     }
 }
 
-/// What the overlay claims in this frame.
-#[derive(Clone, Copy, Debug, Default)]
-struct UiClaims {
-    pointer: bool,
-    keyboard: bool,
-}
-
 /// Everything the window keeps between frames.
 struct App {
     settings: Settings,
@@ -119,8 +112,13 @@ struct App {
     respawn: bool,
     /// Real time since the last step, seconds.
     since_step: f32,
+    /// Unit count, workload and seed of the units the simulation holds.
+    spawned: (usize, Workload, u64),
     /// The picture of the last step was completed in this frame.
     picture_done: bool,
+    /// The work changed while a picture was in progress: restart the means
+    /// once its timings are recorded.
+    restart_after_picture: bool,
     pick_buf: Vec<u32>,
     frame: u64,
     last_frame: Option<u64>,
@@ -142,8 +140,7 @@ impl App {
         let notices = budget::settle(&mut settings, &naive_cost, &budget);
         let sim = Simulation::new(&settings);
         let mut selection = Selection::default();
-        let mut camera = OrbitCamera::looking_at_world(sim.world);
-        camera.frame_world_for_aspect(sim.world, aspect());
+        let mut camera = framed(sim.world);
         if let Some(id) = opts.select {
             selection.select(id, true);
             if let Some(i) = selection.resolve(&sim.units.id) {
@@ -160,6 +157,7 @@ impl App {
             ..Default::default()
         };
         let mut app = App {
+            spawned: (settings.units, settings.workload, settings.seed),
             world: sim.world,
             settings,
             view: ViewOptions::default(),
@@ -179,6 +177,7 @@ impl App {
             respawn: false,
             since_step: 0.0,
             picture_done: false,
+            restart_after_picture: false,
             pick_buf: Vec::new(),
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
@@ -208,20 +207,14 @@ impl App {
     }
 
     /// Runs the overlay on this frame's input (painted later, in
-    /// [`App::frame`], on top of the scene).
+    /// `App::frame`, on top of the scene).
     fn overlay_pass(&mut self) -> (OverlayActions, UiClaims) {
-        let mut actions = OverlayActions::default();
-        let mut claims = UiClaims::default();
-        self.egui.run(|ctx| {
-            actions = self
-                .overlay
-                .show(ctx, &mut self.settings, &mut self.view, &self.stats);
-            claims = UiClaims {
-                pointer: ctx.is_pointer_over_area() || ctx.wants_pointer_input(),
-                keyboard: ctx.wants_keyboard_input(),
-            };
-        });
-        (actions, claims)
+        self.egui.run_overlay(
+            &mut self.overlay,
+            &mut self.settings,
+            &mut self.view,
+            &self.stats,
+        )
     }
 
     /// Keys (unless a text field has focus) and the mouse (what the overlay
@@ -292,8 +285,9 @@ impl App {
             }
             Action::RadiusSmaller => s.radius = (s.radius / 1.25).max(RADIUS_RANGE.0.min(s.radius)),
             Action::RadiusLarger => {
-                let top = RADIUS_RANGE.1.max(s.radius).min(self.stats.radius_max);
-                s.radius = (s.radius * 1.25).min(top).max(s.radius);
+                s.radius = (s.radius * 1.25)
+                    .min(radius_top(self.stats.radius_max))
+                    .max(s.radius);
             }
             Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
             Action::Respawn => self.respawn = true,
@@ -329,26 +323,20 @@ impl App {
         }
     }
 
-    /// After this frame's edits: the budget guards, respawning (which clears
-    /// the selection), and a restart of the timing means when the work changed.
+    /// After this frame's edits: the budget guards, and a restart of the
+    /// timing means when the work changed (respawning waits for the next step).
     fn settle(&mut self, before: &Settings) {
         let notices = budget::settle(&mut self.settings, &self.naive_cost, &self.budget);
         self.add_notices(notices);
-        let s = &self.settings;
-        let respawns =
-            (s.units, s.workload, s.seed) != (before.units, before.workload, before.seed);
-        if self.respawn {
-            self.sim.respawn(s);
-            self.respawn = false;
-            self.selection.clear();
-            self.stats.history.restart();
-        }
-        if respawns {
-            self.selection.clear();
-        }
-        if !s.same_work(before) {
-            self.stats.history.restart();
+        if !self.settings.same_work(before) || self.respawn {
             self.update_limits();
+            // A picture in progress belongs to the old work: its timings are
+            // recorded when it completes, and the means restart after them.
+            if self.scene.is_idle() {
+                self.stats.history.restart();
+            } else {
+                self.restart_after_picture = true;
+            }
         }
     }
 
@@ -377,6 +365,18 @@ impl App {
     /// One simulation step; the camera follows the selected unit.
     fn step(&mut self) {
         let allocs = alloc_count::allocations();
+        // Respawn here, not when asked: until this step the index still
+        // describes the units on screen, which picking reads. Stable ids
+        // restart with a new spawn, so the selection goes with it.
+        let s = &self.settings;
+        let spawn = (s.units, s.workload, s.seed);
+        if std::mem::take(&mut self.respawn) {
+            self.sim.respawn(s);
+            self.selection.clear();
+        } else if spawn != self.spawned {
+            self.selection.clear();
+        }
+        self.spawned = spawn;
         let dt = std::mem::take(&mut self.since_step).min(MAX_STEP_S);
         self.stats.step = self.sim.step(dt, &self.settings);
         self.stats.step_allocations = alloc_count::allocations() - allocs;
@@ -461,6 +461,9 @@ impl App {
             self.stats
                 .history
                 .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
+            if std::mem::take(&mut self.restart_after_picture) {
+                self.stats.history.restart();
+            }
             self.stats.means = self.stats.history.means();
         }
         self.stats.selected = self.selection.index().map(|i| SelectedUnit {
@@ -502,15 +505,22 @@ impl App {
         self.pick_buf
             .iter()
             .map(|&j| j as usize)
+            .filter(|&j| j < u.len())
             .min_by(|&i, &j| d(i).total_cmp(&d(j)))
     }
 
     /// Frames the whole world and stops following the selected unit.
     fn frame_world(&mut self) {
-        self.camera = OrbitCamera::looking_at_world(self.world);
-        self.camera.frame_world_for_aspect(self.world, aspect());
+        self.camera = framed(self.world);
         self.selection.set_follow(false);
     }
+}
+
+/// The default view of the whole world (edge `world`, world units) in this window.
+fn framed(world: f32) -> OrbitCamera {
+    let mut camera = OrbitCamera::looking_at_world(world);
+    camera.frame_world_for_aspect(world, aspect());
+    camera
 }
 
 /// Width / height of the window.

@@ -14,6 +14,10 @@ use std::collections::VecDeque;
 
 use egui_macroquad::egui;
 use egui_miniquad::EguiMq;
+
+use crate::app::stats::FrameStats;
+use crate::sim::Settings;
+use crate::ui::{Overlay, OverlayActions, ViewOptions};
 use macroquad::input::utils::{register_input_subscriber, repeat_all_miniquad_input};
 use macroquad::miniquad::{self as mq, EventHandler, KeyCode, KeyMods, MouseButton};
 use macroquad::window::get_internal_gl;
@@ -100,7 +104,16 @@ impl EventHandler for Recorder {
     }
 }
 
-/// egui in the window: one [`EguiHost::run`] and one [`EguiHost::draw`] per frame.
+/// What the overlay claims of one frame's input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UiClaims {
+    /// The pointer is over the overlay or dragging something in it.
+    pub pointer: bool,
+    /// A text field has the keyboard.
+    pub keyboard: bool,
+}
+
+/// egui in the window: one [`EguiHost::run_overlay`] and one [`EguiHost::draw`] per frame.
 pub struct EguiHost {
     mq: EguiMq,
     subscriber: usize,
@@ -115,8 +128,9 @@ impl EguiHost {
     // No `Default`: creating one needs the window, which a default suggests it does not.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        // SAFETY: called from the macroquad main thread inside the window
-        // (macroquad's context exists); the borrow ends with this statement.
+        // SAFETY: macroquad's context exists (`get_internal_gl` asserts it;
+        // we run inside the window, on its thread); the borrow is a temporary
+        // that ends with this statement, before any other macroquad call.
         let mq = EguiMq::new(unsafe { get_internal_gl() }.quad_context);
         EguiHost {
             mq,
@@ -130,12 +144,22 @@ impl EguiHost {
         self.mq.egui_ctx()
     }
 
-    /// Runs one egui pass with `ui` over the events that came since the
-    /// last call (or waited from it; see [`deliverable`]).
+    /// Runs one egui pass of the overlay over the events that came since the
+    /// last call (or waited from it; see [`deliverable`]) and returns its
+    /// requests and what it claims of the input this frame: the pointer when it
+    /// is over the overlay or dragging in it, the keyboard when a text field
+    /// had focus before the pass or has it after (so the Esc that ends an edit,
+    /// or a key typed into a field that a click then left, reaches only the field).
     ///
     /// # Panics
     /// If called outside a running macroquad window.
-    pub fn run(&mut self, mut ui: impl FnMut(&egui::Context)) {
+    pub fn run_overlay(
+        &mut self,
+        overlay: &mut Overlay,
+        settings: &mut Settings,
+        view: &mut ViewOptions,
+        stats: &FrameStats,
+    ) -> (OverlayActions, UiClaims) {
         repeat_all_miniquad_input(&mut self.recorder, self.subscriber);
         let n = deliverable(self.recorder.queue.iter().copied(), edge);
         for e in self.recorder.queue.drain(..n) {
@@ -150,13 +174,23 @@ impl EguiHost {
                 InputEvent::KeyUp(k, m) => self.mq.key_up_event(k, m),
             }
         }
-        // SAFETY: macroquad main thread, inside the window; the borrow ends
-        // with this statement and `ui` makes no macroquad call.
+        let focused_before = self.mq.egui_ctx().wants_keyboard_input();
+        let mut actions = OverlayActions::default();
+        let mut claims = UiClaims::default();
+        // SAFETY: macroquad's context exists (we run inside the window, on its
+        // thread: `get_internal_gl` asserts the context); `gl` lives until the
+        // end of this function, and nothing here touches macroquad meanwhile:
+        // the closure runs `Overlay::show`, which only calls egui.
         let gl = unsafe { get_internal_gl() };
         self.mq
             .run(gl.quad_context, |_: &mut dyn mq::RenderingBackend, ctx| {
-                ui(ctx)
+                actions = overlay.show(ctx, settings, view, stats);
+                claims = UiClaims {
+                    pointer: ctx.is_pointer_over_area() || ctx.wants_pointer_input(),
+                    keyboard: focused_before || ctx.wants_keyboard_input(),
+                };
             });
+        (actions, claims)
     }
 
     /// Paints the output of the last [`EguiHost::run`] over what was drawn
@@ -165,8 +199,9 @@ impl EguiHost {
     /// # Panics
     /// If called outside a running macroquad window.
     pub fn draw(&mut self) {
-        // SAFETY: macroquad main thread, inside the window; the borrow ends
-        // with this function and no other macroquad call runs meanwhile.
+        // SAFETY: macroquad's context exists (`get_internal_gl` asserts it);
+        // `gl` lives until the end of this function, and only `flush` and
+        // egui-miniquad's painter use it meanwhile, no other macroquad call.
         let mut gl = unsafe { get_internal_gl() };
         gl.flush();
         self.mq.draw(gl.quad_context);

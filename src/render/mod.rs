@@ -36,7 +36,7 @@ pub mod units;
 pub mod world;
 
 pub use camera::{CameraInput, OrbitCamera};
-pub use egui_host::EguiHost;
+pub use egui_host::{EguiHost, UiClaims};
 pub use mesh::{load_obj_mesh, load_unit_mesh};
 pub use pipeline::{UnitInstance, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene};

@@ -20,7 +20,7 @@
 use std::fmt;
 
 use super::{world_size, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS};
-use crate::format::thousands;
+use crate::format::{length, thousands};
 use crate::spatial::{min_cell_for_extent, Kernel, Strategy, MAX_CELLS};
 
 /// Longest the naive scan may take per frame, seconds; above it the window
@@ -122,8 +122,8 @@ pub enum CellLimit {
 /// `units` units and `radius`, and which budget sets it: the larger of
 /// [`min_cell_for_extent`] of the world (so the grid never silently enlarges
 /// the cell) and the cell at which [`expected_cell_visits`] reaches
-/// `budget.cell_visits` (`2r / (sqrt(V / N) - 1)` for Grid, `2r / (V / N - 1)`
-/// for SortedGrid; no limit for Naive).
+/// `budget.cell_visits` (`min(2r, L) / (sqrt(V / N) - 1)` for Grid,
+/// `min(2r, L) / (V / N - 1)` for SortedGrid; no limit for Naive).
 pub fn min_cell_size(
     strategy: Strategy,
     units: usize,
@@ -138,8 +138,10 @@ pub fn min_cell_size(
         Strategy::Grid => per_query.sqrt(),
         Strategy::SortedGrid => per_query,
     };
+    // Per axis the block spans min(2r / c + 1, L / c + 1) cells.
+    let span = (2.0 * radius.max(0.0) as f64).min(world as f64);
     let visits = if axis > 1.0 {
-        (2.0 * radius.max(0.0) as f64 / (axis - 1.0)) as f32
+        (span / (axis - 1.0)) as f32
     } else {
         world
     };
@@ -314,9 +316,11 @@ impl fmt::Display for GuardNotice {
                 budget,
             } => write!(
                 f,
-                "Radius {from:.2} would find about {:.0} million neighbor pairs per frame at {} units (world {world:.0} x {world:.0}); lowered to {to:.2} (budget {:.0} million).",
+                "Radius {} would find about {:.0} million neighbor pairs per frame at {} units (world {world:.0} x {world:.0}); lowered to {} (budget {:.0} million).",
+                length(from),
                 pairs / 1e6,
                 thousands(units as u64),
+                length(to),
                 budget / 1e6
             ),
             GuardNotice::CellRaised {
@@ -328,9 +332,11 @@ impl fmt::Display for GuardNotice {
                 ..
             } => write!(
                 f,
-                "Cell size {from:.2} is below the smallest a grid of at most {} cells allows over the {world:.0}-unit world of {} units; raised to {to:.2}.",
+                "Cell size {} is below the smallest a grid of at most {} cells allows over the {world:.0}-unit world of {} units; raised to {}.",
+                length(from),
                 thousands(MAX_CELLS as u64),
-                thousands(units as u64)
+                thousands(units as u64),
+                length(to)
             ),
             GuardNotice::CellRaised {
                 from,
@@ -341,9 +347,11 @@ impl fmt::Display for GuardNotice {
                 ..
             } => write!(
                 f,
-                "Cell size {from:.2} would make {strategy} visit more than {:.0} million cells per frame at {} units with this radius; raised to {to:.2}.",
+                "Cell size {} would make {strategy} visit more than {:.0} million cells per frame at {} units with this radius; raised to {}.",
+                length(from),
                 CELL_VISIT_BUDGET / 1e6,
-                thousands(units as u64)
+                thousands(units as u64),
+                length(to)
             ),
             GuardNotice::NaiveRefused {
                 units,
@@ -368,12 +376,14 @@ impl fmt::Display for GuardNotice {
 ///
 /// 1. the radius is lowered to [`max_radius`] at the unit count `s` asks for
 ///    (so at the world that count will have, not the current one);
-/// 2. the cell size follows the radius when `s.cell_follows_radius`;
-/// 3. Naive is replaced by Grid when `cost` says a frame would exceed
+/// 2. Naive is replaced by Grid when `cost` says a frame would exceed
 ///    `budget.naive_frame_s` (kernels `cost` has not measured are allowed);
-/// 4. the cell size is raised to [`min_cell_size`] for the resulting strategy.
+/// 3. the cell size becomes the radius when `s.cell_follows_radius`, and is
+///    raised to [`min_cell_size`] for the resulting strategy (a notice only
+///    when the cell size changes because of it).
 ///
-/// Idempotent: a second call with the same arguments changes nothing.
+/// Idempotent: a second call with the same arguments changes nothing and
+/// returns no notice.
 pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardNotice> {
     let mut notices = Vec::new();
     let world = world_for(s.units);
@@ -388,9 +398,6 @@ pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardN
             budget: budget.pairs,
         });
         s.radius = r_max;
-    }
-    if s.cell_follows_radius {
-        s.cell_size = s.radius;
     }
     if s.strategy == Strategy::Naive {
         let threads = s.threads.max(1);
@@ -411,20 +418,27 @@ pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardN
             }
         }
     }
+    // The cell asked for: the radius while "= r" is on, else the cell size;
+    // raised to the minimum (NaN too). Said once: a cell that stays at the
+    // minimum while the asked value stays below it is not news.
+    let asked = if s.cell_follows_radius {
+        s.radius
+    } else {
+        s.cell_size
+    };
     let (c_min, limit) = min_cell_size(s.strategy, s.units, s.radius, budget);
-    // NaN compares false, so it is raised too.
-    if s.cell_size.partial_cmp(&c_min) != Some(std::cmp::Ordering::Greater) && s.cell_size != c_min
-    {
+    let cell = if asked >= c_min { asked } else { c_min };
+    if cell != asked && cell != s.cell_size {
         notices.push(GuardNotice::CellRaised {
-            from: s.cell_size,
-            to: c_min,
+            from: asked,
+            to: cell,
             limit,
             strategy: s.strategy,
             units: s.units,
             world,
         });
-        s.cell_size = c_min;
     }
+    s.cell_size = cell;
     notices
 }
 
@@ -625,5 +639,100 @@ mod tests {
         s.cell_size = f32::NAN;
         settle(&mut s, &cost(), &b);
         assert_eq!(s.cell_size, c_min);
+    }
+
+    #[test]
+    fn settle_is_idempotent_and_says_each_change_once() {
+        // The reported fault: with "= r" on and the radius below the cell
+        // minimum, every call raised the cell again and re-announced it.
+        let b = Budget::default();
+        let c = cost();
+        for units in [1usize, 2, 1_000, 10_000, 200_000, 1_000_000] {
+            for radius in [0.01f32, 0.3, 1.0, 10.0, 35.0, 100.0, 1e4] {
+                for (cell, follow) in [
+                    (f32::NAN, false),
+                    (0.01, false),
+                    (2.0, false),
+                    (10.0, true),
+                    (500.0, false),
+                ] {
+                    for strategy in Strategy::ALL {
+                        let mut s = Settings {
+                            units,
+                            radius,
+                            cell_size: cell,
+                            cell_follows_radius: follow,
+                            strategy,
+                            kernel: Kernel::Scalar,
+                            ..Settings::default()
+                        };
+                        settle(&mut s, &c, &b);
+                        let once = s.clone();
+                        let again = settle(&mut s, &c, &b);
+                        let case = format!(
+                            "{units} units, r {radius}, cell {cell}, follow {follow}, {strategy}"
+                        );
+                        assert!(again.is_empty(), "{case}: {again:?}");
+                        assert_eq!(s, once, "{case}");
+                        assert!(
+                            s.cell_size.is_finite() && s.cell_size > 0.0,
+                            "{case}: {}",
+                            s.cell_size
+                        );
+                        let (c_min, _) = min_cell_size(s.strategy, units, s.radius, &b);
+                        assert!(s.cell_size >= c_min, "{case}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_following_cell_stops_at_the_minimum_with_one_notice() {
+        let b = Budget::default();
+        let mut s = Settings {
+            strategy: Strategy::SortedGrid,
+            ..settings(200_000, 10.0)
+        };
+        assert!(settle(&mut s, &cost(), &b).is_empty());
+        s.radius = 1.0;
+        let notices = settle(&mut s, &cost(), &b);
+        let c_min = min_cell_for_extent(world_for(200_000));
+        assert_eq!(s.cell_size, c_min);
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert!(
+            s.cell_follows_radius,
+            "\"= r\" stays on and follows again above the minimum"
+        );
+        s.radius = 1.5;
+        assert!(
+            settle(&mut s, &cost(), &b).is_empty(),
+            "still at the minimum: no news"
+        );
+        s.radius = 5.0;
+        assert!(settle(&mut s, &cost(), &b).is_empty());
+        assert_eq!(s.cell_size, 5.0);
+    }
+
+    #[test]
+    fn the_visit_minimum_counts_the_world_edge() {
+        // 1,000 units, r = 100: the block is clipped to the 140-unit world, so
+        // a cell of 1.0 visits about 19.9 million cells: within the budget.
+        let b = Budget::default();
+        assert!(expected_cell_visits(Strategy::Grid, 1_000, 100.0, 1.0) < b.cell_visits);
+        let (c, _) = min_cell_size(Strategy::Grid, 1_000, 100.0, &b);
+        assert!(c <= 1.0, "{c}");
+        for units in [1_000usize, 10_000, 200_000, 1_000_000] {
+            for r in [1.0f32, 10.0, 100.0, 1e4] {
+                for st in [Strategy::Grid, Strategy::SortedGrid] {
+                    let (c, _) = min_cell_size(st, units, r, &b);
+                    let v = expected_cell_visits(st, units, r, c);
+                    assert!(
+                        v <= b.cell_visits * 1.0001,
+                        "{st} {units} r {r}: {v} at {c}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use egui_plot::{Line, Plot, PlotPoints, VLine};
 
 use crate::app::stats::{format_fps, FrameStats, PHASES};
 use crate::app::RENDER_BUDGET_S;
-use crate::format::thousands;
+use crate::format::{length, thousands};
 use crate::sim::{Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
 
@@ -207,45 +207,57 @@ impl Overlay {
     /// The unit count: a slider and a number box, applied when the drag ends
     /// or the edit is committed (Enter or focus lost), never per keystroke.
     fn units_row(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
-        let mut v = self.units_edit.unwrap_or(s.units);
-        let (lo, hi) = (
-            UNITS_RANGE.0.min(s.units).max(1),
-            UNITS_RANGE.1.max(s.units),
-        );
+        let current = self.units_edit.unwrap_or(s.units);
+        // Each widget edits its own copy: the slider clamps to its range, and
+        // a value typed or dragged in the box must not pass through it.
+        let (mut from_slider, mut from_box) = (current, current);
         let tip = "Unit count (respawns); the world grows to keep 16 neighbors per unit on average. Applied when you let go of the slider or press Enter.";
         ui.horizontal(|ui| {
             let slider = ui
                 .add(
-                    egui::Slider::new(&mut v, lo..=hi)
-                        .logarithmic(true)
-                        .show_value(false),
+                    egui::Slider::new(
+                        &mut from_slider,
+                        widened(UNITS_RANGE.0, UNITS_RANGE.1, current),
+                    )
+                    .logarithmic(true)
+                    .show_value(false),
                 )
                 .on_hover_text(tip);
-            let shown = v as f64;
+            let shown = from_slider as f64;
             slider.widget_info(|| egui::WidgetInfo::slider(true, shown, "units"));
             let number = ui
                 .add(
-                    egui::DragValue::new(&mut v)
+                    egui::DragValue::new(&mut from_box)
                         .range(1..=1_000_000)
                         .speed(50.0)
                         .update_while_editing(false),
                 )
                 .on_hover_text(tip);
             ui.label("units");
-            let mut commit = false;
-            for r in [&slider, &number] {
+            for (r, v) in [(&slider, from_slider), (&number, from_box)] {
                 if r.dragged() {
                     self.units_edit = Some(v);
                 } else if r.drag_stopped() || r.changed() {
-                    commit = true;
+                    s.units = v.max(1);
+                    self.units_edit = None;
                 }
-            }
-            if commit {
-                s.units = v.max(1);
-                self.units_edit = None;
             }
         });
     }
+}
+
+/// `lo..=hi`, widened to include `current` (a value set elsewhere, e.g. on
+/// the command line, is shown as it is, not clamped by the widget).
+fn widened<T: PartialOrd + Copy>(lo: T, hi: T, current: T) -> std::ops::RangeInclusive<T> {
+    let lo = if current < lo { current } else { lo };
+    let hi = if current > hi { current } else { hi };
+    lo..=hi
+}
+
+/// The top of the radius slider: [`RADIUS_RANGE`]'s, lowered to the pair
+/// budget's limit at the current unit count (`radius_max`, world units).
+pub fn radius_top(radius_max: f32) -> f32 {
+    RADIUS_RANGE.1.min(radius_max).max(RADIUS_RANGE.0)
 }
 
 fn notices(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
@@ -313,56 +325,48 @@ fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
 /// given (the radius up to the pair budget's limit, the cell size down to the
 /// grid's smallest), with two decimals everywhere.
 fn radius_and_cell_rows(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
-    let r_max = RADIUS_RANGE.1.min(stats.radius_max).max(RADIUS_RANGE.0);
-    let range = RADIUS_RANGE.0.min(s.radius)..=r_max.max(s.radius);
-    let radius = ui
-        .add(
-            egui::Slider::new(&mut s.radius, range)
-                .logarithmic(true)
-                .fixed_decimals(2)
-                .text("query radius"),
-        )
-        .on_hover_text(format!(
-            "Query radius r in world units (keys - and =). Neighbor: dx² + dz² <= r². Up to {r_max:.2} here: larger radii would find more than 40 million pairs per frame at this unit count."
-        ));
-    if radius.changed() && s.cell_follows_radius {
-        s.cell_size = s.radius;
-    }
+    let r_max = radius_top(stats.radius_max);
+    let range = widened(RADIUS_RANGE.0, r_max, s.radius);
+    ui.add(
+        egui::Slider::new(&mut s.radius, range)
+            .logarithmic(true)
+            .custom_formatter(|v, _| length(v as f32))
+            .text("query radius"),
+    )
+    .on_hover_text(format!(
+        "Query radius r in world units (keys - and =). Neighbor: dx² + dz² <= r². Up to {} here: larger radii would find more than 40 million pairs per frame at this unit count.",
+        length(r_max)
+    ));
     let c_min = stats.cell_min.min(CELL_MAX);
     ui.horizontal(|ui| {
-        let range = c_min.min(s.cell_size)..=CELL_MAX.max(s.cell_size);
+        let range = widened(c_min, CELL_MAX, s.cell_size);
         let cell = ui
             .add(
                 egui::Slider::new(&mut s.cell_size, range)
                     .logarithmic(true)
-                    .fixed_decimals(2)
+                    .custom_formatter(|v, _| length(v as f32))
                     .text("cell size"),
             )
             .on_hover_text(format!(
-                "Grid cell edge in world units (keys [ and ]); the grid rebuilds with it on the next frame. Small cells: fewer candidates, more cells to visit; large cells: many candidates. Down to {c_min:.2} here: the grid has at most {} cells over the world, and a tiny cell with a large radius would visit too many.",
+                "Grid cell edge in world units (keys [ and ]); the grid rebuilds with it on the next frame. Small cells: fewer candidates, more cells to visit; large cells: many candidates. Down to {} here: the grid has at most {} cells over the world, and a tiny cell with a large radius would visit too many.",
+                length(c_min),
                 thousands(MAX_CELLS as u64)
             ));
         if cell.changed() {
             s.cell_follows_radius = false;
         }
-        let follow = ui
-            .selectable_label(s.cell_follows_radius, "= r")
+        // The frame loop's guards make the cell follow the radius while this is on.
+        ui.toggle_value(&mut s.cell_follows_radius, "= r")
             .on_hover_text("Keep the cell size equal to the query radius, also when the radius changes.");
-        if follow.clicked() {
-            s.cell_follows_radius = !s.cell_follows_radius;
-            if s.cell_follows_radius {
-                s.cell_size = s.radius;
-            }
-        }
     });
     match stats.step.grid {
         Some(g) if g.cells() > 0 => {
             ui.label(format!(
-                "grid: {} x {} = {} cells of {:.2}",
+                "grid: {} x {} = {} cells of {}",
                 g.nx,
                 g.nz,
                 thousands(g.cells() as u64),
-                g.cell
+                length(g.cell)
             ))
             .on_hover_text(
                 "The grid the last frame used: columns x rows, and the cell edge in world units.",
@@ -373,6 +377,7 @@ fn radius_and_cell_rows(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats)
 }
 
 fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
+    let every = widened(1, 240, s.reorder_every);
     ui.horizontal(|ui| {
         egui::ComboBox::from_id_salt("reorder")
             .selected_text(format!("order: {}", s.reorder.key()))
@@ -385,7 +390,7 @@ fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
             .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory); cells: sorted by grid cell; morton: Z-order of cells. Sorted orders make queries and steering cache-friendly.");
         ui.add_enabled(
             s.reorder != Reorder::Off,
-            egui::Slider::new(&mut s.reorder_every, 1..=240)
+            egui::Slider::new(&mut s.reorder_every, every)
                 .logarithmic(true)
                 .text("every N frames"),
         )
