@@ -109,6 +109,7 @@ struct App {
     notices: Vec<GuardNotice>,
     naive_cost: NaiveCost,
     budget: Budget,
+    /// Respawn at the next step (R or the overlay's button).
     respawn: bool,
     /// Real time since the last step, seconds.
     since_step: f32,
