@@ -39,7 +39,7 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use spatial_query_lab::bench::{bench_settings, BenchConfig, BENCH_DT};
-use spatial_query_lab::sim::{Reorder, Simulation, Workload};
+use spatial_query_lab::sim::{Layout, Reorder, Simulation, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
 
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
@@ -87,7 +87,15 @@ fn bench_one(
         workload,
         ..BenchConfig::default()
     };
-    let settings = bench_settings(strategy, kernel, threads, units, Reorder::default(), &cfg);
+    let settings = bench_settings(
+        strategy,
+        kernel,
+        threads,
+        units,
+        Reorder::default(),
+        Layout::default(),
+        &cfg,
+    );
     let id = format!("{}/{}/t{}", strategy.key(), kernel.key(), threads);
     let (warmup, window_end) = (cfg.warmup as u64, (cfg.warmup + cfg.frames) as u64);
     let mut sim: Option<Simulation> = None;

@@ -48,7 +48,7 @@ use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use rstar::primitives::GeomWithData;
 use rstar::RTree;
 use spatial_query_lab::sim::{
-    spawn, world_size, Reorder, Reorderer, Units, Workload, STANDARD_RADIUS,
+    layout::PermuteScratch, spawn, world_size, Reorder, Reorderer, Units, Workload, STANDARD_RADIUS,
 };
 use spatial_query_lab::spatial::{query_all, Kernel, Points, QueryResults, SpatialIndex, Strategy};
 
@@ -140,6 +140,7 @@ impl Ours {
 struct OursCellOrder {
     units: Units,
     reorderer: Reorderer,
+    permute: PermuteScratch,
     inner: Ours,
 }
 
@@ -148,6 +149,7 @@ impl OursCellOrder {
         OursCellOrder {
             units: Units::default(),
             reorderer: Reorderer::default(),
+            permute: PermuteScratch::default(),
             inner: Ours::new(Strategy::SortedGrid),
         }
     }
@@ -161,7 +163,7 @@ impl OursCellOrder {
         u.z.extend_from_slice(z);
         u.id.clear();
         u.id.extend(0..n as u32);
-        for v in [&mut u.vx, &mut u.vz] {
+        for v in [&mut u.vx, &mut u.vz, &mut u.danger] {
             v.clear();
             v.resize(n, 0.0);
         }
@@ -169,7 +171,8 @@ impl OursCellOrder {
         u.team.resize(n, 0);
         u.enemies.clear();
         u.enemies.resize(n, 0);
-        self.reorderer.reorder(u, Reorder::Cells, R);
+        self.reorderer
+            .reorder(u, Reorder::Cells, R, &mut self.permute);
         let pairs = self.inner.run(Points::new(&u.x, &u.z));
         for c in &mut self.inner.results.chunks {
             for id in &mut c.ids {

@@ -20,7 +20,7 @@ use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, Just,
 use proptest::strategy::Strategy as _;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::sim::{spawn, world_size, Settings, Simulation, Workload};
+use spatial_query_lab::sim::{spawn, world_size, Layout, Settings, Simulation, Workload};
 use spatial_query_lab::spatial::{
     query_all, Kernel, Points, Query, QueryResults, Strategy, NO_EXCLUDE,
 };
@@ -708,13 +708,16 @@ fn bits(v: &[f32]) -> Vec<u32> {
 }
 
 #[test]
-fn simulation_is_bit_identical_across_strategies_kernels_threads() {
+fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
     let ks = kernels();
     const FRAMES: usize = 5;
     let dt = 1.0 / 60.0;
     let mut reference: Option<SimState> = None;
     let mut configs = 0;
-    for strategy in Strategy::ALL {
+    for (layout, strategy) in Layout::ALL
+        .into_iter()
+        .flat_map(|l| Strategy::ALL.map(|s| (l, s)))
+    {
         for &kernel in &ks {
             for threads in [1usize, 2] {
                 let settings = Settings {
@@ -722,14 +725,15 @@ fn simulation_is_bit_identical_across_strategies_kernels_threads() {
                     strategy,
                     kernel,
                     threads,
+                    layout,
                     ..Settings::default()
                 };
                 let mut sim = Simulation::new(&settings);
-                let start_x = sim.units.x.clone();
+                let start_x = sim.store().to_units().x;
                 let totals: Vec<u64> = (0..FRAMES)
                     .map(|_| sim.step(dt, &settings).query.neighbors)
                     .collect();
-                let u = &sim.units;
+                let u = &sim.store().to_units();
                 let state = SimState {
                     x: bits(&u.x),
                     z: bits(&u.z),
@@ -738,7 +742,7 @@ fn simulation_is_bit_identical_across_strategies_kernels_threads() {
                     enemies: u.enemies.clone(),
                     totals,
                 };
-                let ctx = format!("{strategy}/{kernel}/{threads} threads");
+                let ctx = format!("{layout}/{strategy}/{kernel}/{threads} threads");
                 match &reference {
                     None => {
                         assert!(
@@ -764,7 +768,10 @@ fn simulation_is_bit_identical_across_strategies_kernels_threads() {
             }
         }
     }
-    assert_eq!(configs, Strategy::ALL.len() * ks.len() * 2);
+    assert_eq!(
+        configs,
+        Layout::ALL.len() * Strategy::ALL.len() * ks.len() * 2
+    );
 }
 
 // ---------------------------------------------------------------- extreme values

@@ -1,36 +1,51 @@
 //! The selected unit: which one, and whether the camera follows it.
 
-/// The selected unit, by stable id (its index changes whenever the units are
-/// reordered), with its index as of the last [`Selection::resolve`], and
-/// whether the camera follows it. One value, so selecting, deselecting and
-/// respawning cannot leave half of it behind.
+use crate::sim::{Handle, Handles};
+
+/// The selected unit, held by generational handle (its storage index changes
+/// whenever the units are reordered or one is removed), with its index as of
+/// the last [`Selection::resolve`], and whether the camera follows it. One
+/// value, so selecting, deselecting, respawning and the unit's death cannot
+/// leave half of it behind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Selection {
-    id: Option<u32>,
+    target: Option<Target>,
     index: Option<usize>,
     follow: bool,
+    lost: Option<Handle>,
+}
+
+/// What is selected: a handle, or a unit id from the command line that the
+/// next [`Selection::resolve`] turns into the handle of the live unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Id(u32),
+    Handle(Handle),
 }
 
 impl Selection {
-    /// Selects the unit with stable `id`; the camera follows it when `follow`.
-    /// Its index is found by the next [`Selection::resolve`].
+    /// Selects the live unit with stable `id` (its slot); the camera follows
+    /// it when `follow`. Its handle and index are found by the next
+    /// [`Selection::resolve`].
     pub fn select(&mut self, id: u32, follow: bool) {
         *self = Selection {
-            id: Some(id),
+            target: Some(Target::Id(id)),
             index: None,
             follow,
+            lost: None,
         };
     }
 
-    /// Selects the unit at `index` of `ids` (the units' stable ids), without
-    /// following it; deselects when `index` is `None` or out of range.
-    pub fn select_index(&mut self, index: Option<usize>, ids: &[u32]) {
-        match index.and_then(|i| ids.get(i).map(|&id| (i, id))) {
-            Some((i, id)) => {
+    /// Selects the unit `handle` stored at `index` (from picking), without
+    /// following it; deselects when either is `None`.
+    pub fn select_at(&mut self, picked: Option<(usize, Handle)>) {
+        match picked {
+            Some((i, h)) => {
                 *self = Selection {
-                    id: Some(id),
+                    target: Some(Target::Handle(h)),
                     index: Some(i),
                     follow: false,
+                    lost: None,
                 }
             }
             None => self.clear(),
@@ -45,22 +60,36 @@ impl Selection {
     /// Starts or stops the camera following the selected unit (nothing to
     /// follow without a selection).
     pub fn set_follow(&mut self, follow: bool) {
-        self.follow = follow && self.id.is_some();
+        self.follow = follow && self.target.is_some();
     }
 
-    /// Finds the selected unit's index in `ids` (the units' stable ids after
-    /// the last step): the previous index if it still holds the id, else a
-    /// linear search. Deselects when the id is gone. Returns the index.
-    pub fn resolve(&mut self, ids: &[u32]) -> Option<usize> {
-        let id = self.id?;
-        self.index = match self.index {
-            Some(i) if ids.get(i) == Some(&id) => Some(i),
-            _ => ids.iter().position(|&u| u == id),
+    /// Finds the selected unit's storage index through `handles` after the
+    /// last step. When the unit died (its handle no longer resolves) the
+    /// selection clears and [`Selection::take_lost`] returns the handle once.
+    /// Returns the index.
+    pub fn resolve(&mut self, handles: &Handles) -> Option<usize> {
+        let target = self.target?;
+        let handle = match target {
+            Target::Handle(h) => Some(h),
+            Target::Id(id) => handles.handle(id),
         };
-        if self.index.is_none() {
-            self.clear();
+        self.index = handle.and_then(|h| handles.resolve(h));
+        match (handle, self.index) {
+            (Some(h), Some(_)) => self.target = Some(Target::Handle(h)),
+            (Some(h), None) => {
+                *self = Selection {
+                    lost: Some(h),
+                    ..Selection::default()
+                }
+            }
+            (None, _) => self.clear(),
         }
         self.index
+    }
+
+    /// The handle of a selected unit that died, once (then `None`).
+    pub fn take_lost(&mut self) -> Option<Handle> {
+        self.lost.take()
     }
 
     /// Index of the selected unit as of the last [`Selection::resolve`].
@@ -68,14 +97,17 @@ impl Selection {
         self.index
     }
 
-    /// Stable id of the selected unit.
-    pub fn id(&self) -> Option<u32> {
-        self.id
+    /// The selected unit's handle, once resolved.
+    pub fn handle(&self) -> Option<Handle> {
+        match self.target {
+            Some(Target::Handle(h)) => Some(h),
+            _ => None,
+        }
     }
 
     /// Whether the camera follows the selected unit.
     pub fn follows(&self) -> bool {
-        self.follow && self.id.is_some()
+        self.follow && self.target.is_some()
     }
 }
 
@@ -84,36 +116,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn follows_its_unit_through_a_reorder() {
+    fn follows_its_unit_through_a_move_in_storage() {
+        let mut handles = Handles::identity(3);
         let mut s = Selection::default();
-        s.select_index(Some(1), &[10, 11, 12]);
-        assert_eq!((s.id(), s.index(), s.follows()), (Some(11), Some(1), false));
-        // Reordered: unit 11 moved to index 2.
-        assert_eq!(s.resolve(&[12, 10, 11]), Some(2));
-        assert_eq!(s.id(), Some(11));
+        let h = handles.handle(1).unwrap();
+        s.select_at(Some((1, h)));
+        assert_eq!(
+            (s.handle(), s.index(), s.follows()),
+            (Some(h), Some(1), false)
+        );
+        // Reordered: unit 1 moved to index 2.
+        handles.moved(1, 2);
+        assert_eq!(s.resolve(&handles), Some(2));
+        assert_eq!(s.handle(), Some(h));
     }
 
     #[test]
-    fn a_unit_that_is_gone_clears_everything() {
+    fn a_unit_that_died_clears_everything_and_reports_once() {
+        let mut handles = Handles::identity(3);
         let mut s = Selection::default();
-        s.select(7, true);
+        s.select(2, true);
+        assert_eq!(s.resolve(&handles), Some(2));
         assert!(s.follows());
-        assert_eq!(s.resolve(&[0, 1, 2]), None);
-        assert_eq!(s, Selection::default());
+        let h = s.handle().unwrap();
+        handles.remove(2);
+        // The slot is reused by a new unit: the stale handle must not show it.
+        assert_eq!(handles.insert(0), 2);
+        assert_eq!(s.resolve(&handles), None);
         assert!(!s.follows());
+        assert_eq!(s.take_lost(), Some(h));
+        assert_eq!(s.take_lost(), None);
+        assert_eq!(s, Selection::default());
     }
 
     #[test]
-    fn clear_and_out_of_range_deselect_and_stop_following() {
+    fn clear_and_unknown_ids_deselect_and_stop_following() {
+        let handles = Handles::identity(2);
         let mut s = Selection::default();
         s.select(1, true);
-        s.resolve(&[0, 1]);
+        s.resolve(&handles);
         s.clear();
         assert_eq!(s, Selection::default());
-        s.select(1, true);
-        s.select_index(Some(5), &[0, 1]);
+        s.select(5, true);
+        assert_eq!(s.resolve(&handles), None);
         assert_eq!(s, Selection::default());
         s.set_follow(true);
         assert!(!s.follows(), "nothing selected, nothing to follow");
+        s.select_at(None);
+        assert_eq!(s, Selection::default());
     }
 }

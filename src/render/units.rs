@@ -28,16 +28,17 @@ pub fn pack_instances(
     scale: f32,
     out: &mut Vec<UnitInstance>,
 ) {
-    let u = &sim.units;
+    let store = sim.store();
     out.clear();
-    out.extend((0..u.len()).map(|i| {
-        let t = (u.enemies[i].min(12) as f32) / 12.0;
-        let team = (u.team[i] & 1) as usize;
+    out.extend((0..store.len()).map(|i| {
+        let u = store.hot(i);
+        let t = (u.enemies.min(12) as f32) / 12.0;
+        let team = (u.team & 1) as usize;
         let c = |k: usize| (TEAM[team][k] + (TEAM_HOT[team][k] - TEAM[team][k]) * t) as u8;
         UnitInstance {
-            x: u.x[i],
-            z: u.z[i],
-            heading: u.vz[i].atan2(u.vx[i]),
+            x: u.x,
+            z: u.z,
+            heading: u.vz.atan2(u.vx),
             scale,
             color: [c(0), c(1), c(2), 255],
         }

@@ -1,4 +1,4 @@
-//! Reordering the units themselves (every SoA array) into cell order or Morton
+//! Reordering the units themselves (every array of their layout) into cell order or Morton
 //! (Z-order) of their grid cells, so that unit `i`'s neighbors sit near `i` in
 //! memory: queries issued in unit order then walk the grid coherently, the
 //! rebuild's scatter writes nearly sequentially, and the apply step's reads of
@@ -6,7 +6,7 @@
 
 use crate::spatial::{GridGeometry, Points};
 
-use super::Units;
+use super::layout::{PermuteScratch, UnitLayout, Units};
 
 /// How the units are ordered in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -80,25 +80,22 @@ pub struct Reorderer {
     rank_dims: (usize, usize),
     /// Cells sorted by Morton code (scratch for `rank`).
     order: Vec<u32>,
-    f32_scratch: Vec<f32>,
-    u32_scratch: Vec<u32>,
-    u16_scratch: Vec<u16>,
-    u8_scratch: Vec<u8>,
 }
 
 impl Reorderer {
-    /// Permutes every array of `u` (stably) into `mode` order of the cells of a
-    /// grid with edge `cell` (world units) fitted to the current positions;
-    /// units with a non-finite position go last. `Reorder::Off` does nothing.
+    /// The stable permutation that sorts the units at `points` into `mode`
+    /// order of the cells of a grid with edge `cell` (world units) fitted to
+    /// them: new unit `k` is old unit `perm[k]`; units with a non-finite
+    /// position go last. `None` for `Reorder::Off` or fewer than two units.
     ///
     /// O(N + cells) (plus O(cells log cells) when the grid's dimensions change
     /// in Morton mode). Allocates only while its scratch buffers grow.
-    pub fn reorder(&mut self, u: &mut Units, mode: Reorder, cell: f32) {
-        if mode == Reorder::Off || u.len() < 2 {
-            return;
+    pub fn plan(&mut self, points: Points<'_>, mode: Reorder, cell: f32) -> Option<&[u32]> {
+        let n = points.len();
+        if mode == Reorder::Off || n < 2 {
+            return None;
         }
-        let n = u.len();
-        let geo = GridGeometry::fit(Points::new(&u.x, &u.z), cell);
+        let geo = GridGeometry::fit(points, cell);
         let cells = geo.cells();
         if mode == Reorder::Morton && self.rank_dims != (geo.nx, geo.nz) {
             self.build_morton_rank(geo.nx, geo.nz);
@@ -107,7 +104,7 @@ impl Reorderer {
         self.count.clear();
         self.count.resize(cells + 2, 0);
         self.key.clear();
-        for (&x, &z) in u.x.iter().zip(&u.z) {
+        for (&x, &z) in points.x.iter().zip(points.z) {
             let k = match geo.cell_of(x, z) {
                 Some(c) if mode == Reorder::Morton => self.rank[c],
                 Some(c) => c as u32,
@@ -128,14 +125,22 @@ impl Reorderer {
             self.perm[*slot as usize] = old as u32;
             *slot += 1;
         }
-        let perm = &self.perm;
-        gather(&mut u.x, perm, &mut self.f32_scratch);
-        gather(&mut u.z, perm, &mut self.f32_scratch);
-        gather(&mut u.vx, perm, &mut self.f32_scratch);
-        gather(&mut u.vz, perm, &mut self.f32_scratch);
-        gather(&mut u.id, perm, &mut self.u32_scratch);
-        gather(&mut u.enemies, perm, &mut self.u16_scratch);
-        gather(&mut u.team, perm, &mut self.u8_scratch);
+        Some(&self.perm)
+    }
+
+    /// Permutes every array of `u` (stably) into `mode` order ([`Reorderer::plan`]).
+    /// Allocates only while the scratch buffers grow.
+    pub fn reorder(
+        &mut self,
+        u: &mut Units,
+        mode: Reorder,
+        cell: f32,
+        scratch: &mut PermuteScratch,
+    ) {
+        let Some(perm) = self.plan(u.points(), mode, cell) else {
+            return;
+        };
+        u.permute(perm, scratch);
     }
 
     fn build_morton_rank(&mut self, nx: usize, nz: usize) {
@@ -157,13 +162,6 @@ impl Reorderer {
         }
         self.rank_dims = (nx, nz);
     }
-}
-
-/// `v = v[perm]`, through `scratch` (swapped in, so no copy back).
-fn gather<T: Copy + Default>(v: &mut Vec<T>, perm: &[u32], scratch: &mut Vec<T>) {
-    scratch.clear();
-    scratch.extend(perm.iter().map(|&p| v[p as usize]));
-    std::mem::swap(v, scratch);
 }
 
 #[cfg(test)]

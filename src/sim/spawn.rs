@@ -26,18 +26,30 @@ pub enum Workload {
     /// has the same crowd density, about 110 neighbors per hotspot unit),
     /// 90% uniform.
     Hotspot,
+    /// Two teams of N/2, each uniform in its own half of the world (team 0 at
+    /// low x), heading toward the other within ±60°. A unit with more enemies
+    /// than friends in range for [`super::DEATH_AFTER_S`] dies, and a
+    /// reinforcement spawns at its team's edge, so the count stays N: churn
+    /// (swap-and-pop removal, spawning, generational handles) every frame.
+    Battle,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 3] = [Workload::Uniform, Workload::Clustered, Workload::Hotspot];
+    pub const ALL: [Workload; 4] = [
+        Workload::Uniform,
+        Workload::Clustered,
+        Workload::Hotspot,
+        Workload::Battle,
+    ];
 
-    /// Lower-case name (`uniform`, `clustered`, `hotspot`).
+    /// Lower-case name (`uniform`, `clustered`, `hotspot`, `battle`).
     pub fn key(self) -> &'static str {
         match self {
             Workload::Uniform => "uniform",
             Workload::Clustered => "clustered",
             Workload::Hotspot => "hotspot",
+            Workload::Battle => "battle",
         }
     }
 
@@ -66,9 +78,11 @@ pub fn world_size(n: usize, r: f32) -> f32 {
 ///
 /// Draw order (fixed, so the same seed gives the same units on every
 /// machine, ChaCha8): all positions, then all headings (speed
-/// [`STANDARD_SPEED`]), then all teams (0 or 1). `radius` is the `r` of the
+/// [`STANDARD_SPEED`]), then all teams (0 or 1). `battle` instead gives units
+/// `0..n/2` team 0 in the low-x half and the rest team 1 in the high-x half,
+/// and draws headings toward the enemy within ±60°. `radius` is the `r` of the
 /// hotspot disk (`3r * sqrt(n / 10,000)`, at most half the world). Allocates
-/// the five SoA arrays.
+/// the SoA arrays.
 pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -> Units {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut x = Vec::with_capacity(n);
@@ -109,21 +123,40 @@ pub fn spawn(n: usize, world: f32, radius: f32, workload: Workload, seed: u64) -
                 }
             }
         }
+        Workload::Battle => {
+            let half = world * 0.5;
+            for i in 0..n {
+                let lo = if i < n / 2 { 0.0 } else { half };
+                x.push(rng.gen_range(lo..lo + half).min(max));
+                z.push(rng.gen_range(0.0..world));
+            }
+        }
     }
     let mut vx = Vec::with_capacity(n);
     let mut vz = Vec::with_capacity(n);
-    for _ in 0..n {
-        let a = rng.gen_range(0.0..std::f32::consts::TAU);
+    let battle = workload == Workload::Battle;
+    for i in 0..n {
+        let a = if battle {
+            let toward = if i < n / 2 { 0.0 } else { std::f32::consts::PI };
+            toward + rng.gen_range(-std::f32::consts::FRAC_PI_3..std::f32::consts::FRAC_PI_3)
+        } else {
+            rng.gen_range(0.0..std::f32::consts::TAU)
+        };
         vx.push(STANDARD_SPEED * a.cos());
         vz.push(STANDARD_SPEED * a.sin());
     }
-    let team = (0..n).map(|_| rng.gen_range(0..2u8)).collect();
+    let team = if battle {
+        (0..n).map(|i| (i >= n / 2) as u8).collect()
+    } else {
+        (0..n).map(|_| rng.gen_range(0..2u8)).collect()
+    };
     Units {
         x,
         z,
         vx,
         vz,
         team,
+        danger: vec![0.0; n],
         enemies: vec![0; n],
         id: (0..n as u32).collect(),
     }

@@ -75,6 +75,25 @@ impl Bounds {
         b
     }
 
+    /// [`Bounds::of`] read through any layout ([`super::Positions`]).
+    pub fn of_positions<P: super::Positions + ?Sized>(p: &P) -> Bounds {
+        if let Some(points) = p.soa() {
+            return Bounds::of(points);
+        }
+        let mut b = Bounds::EMPTY;
+        for i in 0..p.len() {
+            let (x, z) = p.pos(i);
+            if x.is_finite() && z.is_finite() {
+                b.min_x = b.min_x.min(x);
+                b.max_x = b.max_x.max(x);
+                b.min_z = b.min_z.min(z);
+                b.max_z = b.max_z.max(z);
+                b.finite += 1;
+            }
+        }
+        b
+    }
+
     /// Bounds of the union of two point sets.
     pub fn merge(self, o: Bounds) -> Bounds {
         Bounds {

@@ -1,63 +1,66 @@
-//! Uniform grid with one SoA `Vec` triple per cell: the seed design, kept as the
-//! baseline the CSR grid ([`super::SortedGrid`]) is measured against.
+//! Uniform grid with one `Vec` of unit indices per cell: the seed design, kept
+//! as the baseline the CSR grid ([`super::SortedGrid`]) is measured against.
+//!
+//! The cells hold indices, not copies of positions: a query reads every
+//! candidate's position through the units' data layout
+//! ([`super::Positions`]), so switching AoS behind pointers, AoS, SoA or
+//! hot/cold changes exactly the memory traffic that gets timed.
 
-use super::{GridGeometry, Kernel, Points, Query, QueryStats, Span, SpatialIndex};
+use super::naive::test_through;
+use super::{
+    Bounds, ChunkResults, GridGeometry, Kernel, Points, Positions, Query, QueryStats, SpatialIndex,
+};
 
-/// The entries of one cell, SoA: `x[k]`, `z[k]`, `id[k]` describe one unit.
-#[derive(Clone, Debug, Default)]
-struct CellSoA {
-    x: Vec<f32>,
-    z: Vec<f32>,
-    id: Vec<u32>,
-}
-
-/// Uniform grid rebuilt every frame; each cell keeps its own x, z and id `Vec`s.
+/// Uniform grid rebuilt every frame; each cell keeps its own `Vec` of unit
+/// indices (ascending within a cell).
 ///
 /// Cells are cleared, not freed, on rebuild, and new cells reserve twice the
 /// average occupancy (nothing when there are more cells than half the units,
-/// so a tiny cell size costs 72 bytes per empty cell, not three allocations),
-/// so steady-state frames of a dense grid do not allocate; a cell allocates
-/// when it first holds more units than it reserved. A query calls the kernel
-/// once per cell of its block.
+/// so a tiny cell size costs 24 bytes per empty cell, not an allocation), so
+/// steady-state frames of a dense grid do not allocate; a cell allocates when
+/// it first holds more units than it reserved. Queries test one candidate at
+/// a time through the layout (a gather), so the kernel setting does not apply
+/// to this strategy.
 #[derive(Clone, Debug, Default)]
 pub struct UniformGrid {
     geo: GridGeometry,
-    cells: Vec<CellSoA>,
+    cells: Vec<Vec<u32>>,
 }
 
-impl SpatialIndex for UniformGrid {
-    fn rebuild(&mut self, points: Points<'_>, cell_size: f32) {
-        self.geo = GridGeometry::fit(points, cell_size);
+impl UniformGrid {
+    /// Rebuilds from positions read through `p`; see [`SpatialIndex::rebuild`].
+    pub fn rebuild_from<P: Positions + ?Sized>(&mut self, p: &P, cell_size: f32) {
+        self.geo = GridGeometry::from_bounds(&Bounds::of_positions(p), cell_size);
         let cells = self.geo.cells();
         if self.cells.len() < cells {
-            let reserve = 2 * points.len() / cells.max(1);
-            self.cells.resize_with(cells, || CellSoA {
-                x: Vec::with_capacity(reserve),
-                z: Vec::with_capacity(reserve),
-                id: Vec::with_capacity(reserve),
-            });
+            let reserve = 2 * p.len() / cells.max(1);
+            self.cells
+                .resize_with(cells, || Vec::with_capacity(reserve));
         }
         // Cells beyond this grid's count are stale but never read.
         for c in &mut self.cells[..cells] {
-            c.x.clear();
-            c.z.clear();
-            c.id.clear();
+            c.clear();
         }
-        for (i, (&x, &z)) in points.x.iter().zip(points.z).enumerate() {
+        for i in 0..p.len() {
+            let (x, z) = p.pos(i);
             if let Some(k) = self.geo.cell_of(x, z) {
-                let c = &mut self.cells[k];
-                c.x.push(x);
-                c.z.push(z);
-                c.id.push(i as u32);
+                self.cells[k].push(i as u32);
             }
         }
     }
 
-    fn query(
+    /// The unit indices of every cell, row-major (`geometry().cells()` entries
+    /// are current; later ones are stale).
+    pub fn cells(&self) -> &[Vec<u32>] {
+        &self.cells[..self.geo.cells()]
+    }
+
+    /// Appends the ids of the units within `q` to `out`, reading positions
+    /// through `p` (the positions the grid was rebuilt from).
+    pub fn query_in<P: Positions + ?Sized>(
         &self,
-        _points: Points<'_>,
+        p: &P,
         q: &Query,
-        kernel: Kernel,
         out: &mut Vec<u32>,
     ) -> QueryStats {
         let Some((kq, (x0, x1, z0, z1))) = self.geo.search(q) else {
@@ -68,14 +71,63 @@ impl SpatialIndex for UniformGrid {
         for row in z0..=z1 {
             let base = row * self.geo.nx;
             for c in &self.cells[base + x0..=base + x1] {
-                candidates += c.x.len() as u64;
-                kernel.run(Span::new(&c.x, &c.z, &c.id), &kq, out);
+                candidates += c.len() as u64;
+                test_through(p, c.iter().copied(), &kq, out);
             }
         }
         QueryStats {
             candidates,
             neighbors: (out.len() - before) as u64,
         }
+    }
+
+    /// The per-unit pass over `chunk`'s units through `p`; see
+    /// [`SpatialIndex::query_units`].
+    pub fn query_units_in<P: Positions + ?Sized>(
+        &self,
+        p: &P,
+        r: f32,
+        chunk: &mut ChunkResults,
+    ) -> QueryStats {
+        let mut stats = QueryStats::default();
+        for i in chunk.start..chunk.end {
+            let (cx, cz) = p.pos(i);
+            let q = Query {
+                cx,
+                cz,
+                r,
+                exclude: i as u32,
+            };
+            stats += self.query_in(p, &q, &mut chunk.ids);
+            chunk.offsets.push(chunk.ids.len() as u32);
+        }
+        stats
+    }
+}
+
+impl SpatialIndex for UniformGrid {
+    fn rebuild(&mut self, points: Points<'_>, cell_size: f32) {
+        self.rebuild_from(&points, cell_size);
+    }
+
+    fn query(
+        &self,
+        points: Points<'_>,
+        q: &Query,
+        _kernel: Kernel,
+        out: &mut Vec<u32>,
+    ) -> QueryStats {
+        self.query_in(&points, q, out)
+    }
+
+    fn query_units(
+        &self,
+        points: Points<'_>,
+        r: f32,
+        _kernel: Kernel,
+        chunk: &mut ChunkResults,
+    ) -> QueryStats {
+        self.query_units_in(&points, r, chunk)
     }
 
     fn geometry(&self) -> Option<&GridGeometry> {

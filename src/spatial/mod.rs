@@ -41,7 +41,7 @@ pub use geometry::{min_cell_for_extent, Bounds, GridGeometry, MAX_CELLS, MAX_CEL
 pub use grid::UniformGrid;
 pub use kernels::{Kernel, KernelQuery, Span, NO_EXCLUDE};
 pub use naive::Naive;
-pub use results::{query_all, ChunkResults, QueryResults};
+pub use results::{query_all, query_chunks, ChunkResults, QueryResults};
 pub use sorted_grid::SortedGrid;
 
 /// Read-only SoA view of unit positions: `x[i]`, `z[i]` are unit `i`'s
@@ -72,6 +72,52 @@ impl<'a> Points<'a> {
     /// True when there are no units.
     pub fn is_empty(&self) -> bool {
         self.x.is_empty()
+    }
+}
+
+/// Where a strategy reads unit positions from: a data layout of the units
+/// ([`crate::sim::layout`]) or a plain SoA view ([`Points`]).
+///
+/// The naive scan and [`UniformGrid`] read every candidate's position through
+/// this trait, monomorphized per layout, so what gets timed is the layout's
+/// own memory traffic (a pointer chase, a stride of a fat struct, or two
+/// dense arrays).
+pub trait Positions: Sync {
+    /// Number of units.
+    fn len(&self) -> usize;
+
+    /// True when there are no units.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Position `(x, z)` of unit `i`, world units.
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    fn pos(&self, i: usize) -> (f32, f32);
+
+    /// The positions as two dense arrays, when the layout stores them so
+    /// (SoA); SIMD kernels run only on such spans.
+    fn soa(&self) -> Option<Points<'_>> {
+        None
+    }
+}
+
+impl Positions for Points<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    #[inline]
+    fn pos(&self, i: usize) -> (f32, f32) {
+        (self.x[i], self.z[i])
+    }
+
+    #[inline]
+    fn soa(&self) -> Option<Points<'_>> {
+        Some(*self)
     }
 }
 

@@ -101,11 +101,31 @@ pub fn query_all(
     pool: Option<&rayon::ThreadPool>,
     results: &mut QueryResults,
 ) -> QueryStats {
-    const CHUNKS_PER_THREAD: usize = 4;
-    let n = points.len();
-    let run = |c: &mut ChunkResults| {
-        c.stats = index.query_units(points, r, kernel, c);
-    };
+    query_chunks(points.len(), pool, results, |c| {
+        index.query_units(points, r, kernel, c)
+    })
+}
+
+/// Chunks per pool thread in the per-unit pass (more chunks than threads
+/// balance uneven cells).
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// The per-unit pass over `n` units, whatever answers the queries: splits
+/// `0..n` into chunks (one without a pool, [`CHUNKS_PER_THREAD`] per thread
+/// with one), runs `run` on each chunk (on the pool's threads when given) and
+/// returns the summed counters. `run` fills the chunk's `ids` and `offsets`
+/// (`offsets` starts as `[0]`) and returns the chunk's counters. Allocates
+/// only while the result buffers grow.
+pub fn query_chunks<F>(
+    n: usize,
+    pool: Option<&rayon::ThreadPool>,
+    results: &mut QueryResults,
+    run: F,
+) -> QueryStats
+where
+    F: Fn(&mut ChunkResults) -> QueryStats + Sync,
+{
+    let run = |c: &mut ChunkResults| c.stats = query_chunk(&run, c);
     match pool {
         Some(pool) if pool.current_num_threads() > 1 => {
             results.prepare(n, pool.current_num_threads() * CHUNKS_PER_THREAD);
@@ -117,4 +137,15 @@ pub fn query_all(
         }
     }
     results.stats()
+}
+
+/// One chunk of the per-unit pass. Never inlined, so profilers (cachegrind's
+/// per-function counts in `scripts/cache-report.sh`) can tell the query phase
+/// apart by this name.
+#[inline(never)]
+fn query_chunk<F>(run: &F, c: &mut ChunkResults) -> QueryStats
+where
+    F: Fn(&mut ChunkResults) -> QueryStats,
+{
+    run(c)
 }

@@ -1,0 +1,220 @@
+//! Structure of arrays: one dense array per hot field (today's engine).
+
+use rayon::prelude::*;
+
+use super::{gather, Hot, Layout, PermuteScratch, Region, Steer, UnitLayout};
+use crate::spatial::{Points, Positions};
+
+/// Unit state, structure of arrays: unit `i` is `(x[i], z[i], vx[i], vz[i],
+/// danger[i], team[i], enemies[i], id[i])`. All arrays have the same length.
+/// Index `i` changes when the units are reordered or removed; `id[i]` does not.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Units {
+    /// Position x, world units, in `[0, L)`.
+    pub x: Vec<f32>,
+    /// Position z, world units, in `[0, L)`.
+    pub z: Vec<f32>,
+    /// Velocity x, world units per second.
+    pub vx: Vec<f32>,
+    /// Velocity z, world units per second.
+    pub vz: Vec<f32>,
+    /// See [`Hot::danger`], seconds.
+    pub danger: Vec<f32>,
+    /// Team, 0 or 1.
+    pub team: Vec<u8>,
+    /// Units of the other team within the query radius after the last frame (saturating).
+    pub enemies: Vec<u16>,
+    /// Stable identity (slot of [`crate::sim::Handles`]), carried along by reordering.
+    pub id: Vec<u32>,
+}
+
+impl Units {
+    /// Number of units.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// True when there are no units.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Position view for the spatial index.
+    pub fn points(&self) -> Points<'_> {
+        Points::new(&self.x, &self.z)
+    }
+
+    /// Unit `i` as one record.
+    pub fn get(&self, i: usize) -> Hot {
+        Hot {
+            x: self.x[i],
+            z: self.z[i],
+            vx: self.vx[i],
+            vz: self.vz[i],
+            danger: self.danger[i],
+            id: self.id[i],
+            enemies: self.enemies[i],
+            team: self.team[i],
+        }
+    }
+
+    /// Empty arrays with room for `n` units.
+    pub fn with_capacity(n: usize) -> Units {
+        Units {
+            x: Vec::with_capacity(n),
+            z: Vec::with_capacity(n),
+            vx: Vec::with_capacity(n),
+            vz: Vec::with_capacity(n),
+            danger: Vec::with_capacity(n),
+            team: Vec::with_capacity(n),
+            enemies: Vec::with_capacity(n),
+            id: Vec::with_capacity(n),
+        }
+    }
+}
+
+impl Positions for Units {
+    #[inline]
+    fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    #[inline]
+    fn pos(&self, i: usize) -> (f32, f32) {
+        (self.x[i], self.z[i])
+    }
+
+    #[inline]
+    fn soa(&self) -> Option<Points<'_>> {
+        Some(self.points())
+    }
+}
+
+impl UnitLayout for Units {
+    fn layout(&self) -> Layout {
+        Layout::Soa
+    }
+
+    #[inline]
+    fn hot(&self, i: usize) -> Hot {
+        self.get(i)
+    }
+
+    #[inline]
+    fn team(&self, i: usize) -> u8 {
+        self.team[i]
+    }
+
+    fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
+        match pool {
+            Some(p) if p.current_num_threads() > 1 => {
+                crate::sim::move_units_parallel(self, world, dt, p.current_num_threads())
+            }
+            _ => crate::sim::move_units(self, world, dt),
+        }
+    }
+
+    fn write_steer(&mut self, steer: &[Steer]) {
+        assert_eq!(steer.len(), self.len(), "one steer per unit");
+        let write =
+            |(((vx, vz), (d, e)), s): (((&mut f32, &mut f32), (&mut f32, &mut u16)), &Steer)| {
+                *vx = s.vx;
+                *vz = s.vz;
+                *d = s.danger;
+                *e = s.enemies;
+            };
+        if steer.len() >= 1 << 16 {
+            self.vx
+                .par_iter_mut()
+                .zip(self.vz.par_iter_mut())
+                .zip(self.danger.par_iter_mut().zip(self.enemies.par_iter_mut()))
+                .zip(steer.par_iter())
+                .for_each(write);
+        } else {
+            self.vx
+                .iter_mut()
+                .zip(self.vz.iter_mut())
+                .zip(self.danger.iter_mut().zip(self.enemies.iter_mut()))
+                .zip(steer.iter())
+                .for_each(write);
+        }
+    }
+
+    fn permute(&mut self, perm: &[u32], s: &mut PermuteScratch) {
+        assert_eq!(perm.len(), self.len(), "permutation length");
+        gather(&mut self.x, perm, &mut s.f32s);
+        gather(&mut self.z, perm, &mut s.f32s);
+        gather(&mut self.vx, perm, &mut s.f32s);
+        gather(&mut self.vz, perm, &mut s.f32s);
+        gather(&mut self.danger, perm, &mut s.f32s);
+        gather(&mut self.id, perm, &mut s.u32s);
+        gather(&mut self.enemies, perm, &mut s.u16s);
+        gather(&mut self.team, perm, &mut s.u8s);
+    }
+
+    fn swap_remove(&mut self, i: usize) -> Hot {
+        Hot {
+            x: self.x.swap_remove(i),
+            z: self.z.swap_remove(i),
+            vx: self.vx.swap_remove(i),
+            vz: self.vz.swap_remove(i),
+            danger: self.danger.swap_remove(i),
+            id: self.id.swap_remove(i),
+            enemies: self.enemies.swap_remove(i),
+            team: self.team.swap_remove(i),
+        }
+    }
+
+    fn push(&mut self, h: Hot) {
+        self.x.push(h.x);
+        self.z.push(h.z);
+        self.vx.push(h.vx);
+        self.vz.push(h.vz);
+        self.danger.push(h.danger);
+        self.id.push(h.id);
+        self.enemies.push(h.enemies);
+        self.team.push(h.team);
+    }
+
+    fn to_units(&self) -> Units {
+        self.clone()
+    }
+
+    fn position_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
+        out.push((std::ptr::from_ref(&self.x[i]) as usize, 4));
+        out.push((std::ptr::from_ref(&self.z[i]) as usize, 4));
+    }
+
+    fn regions(&self) -> Vec<Region> {
+        soa_regions(self)
+    }
+
+    fn bytes_per_unit(&self) -> usize {
+        4 * 5 + 1 + 2 + 4
+    }
+
+    fn bytes_read_per_candidate(&self) -> usize {
+        8
+    }
+}
+
+/// One region per array of `u`, positions first.
+pub(crate) fn soa_regions(u: &Units) -> Vec<Region> {
+    fn r<T>(name: &'static str, v: &[T]) -> Region {
+        Region {
+            name,
+            start: v.as_ptr() as usize,
+            bytes: std::mem::size_of_val(v),
+        }
+    }
+    vec![
+        r("x", &u.x),
+        r("z", &u.z),
+        r("vx", &u.vx),
+        r("vz", &u.vz),
+        r("danger", &u.danger),
+        r("id", &u.id),
+        r("enemies", &u.enemies),
+        r("team", &u.team),
+    ]
+}

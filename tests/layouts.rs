@@ -1,0 +1,281 @@
+//! The four data layouts hold the same units and answer the same queries:
+//! identical neighbor sets on seeded worlds, through churn (swap-and-pop
+//! removal, spawning, generational handles), and consistent arrays after any
+//! sequence of removals and pushes.
+
+use proptest::prelude::*;
+use proptest::strategy::Strategy as _;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use spatial_query_lab::sim::layout::{Aos, AosPointers, Cold, HotCold, UnitLayout};
+use spatial_query_lab::sim::{
+    spawn, Hot, Layout, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
+};
+use spatial_query_lab::spatial::{Kernel, Naive, Points, Query, SpatialIndex, Strategy};
+
+/// Sorted neighbor list of every unit of the last step.
+fn neighbor_sets(sim: &Simulation) -> Vec<Vec<u32>> {
+    (0..sim.len())
+        .map(|i| {
+            let mut v = sim.results().neighbors(i).to_vec();
+            v.sort_unstable();
+            v
+        })
+        .collect()
+}
+
+/// Bit patterns of every hot field, so NaN and -0.0 compare exactly.
+fn hot_bits(sim: &Simulation) -> Vec<[u32; 8]> {
+    (0..sim.len())
+        .map(|i| {
+            let h = sim.store().hot(i);
+            [
+                h.x.to_bits(),
+                h.z.to_bits(),
+                h.vx.to_bits(),
+                h.vz.to_bits(),
+                h.danger.to_bits(),
+                h.id,
+                h.enemies as u32,
+                h.team as u32,
+            ]
+        })
+        .collect()
+}
+
+/// The naive scan over a SoA copy of the positions: the reference.
+fn reference_sets(sim: &Simulation, r: f32) -> Vec<Vec<u32>> {
+    let u = sim.store().to_units();
+    let points = Points::new(&u.x, &u.z);
+    let mut naive = Naive::default();
+    naive.rebuild(points, 1.0);
+    (0..u.len())
+        .map(|i| {
+            let mut out = Vec::new();
+            let q = Query {
+                exclude: i as u32,
+                ..Query::new(u.x[i], u.z[i], r)
+            };
+            naive.query(points, &q, Kernel::Scalar, &mut out);
+            out.sort_unstable();
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn every_layout_returns_the_neighbor_sets_of_soa_on_seeded_worlds() {
+    for workload in Workload::ALL {
+        for strategy in Strategy::ALL {
+            for threads in [1, 2] {
+                let base = Settings {
+                    units: 2_500,
+                    workload,
+                    strategy,
+                    threads,
+                    seed: 7,
+                    ..Settings::default()
+                };
+                let mut want: Option<(Vec<Vec<u32>>, Vec<[u32; 8]>)> = None;
+                for layout in Layout::ALL {
+                    let s = Settings {
+                        layout,
+                        ..base.clone()
+                    };
+                    let mut sim = Simulation::new(&s);
+                    for _ in 0..3 {
+                        sim.step(1.0 / 60.0, &s);
+                    }
+                    let ctx = format!("{workload}/{strategy}/{layout}/{threads} threads");
+                    assert_eq!(sim.store().layout(), layout, "{ctx}");
+                    let got = (neighbor_sets(&sim), hot_bits(&sim));
+                    assert!(got.0.iter().any(|v| !v.is_empty()), "{ctx}: no neighbors");
+                    match &want {
+                        None => {
+                            assert_eq!(got.0, reference_sets(&sim, s.radius), "{ctx} vs naive");
+                            want = Some(got);
+                        }
+                        Some(w) => {
+                            assert!(
+                                got.0 == w.0,
+                                "{ctx}: neighbor sets differ from aos-pointers"
+                            );
+                            assert!(got.1 == w.1, "{ctx}: unit state not bit-identical");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn layouts_agree_through_a_thousand_frames_of_random_deaths_and_spawns() {
+    const FRAMES: usize = 1_000;
+    let settings = |layout| Settings {
+        units: 1_200,
+        workload: Workload::Battle,
+        strategy: Strategy::Grid,
+        layout,
+        speed: 1.0,
+        seed: 11,
+        ..Settings::default()
+    };
+    let mut sims: Vec<(Settings, Simulation)> = Layout::ALL
+        .into_iter()
+        .map(|l| (settings(l), Simulation::new(&settings(l))))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (mut deaths, mut spawns) = (0u64, 0u64);
+    for frame in 0..FRAMES {
+        let kills: Vec<usize> = (0..rng.gen_range(0..6))
+            .map(|_| rng.gen_range(0..sims[0].1.len()))
+            .collect();
+        let mut stats = Vec::new();
+        for (s, sim) in &mut sims {
+            for &i in &kills {
+                sim.kill(i);
+            }
+            stats.push(sim.step(1.0 / 60.0, s));
+        }
+        assert!(stats
+            .windows(2)
+            .all(|w| w[0].deaths == w[1].deaths && w[0].spawns == w[1].spawns));
+        deaths += stats[0].deaths as u64;
+        spawns += stats[0].spawns as u64;
+        if frame % 100 == 99 || frame == FRAMES - 1 {
+            let want = (neighbor_sets(&sims[0].1), hot_bits(&sims[0].1));
+            assert_eq!(
+                want.0,
+                reference_sets(&sims[0].1, STANDARD_RADIUS),
+                "frame {frame} vs naive"
+            );
+            for (s, sim) in &sims[1..] {
+                assert!(
+                    neighbor_sets(sim) == want.0,
+                    "frame {frame}: {} neighbor sets",
+                    s.layout
+                );
+                assert!(
+                    hot_bits(sim) == want.1,
+                    "frame {frame}: {} unit state",
+                    s.layout
+                );
+            }
+            for (_, sim) in &sims {
+                // Every stored unit's handle resolves to where it is stored.
+                for i in 0..sim.len() {
+                    assert_eq!(sim.resolve(sim.handle_of(i)), Some(i));
+                }
+                assert_eq!(sim.handles().live(), sim.len());
+            }
+        }
+    }
+    assert_eq!(deaths, spawns, "every death is replaced");
+    assert!(deaths > 1_000, "churn happened: {deaths} deaths");
+    assert_eq!(sims[0].1.len(), 1_200);
+}
+
+#[test]
+fn a_stale_handle_is_rejected_after_its_unit_dies_and_its_slot_is_reused() {
+    let s = Settings {
+        units: 300,
+        layout: Layout::Aos,
+        ..Settings::default()
+    };
+    let mut sim = Simulation::new(&s);
+    sim.step(1.0 / 60.0, &s);
+    let h = sim.handle_of(17);
+    sim.kill(17);
+    sim.step(1.0 / 60.0, &s);
+    assert_eq!(sim.resolve(h), None, "dead unit's handle");
+    let reused = (0..sim.len())
+        .map(|i| sim.handle_of(i))
+        .find(|n| n.slot == h.slot)
+        .expect("the reinforcement reuses the freed slot");
+    assert_ne!(reused.generation, h.generation);
+    assert_eq!(
+        sim.resolve(h),
+        None,
+        "a stale handle never shows another unit"
+    );
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Remove(usize),
+    Push(u8),
+}
+
+fn ops() -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        prop_oneof![
+            (0usize..1000).prop_map(Op::Remove),
+            (0u8..2).prop_map(Op::Push)
+        ],
+        1..120,
+    )
+}
+
+/// Every array of every layout still describes the same units as a model
+/// `Vec<Hot>` driven by `Vec::swap_remove` and `push`, and each layout's cold
+/// record still belongs to the unit next to it.
+fn check(model: &[Hot], layouts: &[&dyn Fn() -> (Units, Vec<Cold>)]) -> Result<(), TestCaseError> {
+    for get in layouts {
+        let (u, cold) = get();
+        prop_assert_eq!(u.len(), model.len());
+        prop_assert_eq!(u.x.len(), u.danger.len());
+        prop_assert_eq!(u.x.len(), u.team.len());
+        for (i, h) in model.iter().enumerate() {
+            prop_assert_eq!(u.get(i), *h);
+            if let Some(c) = cold.get(i) {
+                prop_assert_eq!(c, &Cold::for_unit(h.id));
+            }
+        }
+        prop_assert!(cold.is_empty() || cold.len() == model.len());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn swap_and_pop_keeps_every_array_of_every_layout_consistent(ops in ops()) {
+        let world = 200.0;
+        let units = spawn(40, world, STANDARD_RADIUS, Workload::Uniform, 3);
+        let mut model: Vec<Hot> = (0..units.len()).map(|i| units.get(i)).collect();
+        let mut soa = units.clone();
+        let mut aos = Aos::from_units(&units);
+        let mut ptrs = AosPointers::from_units(&units, 9);
+        let mut hc = HotCold::from_units(units.clone());
+        let mut next_id = 1_000;
+        for op in ops {
+            match op {
+                Op::Remove(k) if !model.is_empty() => {
+                    let i = k % model.len();
+                    let want = model.swap_remove(i);
+                    prop_assert_eq!(soa.swap_remove(i), want);
+                    prop_assert_eq!(aos.swap_remove(i), want);
+                    prop_assert_eq!(ptrs.swap_remove(i), want);
+                    prop_assert_eq!(hc.swap_remove(i), want);
+                }
+                Op::Remove(_) => {}
+                Op::Push(team) => {
+                    let h = Hot { x: 1.0, z: 2.0, vx: 0.5, vz: -0.5, id: next_id, team, ..Hot::default() };
+                    next_id += 1;
+                    model.push(h);
+                    soa.push(h);
+                    aos.push(h);
+                    ptrs.push(h);
+                    hc.push(h);
+                }
+            }
+            check(&model, &[
+                &|| (soa.to_units(), Vec::new()),
+                &|| (aos.to_units(), aos.units.iter().map(|o| o.cold).collect()),
+                &|| (ptrs.to_units(), ptrs.units.iter().map(|o| o.cold).collect()),
+                &|| (hc.to_units(), hc.cold.clone()),
+            ])?;
+        }
+    }
+}
