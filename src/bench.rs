@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::format::thousands;
 use crate::sim::budget::NaiveCost;
-use crate::sim::{Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
+use crate::sim::{Layout, Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
 /// Time step of a benchmark frame, seconds (`shared/WORKLOADS.md`).
@@ -44,6 +44,8 @@ pub struct BenchConfig {
     pub reorders: Vec<Reorder>,
     /// Frames between reorders.
     pub reorder_every: u32,
+    /// Data layouts to compare.
+    pub layouts: Vec<Layout>,
 }
 
 impl Default for BenchConfig {
@@ -59,6 +61,7 @@ impl Default for BenchConfig {
             kernels: Kernel::ALL.to_vec(),
             reorders: vec![Reorder::default()],
             reorder_every: Settings::default().reorder_every,
+            layouts: vec![Layout::default()],
         }
     }
 }
@@ -66,6 +69,11 @@ impl Default for BenchConfig {
 /// Median milliseconds per phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct PhaseMs {
+    /// Median hardware cache misses per query of the query phase: L1D and
+    /// last level (`None` where the counters are unavailable). Not part of
+    /// the JSON `median_ms` object; copied into the row.
+    #[serde(skip)]
+    pub query_misses: Option<(f64, f64)>,
     /// Moving units.
     #[serde(rename = "move")]
     pub move_: f64,
@@ -94,6 +102,8 @@ pub struct BenchRow {
     pub workload: String,
     /// Unit memory order (`off`, `cells`, `morton`).
     pub reorder: String,
+    /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
+    pub layout: String,
     /// Counted frames (0 when skipped).
     pub frames: usize,
     /// Median milliseconds per phase (zeros when skipped).
@@ -102,6 +112,12 @@ pub struct BenchRow {
     pub candidates: u64,
     /// Neighbor pairs found in the last frame (identical across combinations).
     pub neighbors: u64,
+    /// Median L1D read misses per query of the query phase (hardware
+    /// counters); `null` where the counters are unavailable.
+    pub l1d_misses_per_query: Option<f64>,
+    /// Median last-level cache misses per query of the query phase
+    /// (hardware counters); `null` where the counters are unavailable.
+    pub llc_misses_per_query: Option<f64>,
     /// Why the combination was not run, if it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
@@ -153,9 +169,15 @@ pub fn measure_after(
         sim.step(BENCH_DT, settings);
     }
     let mut cols: [Vec<f64>; 5] = Default::default();
+    let (mut l1d, mut llc) = (Vec::new(), Vec::new());
     let mut last = StepStats::default();
     for _ in 0..frames.max(1) {
         last = sim.step(BENCH_DT, settings);
+        if let Some(m) = last.query_cache {
+            let n = sim.len().max(1) as f64;
+            l1d.push(m.l1d as f64 / n);
+            llc.push(m.llc as f64 / n);
+        }
         cols[0].push(last.move_s * 1e3);
         cols[1].push(last.rebuild_s * 1e3);
         cols[2].push(last.query_s * 1e3);
@@ -164,6 +186,7 @@ pub fn measure_after(
     }
     let [m, r, q, a, t] = &mut cols;
     let ms = PhaseMs {
+        query_misses: (!l1d.is_empty()).then(|| (median(&mut l1d), median(&mut llc))),
         move_: median(m),
         rebuild: median(r),
         query: median(q),
@@ -183,10 +206,12 @@ pub fn bench_settings(
     threads: usize,
     units: usize,
     reorder: Reorder,
+    layout: Layout,
     cfg: &BenchConfig,
 ) -> Settings {
     Settings {
         reorder,
+        layout,
         reorder_every: cfg.reorder_every,
         units,
         workload: cfg.workload,
@@ -205,14 +230,18 @@ pub fn bench_settings(
 
 /// Runs every combination of `cfg`, calling `progress` with each finished row
 /// (for live output), and returns all rows in run order: for each unit
-/// count, for each thread count, for each reorder mode, strategies in order,
-/// kernels in order.
+/// count, for each thread count, for each reorder mode, for each layout,
+/// strategies in order, kernels in order.
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
     let mut rows = Vec::new();
     let mut naive_cost = NaiveCost::default();
     for &units in &cfg.units {
         for &threads in &cfg.threads {
-            for &reorder in &cfg.reorders {
+            for (&reorder, &layout) in cfg
+                .reorders
+                .iter()
+                .flat_map(|r| cfg.layouts.iter().map(move |l| (r, l)))
+            {
                 for &strategy in &cfg.strategies {
                     for &kernel in &cfg.kernels {
                         let mut row = BenchRow {
@@ -222,10 +251,13 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             units,
                             workload: cfg.workload.key().to_string(),
                             reorder: reorder.key().to_string(),
+                            layout: layout.key().to_string(),
                             frames: 0,
                             median_ms: PhaseMs::default(),
                             candidates: 0,
                             neighbors: 0,
+                            l1d_misses_per_query: None,
+                            llc_misses_per_query: None,
                             skipped: None,
                             estimated_total_ms: None,
                         };
@@ -261,12 +293,14 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             }
                         }
                         let settings =
-                            bench_settings(strategy, kernel, threads, units, reorder, cfg);
+                            bench_settings(strategy, kernel, threads, units, reorder, layout, cfg);
                         let (ms, last) = measure_after(&settings, fast_forward, warmup, frames);
                         row.frames = frames;
                         row.median_ms = ms;
                         row.candidates = last.query.candidates;
                         row.neighbors = last.query.neighbors;
+                        row.l1d_misses_per_query = ms.query_misses.map(|m| m.0);
+                        row.llc_misses_per_query = ms.query_misses.map(|m| m.1);
                         progress(&row);
                         rows.push(row);
                     }
@@ -279,13 +313,14 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
 
 impl BenchRow {
     /// One line of live progress for stderr, naming every key that tells rows
-    /// apart (units, unit order, strategy, kernel, threads), then the total
+    /// apart (units, unit order, layout, strategy, kernel, threads), then the total
     /// and query medians and the neighbors, or why the row was skipped.
     pub fn progress_line(&self) -> String {
         let head = format!(
-            "  {} units, order {}, {} {} x{}",
+            "  {} units, order {}, {}, {} {} x{}",
             thousands(self.units as u64),
             self.reorder,
+            self.layout,
             self.strategy,
             self.kernel,
             self.threads
@@ -307,6 +342,7 @@ fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
     rows.iter().find(|r| {
         r.units == row.units
             && r.reorder == row.reorder
+            && r.layout == row.layout
             && r.strategy == "naive"
             && r.kernel == "scalar"
             && r.threads == 1
@@ -322,16 +358,22 @@ fn ratio(num: Option<f64>, den: f64, estimated: bool) -> String {
 }
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
-/// of the same unit count and reorder mode; a ratio against an estimated naive time is marked `~`.
+/// of the same unit count, reorder mode and layout; a ratio against an estimated naive time is marked `~`.
 pub fn to_markdown(rows: &[BenchRow]) -> String {
+    let counted = rows.iter().any(|r| r.l1d_misses_per_query.is_some());
     let mut s = String::from(
-        "| units | reorder | strategy | kernel | threads | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |\n|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| units | reorder | layout | strategy | kernel | threads | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |",
     );
+    s += if counted {
+        " L1D misses/query | LLC misses/query |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    } else {
+        "\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    };
     for r in rows {
         if let Some(why) = &r.skipped {
             s += &format!(
-                "| {} | {} | {} | {} | {} | skipped: {why} | | | | | | | | |\n",
-                r.units, r.reorder, r.strategy, r.kernel, r.threads
+                "| {} | {} | {} | {} | {} | {} | skipped: {why} | | | | | | | | |\n",
+                r.units, r.reorder, r.layout, r.strategy, r.kernel, r.threads
             );
             continue;
         }
@@ -343,9 +385,10 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             None => (None, None, false),
         };
         s += &format!(
-            "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
             r.units,
             r.reorder,
+            r.layout,
             r.strategy,
             r.kernel,
             r.threads,
@@ -359,6 +402,15 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             ratio(q_ref, r.median_ms.query, est),
             ratio(t_ref, r.median_ms.total, est),
         );
+        if counted {
+            s.pop();
+            let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+            s += &format!(
+                " {} | {} |\n",
+                f(r.l1d_misses_per_query),
+                f(r.llc_misses_per_query)
+            );
+        }
     }
     s
 }

@@ -27,9 +27,34 @@ pub fn length(v: f32) -> String {
     }
 }
 
+/// A byte count with a binary unit: `512 B`, `1.5 KiB`, `32.0 MiB`, `2.00 GiB`.
+pub fn bytes(n: usize) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut k = 0;
+    while v >= 1024.0 && k + 1 < UNITS.len() {
+        v /= 1024.0;
+        k += 1;
+    }
+    match k {
+        0 => format!("{n} B"),
+        3 => format!("{v:.2} {}", UNITS[k]),
+        _ => format!("{v:.1} {}", UNITS[k]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_use_binary_units() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(32 << 20), "32.0 MiB");
+        assert_eq!(bytes(3 << 30), "3.00 GiB");
+    }
 
     #[test]
     fn groups_of_three() {

@@ -12,7 +12,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
-use spatial_query_lab::sim::{Reorder, Settings, Workload};
+use spatial_query_lab::render::ColorMode;
+use spatial_query_lab::sim::{Layout, Reorder, Settings, Workload};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
 /// Counts allocations so the overlay can show allocations per frame.
@@ -76,6 +77,12 @@ struct WindowArgs {
     /// Frames between reorders (1 to 10,000).
     #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
     reorder_every: u32,
+    /// Open the memory view at start (key M): the cache lines one query touches.
+    #[arg(long = "memory-view")]
+    memory_view: bool,
+    /// How the units are stored: aos-pointers, aos, soa or hot-cold.
+    #[arg(long, value_parser = parse_layout, default_value = "soa")]
+    layout: Layout,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
@@ -85,6 +92,12 @@ struct WindowArgs {
     /// Exit after N window refreshes (default with --screenshot: 60). Large unit counts draw one picture over several refreshes; the last one is completed before the screenshot.
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     frames: Option<u64>,
+    /// Unit colors at start: team, neighbor-heat or memory-order (key V cycles).
+    #[arg(long, value_name = "MODE", value_parser = parse_color, default_value = "team")]
+    color: ColorMode,
+    /// Start with the cell occupancy heat map on the ground (key O toggles).
+    #[arg(long)]
+    heatmap: bool,
 }
 
 #[derive(Args, Debug)]
@@ -119,6 +132,9 @@ struct BenchArgs {
     /// Frames between reorders (1 to 10,000).
     #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
     reorder_every: u32,
+    /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
+    #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
+    layouts: Vec<Layout>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     format: Format,
@@ -135,6 +151,7 @@ enum WorkloadArg {
     Uniform,
     Clustered,
     Hotspot,
+    Battle,
 }
 
 impl From<WorkloadArg> for Workload {
@@ -143,6 +160,7 @@ impl From<WorkloadArg> for Workload {
             WorkloadArg::Uniform => Workload::Uniform,
             WorkloadArg::Clustered => Workload::Clustered,
             WorkloadArg::Hotspot => Workload::Hotspot,
+            WorkloadArg::Battle => Workload::Battle,
         }
     }
 }
@@ -209,6 +227,14 @@ fn parse_kernel(s: &str) -> Result<Kernel, String> {
 
 fn parse_reorder(s: &str) -> Result<Reorder, String> {
     Reorder::from_key(s).ok_or_else(|| "expected off, cells or morton".to_string())
+}
+
+fn parse_color(s: &str) -> Result<ColorMode, String> {
+    ColorMode::from_key(s).ok_or_else(|| "expected team, neighbor-heat or memory-order".to_string())
+}
+
+fn parse_layout(s: &str) -> Result<Layout, String> {
+    Layout::from_key(s).ok_or_else(|| "expected aos-pointers, aos, soa or hot-cold".to_string())
 }
 
 fn parse_reorder_every(s: &str) -> Result<u32, String> {
@@ -279,6 +305,7 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         kernels: or_all(unique(b.kernels), &Kernel::ALL),
         reorders: unique(b.reorder),
         reorder_every: b.reorder_every,
+        layouts: unique(b.layouts),
     };
     eprintln!(
         "bench: {} workload, steering off, units {:?}, threads {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
@@ -291,6 +318,15 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         bench::cpu_model(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
+    match spatial_query_lab::sim::counters::CacheCounters::open(None) {
+        Ok(c) => eprintln!(
+            "bench: hardware cache counters: L1D read misses and {} of the query phase",
+            c.llc_event()
+        ),
+        Err(why) => eprintln!(
+            "bench: hardware cache counters unavailable ({why}); their JSON fields are null"
+        ),
+    }
     let rows = bench::run(&cfg, |r| eprintln!("{}", r.progress_line()));
     match b.format {
         Format::Markdown => print!("{}", bench::to_markdown(&rows)),
@@ -394,6 +430,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         cell_follows_radius: w.cell_size.is_none(),
         reorder: w.reorder,
         reorder_every: w.reorder_every,
+        layout: w.layout,
         ..Settings::default()
     };
     if let Some(k) = w.kernel {
@@ -410,6 +447,9 @@ fn run_window(w: WindowArgs) -> ExitCode {
         screenshot: w.screenshot,
         frames: w.frames,
         select: w.select,
+        color: w.color,
+        cell_occupancy: w.heatmap,
+        memory_view: w.memory_view,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

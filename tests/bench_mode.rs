@@ -1,7 +1,7 @@
 //! The headless benchmark's bookkeeping (timings themselves are never asserted).
 
 use spatial_query_lab::bench::{bench_settings, measure, measure_after, to_markdown, BenchConfig};
-use spatial_query_lab::sim::Reorder;
+use spatial_query_lab::sim::{Layout, Reorder};
 use spatial_query_lab::spatial::{Kernel, Strategy};
 
 /// A slow combination that fast-forwards untimed frames with the CSR grid ends
@@ -15,6 +15,7 @@ fn fast_forwarded_naive_run_ends_on_the_same_frame_as_a_full_run() {
         1,
         2_000,
         Reorder::Cells,
+        Layout::AosPointers,
         &cfg,
     );
     let grid = bench_settings(
@@ -23,6 +24,7 @@ fn fast_forwarded_naive_run_ends_on_the_same_frame_as_a_full_run() {
         1,
         2_000,
         Reorder::Cells,
+        Layout::Soa,
         &cfg,
     );
     let (_, a) = measure_after(&naive, 5, 1, 2); // 8 frames, the last 3 naive
@@ -54,7 +56,10 @@ fn markdown_lists_each_measured_row() {
         "3,000 naive units run in well under 10 s"
     );
     let md = to_markdown(&rows);
-    assert!(md.contains("| 3000 | cells | naive | scalar | 1 |"), "{md}");
+    assert!(
+        md.contains("| 3000 | cells | soa | naive | scalar | 1 |"),
+        "{md}"
+    );
 }
 
 /// The progress lines on stderr name the unit order, so rows that differ
@@ -78,7 +83,7 @@ fn progress_lines_tell_every_row_apart() {
         lines.iter().map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(heads.len(), 4, "{lines:#?}");
     assert!(
-        lines[0].contains("1,500 units, order off, grid scalar x1"),
+        lines[0].contains("1,500 units, order off, soa, grid scalar x1"),
         "{}",
         lines[0]
     );

@@ -148,7 +148,7 @@ fn bench_markdown_reports_speedups() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("| 1000 | cells | naive | scalar | 1 |"),
+        text.contains("| 1000 | cells | soa | naive | scalar | 1 |"),
         "{text}"
     );
     assert!(

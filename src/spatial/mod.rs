@@ -295,8 +295,8 @@ impl Strategy {
     pub fn describe(self) -> &'static str {
         match self {
             Strategy::Naive => "Tests every unit against every other: O(N^2) per frame. The reference every other path is checked against.",
-            Strategy::Grid => "Uniform grid rebuilt every frame; each cell owns its own x/z/id Vecs (SoA per cell). Queries visit ceil(r/cell) rings of cells.",
-            Strategy::SortedGrid => "Counting-sort grid (CSR): count per cell, prefix sum, scatter; each grid row of the searched block is one contiguous span.",
+            Strategy::Grid => "Uniform grid rebuilt every frame; each cell owns a Vec of unit indices, and every candidate's position is read through the data layout (one unit at a time, so the kernel setting does not apply). Queries visit ceil(r/cell) rings of cells.",
+            Strategy::SortedGrid => "Counting-sort grid (CSR): count per cell, prefix sum, scatter copies of x and z into cell order; each grid row of the searched block is one contiguous span for the SIMD kernel. Its packed copy is itself the data-layout lesson: the data the hot loop needs, and nothing else.",
         }
     }
 

@@ -139,9 +139,9 @@ where
     results.stats()
 }
 
-/// One chunk of the per-unit pass. Never inlined, so profilers (cachegrind's
-/// per-function counts in `scripts/cache-report.sh`) can tell the query phase
-/// apart by this name.
+/// One chunk of the per-unit pass. Never inlined, so profilers (callgrind's
+/// inclusive counts of this function in `scripts/cache-report.sh`) can tell
+/// the query phase apart by this name.
 #[inline(never)]
 fn query_chunk<F>(run: &F, c: &mut ChunkResults) -> QueryStats
 where

@@ -2,6 +2,7 @@
 //! [`crate::sim::Settings`] and read a plain [`crate::app::stats::FrameStats`];
 //! they never reach into the engine. The frame loop is in [`crate::app`].
 
+pub mod memory_view;
 pub mod overlay;
 
 pub use overlay::{Overlay, OverlayActions, ViewOptions};

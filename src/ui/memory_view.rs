@@ -1,0 +1,143 @@
+//! The memory view: the current layout's unit storage and the index's own
+//! storage drawn as strips of 64-byte cache lines, with the lines one query
+//! touches lit, and the distinct lines per query.
+
+use egui_macroquad::egui;
+
+use crate::format::thousands;
+use crate::sim::memory::{LineCounts, RegionStrip};
+
+/// What the memory view shows, computed by the frame loop after a step
+/// (only while the view is open).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryView {
+    /// Layout name.
+    pub layout: &'static str,
+    /// Strategy name.
+    pub strategy: &'static str,
+    /// Stable id of the unit whose query is drawn, and whether it is the
+    /// selected unit (else a sampled one).
+    pub unit: (u32, bool),
+    /// The units' storage, one strip per array.
+    pub unit_strips: Vec<RegionStrip>,
+    /// The index's storage, one strip per array.
+    pub index_strips: Vec<RegionStrip>,
+    /// Lines of the drawn query.
+    pub drawn: LineCounts,
+    /// Mean lines over sampled queries of the frame, and how many.
+    pub mean: (LineCounts, usize),
+    /// Bytes the query loop reads per candidate from the units' storage.
+    pub unit_bytes_per_candidate: usize,
+    /// Bytes the query loop reads per candidate from the index's storage.
+    pub index_bytes_per_candidate: usize,
+    /// Bytes of unit storage per unit (all arrays, cold data included).
+    pub bytes_per_unit: usize,
+}
+
+/// Buckets per row of a strip, and the strip's pixel width.
+pub const STRIP_WIDTH: usize = 320;
+/// Rows per strip at most.
+pub const STRIP_ROWS: usize = 4;
+
+/// Shows the memory view window while `open`.
+pub fn show(ctx: &egui::Context, open: &mut bool, v: &MemoryView) {
+    egui::Window::new("Memory view")
+        .open(open)
+        .default_pos([ctx.screen_rect().width() - 370.0, 10.0])
+        .default_width(STRIP_WIDTH as f32 + 20.0)
+        .resizable(false)
+        .show(ctx, |ui| body(ui, v));
+}
+
+fn body(ui: &mut egui::Ui, v: &MemoryView) {
+    ui.label(format!(
+        "{} layout, {}: query of unit #{} ({})",
+        v.layout,
+        v.strategy,
+        v.unit.0,
+        if v.unit.1 { "selected" } else { "sampled; click a unit to pick one" }
+    ))
+    .on_hover_text("Each strip is one array of memory, 64-byte cache lines left to right, top to bottom; a lit mark is a line the query reads. Scattered marks: one miss per candidate. A tight cluster: the candidates share lines.");
+    egui::Grid::new("memory_counts").striped(true).show(ui, |ui| {
+        ui.label("");
+        ui.label("unit storage");
+        ui.label("index storage");
+        ui.label("candidates");
+        ui.end_row();
+        ui.label("this query (lines)");
+        ui.label(format!("{:.0}", v.drawn.unit));
+        ui.label(format!("{:.0}", v.drawn.index));
+        ui.label(format!("{:.0}", v.drawn.candidates));
+        ui.end_row();
+        ui.label(format!("mean of {} (lines)", v.mean.1))
+            .on_hover_text("Mean over queries sampled evenly over the units of the last step.");
+        ui.label(format!("{:.1}", v.mean.0.unit));
+        ui.label(format!("{:.1}", v.mean.0.index));
+        ui.label(format!("{:.1}", v.mean.0.candidates));
+        ui.end_row();
+        ui.label("bytes read / candidate")
+            .on_hover_text("What the query loop needs per candidate: 8 bytes of position (plus an 8-byte pointer behind a Box) from the units; the index's id (Grid) or its packed x, z, id (SortedGrid).");
+        ui.label(v.unit_bytes_per_candidate.to_string());
+        ui.label(v.index_bytes_per_candidate.to_string());
+        ui.label("");
+        ui.end_row();
+    });
+    let fetched = 64.0 * (v.drawn.unit + v.drawn.index);
+    let used =
+        v.drawn.candidates * (v.unit_bytes_per_candidate + v.index_bytes_per_candidate) as f64;
+    ui.label(format!(
+        "storage: {} bytes per unit; this query used {:.0}% of the bytes its cache lines brought in",
+        v.bytes_per_unit,
+        if fetched > 0.0 { (100.0 * used / fetched).min(100.0) } else { 0.0 }
+    ))
+    .on_hover_text("Used = candidates x bytes read per candidate; brought in = distinct lines x 64 bytes. A fat struct brings a whole line for one 8-byte position; SoA in cell order packs the candidates' x (and z) into a few shared lines.");
+    strips(
+        ui,
+        "units",
+        &v.unit_strips,
+        egui::Color32::from_rgb(255, 220, 60),
+    );
+    strips(
+        ui,
+        "index",
+        &v.index_strips,
+        egui::Color32::from_rgb(90, 200, 255),
+    );
+}
+
+fn strips(ui: &mut egui::Ui, what: &str, strips: &[RegionStrip], lit: egui::Color32) {
+    if strips.is_empty() {
+        ui.label(format!("{what}: none (the naive scan has no index)"));
+        return;
+    }
+    for s in strips {
+        let lines = s.bytes.div_ceil(64);
+        ui.label(
+            egui::RichText::new(format!(
+                "{what}: {} - {} in {} lines ({} per mark)",
+                s.name,
+                crate::format::bytes(s.bytes),
+                thousands(lines as u64),
+                thousands(s.lines_per_bucket as u64)
+            ))
+            .small(),
+        );
+        let rows = s.touched.len().div_ceil(STRIP_WIDTH).max(1);
+        let row_h = 6.0;
+        let (rect, _) = ui.allocate_exact_size(
+            egui::vec2(STRIP_WIDTH as f32, rows as f32 * row_h),
+            egui::Sense::hover(),
+        );
+        let p = ui.painter_at(rect);
+        p.rect_filled(rect, 0.0, egui::Color32::from_gray(40));
+        for (k, _) in s.touched.iter().enumerate().filter(|(_, &t)| t) {
+            let (row, col) = (k / STRIP_WIDTH, k % STRIP_WIDTH);
+            let min = rect.min + egui::vec2(col as f32, row as f32 * row_h);
+            p.rect_filled(
+                egui::Rect::from_min_size(min, egui::vec2(1.5, row_h - 1.0)),
+                0.0,
+                lit,
+            );
+        }
+    }
+}
