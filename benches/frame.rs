@@ -26,7 +26,10 @@
 //! - 1,000,000 units: Grid and SortedGrid with the best kernel only.
 //! - Threads 1 and 2 everywhere.
 //!
-//! 80 benchmarks, about 7 minutes on the 2-core development VM (AVX-512). The
+//! Plus the `layout` group (every data layout with Grid and SortedGrid at
+//! 100,000 units, spawn order and cell order) and the `battle` workload.
+//!
+//! 80 benchmarks without those, about 7 minutes on the 2-core development VM (AVX-512). The
 //! hotspot disk grows with N (radius `3r * sqrt(N / 10,000)`), so at 1,000,000
 //! units its 100,000 units find about 110 neighbors each, as at every size.
 //!
@@ -81,22 +84,27 @@ fn bench_one(
     workload: Workload,
     units: usize,
     (strategy, kernel, threads): (Strategy, Kernel, usize),
+    variant: Option<(Layout, Reorder)>,
     group_pairs: &mut Option<(String, u64)>,
 ) {
+    let (layout, reorder) = variant.unwrap_or_default();
     let cfg = BenchConfig {
         workload,
         ..BenchConfig::default()
     };
-    let settings = bench_settings(
-        strategy,
-        kernel,
-        threads,
-        units,
-        Reorder::default(),
-        Layout::default(),
-        &cfg,
-    );
-    let id = format!("{}/{}/t{}", strategy.key(), kernel.key(), threads);
+    let settings = bench_settings(strategy, kernel, threads, units, reorder, layout, &cfg);
+    let id = if variant.is_none() {
+        format!("{}/{}/t{}", strategy.key(), kernel.key(), threads)
+    } else {
+        format!(
+            "{}/{}/{}/order-{}/t{}",
+            layout.key(),
+            strategy.key(),
+            kernel.key(),
+            reorder.key(),
+            threads
+        )
+    };
     let (warmup, window_end) = (cfg.warmup as u64, (cfg.warmup + cfg.frames) as u64);
     let mut sim: Option<Simulation> = None;
     group.bench_function(id.as_str(), |b| {
@@ -144,6 +152,7 @@ fn frame(c: &mut Criterion) {
                             workload,
                             units,
                             (strategy, kernel, threads),
+                            None,
                             &mut group_pairs,
                         );
                     }
@@ -154,5 +163,31 @@ fn frame(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, frame);
+/// The data-layout lesson: uniform, 100,000 units, one thread, Grid (reads
+/// positions through the layout) and SortedGrid (its packed copy), each layout
+/// in spawn order and in cell order. Group `layout/uniform/100000`, ids
+/// `<layout>/<strategy>/<kernel>/order-<order>/t1`.
+fn layouts(c: &mut Criterion) {
+    let units = 100_000;
+    let mut group = c.benchmark_group(format!("layout/uniform/{units}"));
+    common::configure(&mut group, units as u64);
+    let mut group_pairs = None;
+    for reorder in [Reorder::Off, Reorder::Cells] {
+        for layout in Layout::ALL {
+            for strategy in [Strategy::Grid, Strategy::SortedGrid] {
+                bench_one(
+                    &mut group,
+                    Workload::Uniform,
+                    units,
+                    (strategy, Kernel::best(), 1),
+                    Some((layout, reorder)),
+                    &mut group_pairs,
+                );
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frame, layouts);
 criterion_main!(benches);

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::format::thousands;
+use crate::format::{length, thousands};
 use crate::sim::budget::NaiveCost;
 use crate::sim::{Layout, Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
@@ -46,6 +46,9 @@ pub struct BenchConfig {
     pub reorder_every: u32,
     /// Data layouts to compare.
     pub layouts: Vec<Layout>,
+    /// Grid cell sizes to compare, world units (each finite and > 0; empty:
+    /// the standard radius). Naive has no grid: it runs with the first only.
+    pub cell_sizes: Vec<f32>,
 }
 
 impl Default for BenchConfig {
@@ -62,6 +65,7 @@ impl Default for BenchConfig {
             reorders: vec![Reorder::default()],
             reorder_every: Settings::default().reorder_every,
             layouts: vec![Layout::default()],
+            cell_sizes: vec![STANDARD_RADIUS],
         }
     }
 }
@@ -74,6 +78,10 @@ pub struct PhaseMs {
     /// the JSON `median_ms` object; copied into the row.
     #[serde(skip)]
     pub query_misses: Option<(f64, f64)>,
+    /// Units that died and reinforcements spawned over the counted frames
+    /// (`battle` churn; 0 otherwise). Copied into the row.
+    #[serde(skip)]
+    pub churn: (u64, u64),
     /// Moving units.
     #[serde(rename = "move")]
     pub move_: f64,
@@ -104,6 +112,10 @@ pub struct BenchRow {
     pub reorder: String,
     /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
     pub layout: String,
+    /// Grid cell edge the last frame used, world units: the effective one,
+    /// which exceeds the asked one only where the grid's cell cap raised it
+    /// (the asked one for a skipped row); `null` for Naive (no grid).
+    pub cell_size: Option<f32>,
     /// Counted frames (0 when skipped).
     pub frames: usize,
     /// Median milliseconds per phase (zeros when skipped).
@@ -118,6 +130,10 @@ pub struct BenchRow {
     /// Median last-level cache misses per query of the query phase
     /// (hardware counters); `null` where the counters are unavailable.
     pub llc_misses_per_query: Option<f64>,
+    /// Units that died over the counted frames (`battle` churn; 0 otherwise).
+    pub deaths: u64,
+    /// Reinforcements spawned over the counted frames (`battle`; equals `deaths`).
+    pub spawns: u64,
     /// Why the combination was not run, if it was not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
@@ -170,9 +186,12 @@ pub fn measure_after(
     }
     let mut cols: [Vec<f64>; 5] = Default::default();
     let (mut l1d, mut llc) = (Vec::new(), Vec::new());
+    let mut churn = (0u64, 0u64);
     let mut last = StepStats::default();
     for _ in 0..frames.max(1) {
         last = sim.step(BENCH_DT, settings);
+        churn.0 += last.deaths as u64;
+        churn.1 += last.spawns as u64;
         if let Some(m) = last.query_cache {
             let n = sim.len().max(1) as f64;
             l1d.push(m.l1d as f64 / n);
@@ -187,6 +206,7 @@ pub fn measure_after(
     let [m, r, q, a, t] = &mut cols;
     let ms = PhaseMs {
         query_misses: (!l1d.is_empty()).then(|| (median(&mut l1d), median(&mut llc))),
+        churn,
         move_: median(m),
         rebuild: median(r),
         query: median(q),
@@ -228,10 +248,31 @@ pub fn bench_settings(
     }
 }
 
+/// The (cell size, strategy) pairs of `cfg` in run order, cell sizes outer
+/// (the standard radius when `cfg.cell_sizes` is empty); Naive, which has
+/// no grid, only with the first cell size. Allocates the list.
+fn cell_runs(cfg: &BenchConfig) -> Vec<(f32, Strategy)> {
+    let cells: &[f32] = if cfg.cell_sizes.is_empty() {
+        &[STANDARD_RADIUS]
+    } else {
+        &cfg.cell_sizes
+    };
+    let mut runs = Vec::new();
+    for (k, &cell) in cells.iter().enumerate() {
+        for &st in &cfg.strategies {
+            if st != Strategy::Naive || k == 0 {
+                runs.push((cell, st));
+            }
+        }
+    }
+    runs
+}
+
 /// Runs every combination of `cfg`, calling `progress` with each finished row
 /// (for live output), and returns all rows in run order: for each unit
 /// count, for each thread count, for each reorder mode, for each layout,
-/// strategies in order, kernels in order.
+/// for each cell size, strategies in order, kernels in order (Naive only at
+/// the first cell size: it has no grid).
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
     let mut rows = Vec::new();
     let mut naive_cost = NaiveCost::default();
@@ -242,7 +283,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                 .iter()
                 .flat_map(|r| cfg.layouts.iter().map(move |l| (r, l)))
             {
-                for &strategy in &cfg.strategies {
+                for (cell, strategy) in cell_runs(cfg) {
                     for &kernel in &cfg.kernels {
                         let mut row = BenchRow {
                             strategy: strategy.key().to_string(),
@@ -252,12 +293,15 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             workload: cfg.workload.key().to_string(),
                             reorder: reorder.key().to_string(),
                             layout: layout.key().to_string(),
+                            cell_size: (strategy != Strategy::Naive).then_some(cell),
                             frames: 0,
                             median_ms: PhaseMs::default(),
                             candidates: 0,
                             neighbors: 0,
                             l1d_misses_per_query: None,
                             llc_misses_per_query: None,
+                            deaths: 0,
+                            spawns: 0,
                             skipped: None,
                             estimated_total_ms: None,
                         };
@@ -292,13 +336,17 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                                 fast_forward = total.saturating_sub(warmup + frames);
                             }
                         }
-                        let settings =
-                            bench_settings(strategy, kernel, threads, units, reorder, layout, cfg);
+                        let settings = Settings {
+                            cell_size: cell,
+                            ..bench_settings(strategy, kernel, threads, units, reorder, layout, cfg)
+                        };
                         let (ms, last) = measure_after(&settings, fast_forward, warmup, frames);
+                        row.cell_size = last.grid.map(|g| g.cell);
                         row.frames = frames;
                         row.median_ms = ms;
                         row.candidates = last.query.candidates;
                         row.neighbors = last.query.neighbors;
+                        (row.deaths, row.spawns) = ms.churn;
                         row.l1d_misses_per_query = ms.query_misses.map(|m| m.0);
                         row.llc_misses_per_query = ms.query_misses.map(|m| m.1);
                         progress(&row);
@@ -313,11 +361,14 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
 
 impl BenchRow {
     /// One line of live progress for stderr, naming every key that tells rows
-    /// apart (units, unit order, layout, strategy, kernel, threads), then the total
+    /// apart (units, unit order, layout, strategy, kernel, threads, cell size), then the total
     /// and query medians and the neighbors, or why the row was skipped.
     pub fn progress_line(&self) -> String {
+        let cell = self
+            .cell_size
+            .map_or(String::new(), |c| format!(", cell {}", length(c)));
         let head = format!(
-            "  {} units, order {}, {}, {} {} x{}",
+            "  {} units, order {}, {}, {} {} x{}{cell}",
             thousands(self.units as u64),
             self.reorder,
             self.layout,
@@ -328,10 +379,15 @@ impl BenchRow {
         match &self.skipped {
             Some(why) => format!("{head}: skipped, {why}"),
             None => format!(
-                "{head}: total {:.3} ms (query {:.3} ms), {} neighbors",
+                "{head}: total {:.3} ms (query {:.3} ms), {} neighbors{}",
                 self.median_ms.total,
                 self.median_ms.query,
-                thousands(self.neighbors)
+                thousands(self.neighbors),
+                if self.deaths > 0 {
+                    format!(", {} deaths and spawns", thousands(self.deaths))
+                } else {
+                    String::new()
+                }
             ),
         }
     }
@@ -359,20 +415,22 @@ fn ratio(num: Option<f64>, den: f64, estimated: bool) -> String {
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
 /// of the same unit count, reorder mode and layout; a ratio against an estimated naive time is marked `~`.
+/// The cell column is the grid cell edge (world units; `-` for Naive).
 pub fn to_markdown(rows: &[BenchRow]) -> String {
     let counted = rows.iter().any(|r| r.l1d_misses_per_query.is_some());
     let mut s = String::from(
-        "| units | reorder | layout | strategy | kernel | threads | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |",
+        "| units | reorder | layout | strategy | kernel | threads | cell | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |",
     );
     s += if counted {
-        " L1D misses/query | LLC misses/query |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        " L1D misses/query | LLC misses/query |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     } else {
-        "\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        "\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     };
     for r in rows {
+        let cell = r.cell_size.map_or("-".to_string(), length);
         if let Some(why) = &r.skipped {
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | skipped: {why} | | | | | | | | |\n",
+                "| {} | {} | {} | {} | {} | {} | {cell} | skipped: {why} | | | | | | | | |\n",
                 r.units, r.reorder, r.layout, r.strategy, r.kernel, r.threads
             );
             continue;
@@ -385,7 +443,7 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             None => (None, None, false),
         };
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {cell} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
             r.units,
             r.reorder,
             r.layout,

@@ -13,7 +13,7 @@ use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
 use spatial_query_lab::render::ColorMode;
-use spatial_query_lab::sim::{Layout, Reorder, Settings, Workload};
+use spatial_query_lab::sim::{Layout, Reorder, Settings, Workload, STANDARD_RADIUS};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
 /// Counts allocations so the overlay can show allocations per frame.
@@ -98,6 +98,9 @@ struct WindowArgs {
     /// Start with the cell occupancy heat map on the ground (key O toggles).
     #[arg(long)]
     heatmap: bool,
+    /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key \\) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
+    #[arg(long)]
+    sweep: bool,
 }
 
 #[derive(Args, Debug)]
@@ -135,6 +138,9 @@ struct BenchArgs {
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
     #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
     layouts: Vec<Layout>,
+    /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
+    #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
+    cell_sizes: Vec<f32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     format: Format,
@@ -306,12 +312,14 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         reorders: unique(b.reorder),
         reorder_every: b.reorder_every,
         layouts: unique(b.layouts),
+        cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
     };
     eprintln!(
-        "bench: {} workload, steering off, units {:?}, threads {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        "bench: {} workload, steering off, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
         cfg.workload,
         cfg.units,
         cfg.threads,
+        cfg.cell_sizes,
         cfg.frames,
         cfg.warmup,
         cfg.seed,
@@ -450,6 +458,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         color: w.color,
         cell_occupancy: w.heatmap,
         memory_view: w.memory_view,
+        sweep: w.sweep,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

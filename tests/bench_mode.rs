@@ -92,3 +92,121 @@ fn progress_lines_tell_every_row_apart() {
         "{lines:#?}"
     );
 }
+
+/// `bench --cell-sizes` through the binary: one row per cell size and
+/// kernel, in the order given, each reporting the cell the grid used, and the
+/// same neighbor total in every row (the cell size changes the work, never
+/// the result).
+#[test]
+fn cell_sizes_flag_gives_one_row_per_cell_size_with_the_same_neighbors() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spatial-query-lab"))
+        .args([
+            "bench",
+            "--units",
+            "2000",
+            "--strategies",
+            "grid",
+            "--cell-sizes",
+            "5,10,20",
+            "--frames",
+            "2",
+            "--warmup",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run the binary");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("cell sizes [5.0, 10.0, 20.0]"), "{err}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).expect("the output is a JSON array");
+    let kernels = Kernel::ALL.len();
+    assert_eq!(rows.len(), 3 * kernels, "{rows:#?}");
+    let measured: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r.get("skipped").is_none()).collect();
+    assert_eq!(measured.len(), 3 * Kernel::available().count(), "{rows:#?}");
+    // Cell sizes outer, kernels inner; every row has the key, skipped or not.
+    for (k, row) in rows.iter().enumerate() {
+        let want = [5.0, 10.0, 20.0][k / kernels];
+        assert_eq!(row["cell_size"].as_f64(), Some(want), "{row}");
+        assert_eq!(row["strategy"], "grid");
+    }
+    let scalar: Vec<f64> = measured
+        .iter()
+        .filter(|r| r["kernel"] == "scalar")
+        .map(|r| r["cell_size"].as_f64().unwrap())
+        .collect();
+    assert_eq!(scalar, [5.0, 10.0, 20.0]);
+    let neighbors = measured[0]["neighbors"].as_u64().unwrap();
+    assert!(neighbors > 0);
+    for r in &measured {
+        assert_eq!(r["neighbors"].as_u64(), Some(neighbors), "{r}");
+        assert_eq!(r["frames"].as_u64(), Some(2), "{r}");
+    }
+    // Larger cells test more candidates for the same neighbors.
+    let candidates: Vec<u64> = measured
+        .iter()
+        .filter(|r| r["kernel"] == "scalar")
+        .map(|r| r["candidates"].as_u64().unwrap())
+        .collect();
+    assert!(
+        candidates[0] < candidates[1] && candidates[1] < candidates[2],
+        "{candidates:?}"
+    );
+}
+
+/// Without `--cell-sizes` the cell is the radius and the key still appears;
+/// Naive (no grid) runs once with `cell_size: null`; Markdown gets a column.
+#[test]
+fn cell_size_is_reported_in_json_and_markdown() {
+    let cfg = BenchConfig {
+        units: vec![1_500],
+        frames: 1,
+        warmup: 0,
+        strategies: vec![Strategy::Naive, Strategy::Grid],
+        kernels: vec![Kernel::Scalar],
+        ..BenchConfig::default()
+    };
+    let rows = spatial_query_lab::bench::run(&cfg, |_| {});
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].cell_size, None);
+    assert_eq!(rows[1].cell_size, Some(10.0));
+    let json = serde_json::to_value(&rows).unwrap();
+    assert!(json[0]["cell_size"].is_null(), "{json}");
+    assert_eq!(json[1]["cell_size"].as_f64(), Some(10.0));
+
+    let cfg = BenchConfig {
+        cell_sizes: vec![5.0, 20.0],
+        ..cfg
+    };
+    let mut lines = Vec::new();
+    let rows = spatial_query_lab::bench::run(&cfg, |r| lines.push(r.progress_line()));
+    let keys: Vec<(&str, Option<f32>)> = rows
+        .iter()
+        .map(|r| (r.strategy.as_str(), r.cell_size))
+        .collect();
+    assert_eq!(
+        keys,
+        [("naive", None), ("grid", Some(5.0)), ("grid", Some(20.0))]
+    );
+    assert!(
+        lines[2].contains("grid scalar x1, cell 20.00"),
+        "{lines:#?}"
+    );
+    let md = to_markdown(&rows);
+    assert!(md.contains("| threads | cell | move ms |"), "{md}");
+    assert!(
+        md.contains("| 1500 | cells | soa | naive | scalar | 1 | - |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 1500 | cells | soa | grid | scalar | 1 | 5.00 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 1500 | cells | soa | grid | scalar | 1 | 20.00 |"),
+        "{md}"
+    );
+}

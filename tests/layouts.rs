@@ -43,6 +43,9 @@ fn hot_bits(sim: &Simulation) -> Vec<[u32; 8]> {
         .collect()
 }
 
+/// Neighbor sets and unit state of one simulation after a step.
+type Snapshot = (Vec<Vec<u32>>, Vec<[u32; 8]>);
+
 /// The naive scan over a SoA copy of the positions: the reference.
 fn reference_sets(sim: &Simulation, r: f32) -> Vec<Vec<u32>> {
     let u = sim.store().to_units();
@@ -76,7 +79,7 @@ fn every_layout_returns_the_neighbor_sets_of_soa_on_seeded_worlds() {
                     seed: 7,
                     ..Settings::default()
                 };
-                let mut want: Option<(Vec<Vec<u32>>, Vec<[u32; 8]>)> = None;
+                let mut want: Option<Snapshot> = None;
                 for layout in Layout::ALL {
                     let s = Settings {
                         layout,

@@ -11,8 +11,10 @@ use egui_macroquad::egui;
 use spatial_query_lab::app::stats::FrameStats;
 use spatial_query_lab::render::egui_host::deliverable;
 use spatial_query_lab::sim::budget::{min_cell_size, settle, Budget, NaiveCost};
-use spatial_query_lab::sim::Settings;
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
+use spatial_query_lab::sim::{Settings, Simulation};
+use spatial_query_lab::spatial::{GridGeometry, Kernel, Strategy};
+use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
 
 /// The overlay and everything it reads and writes.
@@ -369,4 +371,120 @@ fn the_units_box_is_not_clamped_by_the_slider() {
     );
     let units = h.state().settings.units;
     assert!(units > 200_000, "committed {units}");
+}
+
+/// The button labeled `label` (a window may have the same title).
+fn button_node<'h>(h: &'h Harness<'_, State>, label: &str) -> Node<'h> {
+    h.get_all_by_role(Role::Button)
+        .find(|n| n.label().as_deref() == Some(label))
+        .unwrap_or_else(|| panic!("no button labeled {label}"))
+}
+
+/// Clicks the button labeled `label`: move, press, release, one pass each.
+fn click(h: &mut Harness<'_, State>, label: &str) {
+    let at = bounds(&button_node(h, label)).center();
+    frame(h, vec![egui::Event::PointerMoved(at)]);
+    frame(h, vec![button(at, true)]);
+    frame(h, vec![button(at, false)]);
+}
+
+/// A sweep of a real simulation (2,000 units, one counted frame per cell
+/// size), stopped after `steps` steps (run to the end when `None`).
+fn sweep_after(steps: Option<usize>) -> CellSweep {
+    let s = Settings {
+        units: 2_000,
+        separation: 0.0,
+        ..Settings::default()
+    };
+    let mut sim = Simulation::new(&s);
+    let mut sw = CellSweep::new(&s, &standard_ratios(), 1, &Budget::default())
+        .with_frame_limit(f64::INFINITY);
+    let mut n = 0;
+    while let Some(cell_size) = sw.cell_size().filter(|_| steps.is_none_or(|k| n < k)) {
+        sw.record(&sim.step(
+            1.0 / 60.0,
+            &Settings {
+                cell_size,
+                ..s.clone()
+            },
+        ));
+        n += 1;
+    }
+    sw
+}
+
+/// [`stats`] after a step with a grid (the sweep's button shares its row).
+fn stats_with_grid() -> FrameStats {
+    let mut st = stats();
+    st.step.grid = Some(GridGeometry {
+        cell: 10.0,
+        requested_cell: 10.0,
+        nx: 45,
+        nz: 45,
+        ..Default::default()
+    });
+    st
+}
+
+#[test]
+fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
+    // No sweep: the button, next to the grid's size, starts one; Naive has
+    // no grid to sweep.
+    let mut h = harness(stats_with_grid());
+    assert!(h
+        .query_by_label("grid: 45 x 45 = 2,025 cells of 10.00")
+        .is_some());
+    assert!(h.query_by_label("Use best").is_none());
+    click(&mut h, "Cell-size sweep");
+    assert!(h.state().actions.contains(&OverlayActions {
+        sweep: Some(SweepAction::Start),
+        ..Default::default()
+    }));
+    let naive = Settings {
+        strategy: Strategy::Naive,
+        units: 2_000,
+        ..Settings::default()
+    };
+    let mut h = harness_with(stats(), naive);
+    h.run();
+    assert!(button_node(&h, "Cell-size sweep").is_disabled());
+
+    // Running: a progress bar, partial plots, "Use best" waits, "Cancel" closes.
+    let mut h = harness(FrameStats {
+        sweep: Some(sweep_after(Some(6))),
+        ..stats_with_grid()
+    });
+    h.run();
+    assert!(
+        h.get_all_by_role(Role::Button)
+            .all(|n| n.label().as_deref() != Some("Cell-size sweep")),
+        "a progress bar replaces the button while the sweep runs"
+    );
+    assert!(button_node(&h, "Use best").is_disabled());
+    assert!(h.query_by_label("Close").is_none());
+    click(&mut h, "Cancel");
+    assert!(h
+        .state()
+        .actions
+        .iter()
+        .any(|a| a.sweep == Some(SweepAction::Close)));
+
+    // Done: the fastest is named and "Use best" asks for it.
+    let done = sweep_after(None);
+    let best = done.best().unwrap();
+    let mut h = harness(FrameStats {
+        sweep: Some(done),
+        ..stats_with_grid()
+    });
+    h.run();
+    assert!(h
+        .query_by_label_contains(&format!("Fastest: cell {:.2}", best.cell_size))
+        .is_some());
+    assert!(h.query_by_label("Close").is_some());
+    click(&mut h, "Use best");
+    assert!(h
+        .state()
+        .actions
+        .iter()
+        .any(|a| a.sweep == Some(SweepAction::UseBest)));
 }

@@ -13,6 +13,8 @@ pub enum Action {
     Strategy(Strategy),
     /// Next kernel this CPU runs.
     NextKernel,
+    /// Next data layout.
+    NextLayout,
     /// Next thread count (1 to the core count).
     NextThreads,
     /// Pause or resume movement.
@@ -21,12 +23,18 @@ pub enum Action {
     CellSmaller,
     /// Cell size * 1.25 (stops the cell following the radius).
     CellLarger,
+    /// Start the cell-size sweep, or cancel or close it.
+    CellSweep,
     /// Radius / 1.25.
     RadiusSmaller,
     /// Radius * 1.25.
     RadiusLarger,
     /// Grid lines on or off.
     ToggleGrid,
+    /// Next unit color mode.
+    NextColorMode,
+    /// Cell occupancy heat map on or off.
+    ToggleOccupancy,
     /// Respawn the units from the seed.
     Respawn,
     /// Frame the whole world.
@@ -37,6 +45,8 @@ pub enum Action {
     ToggleOverlay,
     /// Open or close the help window.
     ToggleHelp,
+    /// Show or hide the memory view.
+    ToggleMemory,
     /// Deselect the selected unit.
     Deselect,
     /// Pan the camera forward while held.
@@ -105,6 +115,11 @@ pub const BINDINGS: &[Binding] = &[
         STRATEGY,
     ),
     bind(&[KeyCode::K], Action::NextKernel, "next available kernel"),
+    bind(
+        &[KeyCode::L],
+        Action::NextLayout,
+        "next data layout (AoS pointers / AoS / SoA / hot-cold)",
+    ),
     bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
     bind(
         &[KeyCode::Space],
@@ -113,12 +128,27 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(&[KeyCode::LeftBracket], Action::CellSmaller, CELL),
     bind(&[KeyCode::RightBracket], Action::CellLarger, CELL),
+    bind(
+        &[KeyCode::Backslash],
+        Action::CellSweep,
+        "cell-size sweep: start, or cancel / close",
+    ),
     bind(&[KeyCode::Minus], Action::RadiusSmaller, RADIUS),
     bind(&[KeyCode::Equal], Action::RadiusLarger, RADIUS),
     bind(
         &[KeyCode::G],
         Action::ToggleGrid,
         "grid lines at the cell size",
+    ),
+    bind(
+        &[KeyCode::V],
+        Action::NextColorMode,
+        "unit colors: team / neighbor heat / memory order",
+    ),
+    bind(
+        &[KeyCode::O],
+        Action::ToggleOccupancy,
+        "cell occupancy heat map on the ground",
     ),
     bind(&[KeyCode::R], Action::Respawn, "respawn from the seed"),
     bind(&[KeyCode::C], Action::ResetCamera, "reset the camera"),
@@ -133,6 +163,11 @@ pub const BINDINGS: &[Binding] = &[
         "hide / show the overlay",
     ),
     bind(&[KeyCode::F1], Action::ToggleHelp, "help window"),
+    bind(
+        &[KeyCode::M],
+        Action::ToggleMemory,
+        "memory view: cache lines one query touches",
+    ),
     bind(&[KeyCode::Escape], Action::Deselect, "deselect"),
     bind(&[KeyCode::W, KeyCode::Up], Action::PanForward, PAN),
     bind(&[KeyCode::A, KeyCode::Left], Action::PanLeft, PAN),
@@ -149,7 +184,7 @@ pub const MOUSE: &[(&str, &str)] = &[
     ("wheel", "zoom"),
     (
         "click a unit",
-        "select it: its query circle, its neighbors in yellow, counts in the overlay",
+        "select it: its query circle, the cells it searched and the units it tested (magenta), its neighbors (yellow), counts in the overlay",
     ),
 ];
 
@@ -161,12 +196,14 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Key3 => "3",
         KeyCode::LeftBracket => "[",
         KeyCode::RightBracket => "]",
+        KeyCode::Backslash => "\\",
         KeyCode::Minus => "-",
         KeyCode::Equal => "=",
         KeyCode::Space => "Space",
         KeyCode::Escape => "Esc",
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
+        KeyCode::M => "M",
         KeyCode::Up => "Up",
         KeyCode::Down => "Down",
         KeyCode::Left => "Left",
@@ -179,6 +216,9 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::G => "G",
         KeyCode::H => "H",
         KeyCode::K => "K",
+        KeyCode::O => "O",
+        KeyCode::V => "V",
+        KeyCode::L => "L",
         KeyCode::Q => "Q",
         KeyCode::R => "R",
         KeyCode::S => "S",

@@ -38,15 +38,20 @@ use crate::render::{
     draw_query_circle, draw_world, load_unit_mesh, pack_instances, save_screenshot, CameraInput,
     EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
+use crate::render::{draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight};
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
-use crate::sim::{Settings, Simulation, Workload};
-use crate::spatial::{Kernel, Query};
+use crate::sim::inspect::Inspection;
+use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
+use crate::sim::{memory, Layout, Settings, Simulation, Workload};
+use crate::spatial::{Kernel, Query, Strategy};
+use crate::ui::memory_view::{self, MemoryView};
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
+use crate::ui::sweep::SweepAction;
 use crate::ui::{Overlay, OverlayActions, ViewOptions};
 use keys::Action;
 use pointer::{PointerFrame, PointerRouter};
 use selection::Selection;
-use stats::{FpsMeter, FrameStats, PhaseSample, SelectedUnit};
+use stats::{ChurnMeter, FpsMeter, FrameStats, PhaseSample, SelectedUnit};
 
 /// Start-up options of the window.
 #[derive(Clone, Debug, Default)]
@@ -59,6 +64,14 @@ pub struct AppOptions {
     pub frames: Option<u64>,
     /// Unit (stable id) selected at start, as if clicked; the camera starts close to it and follows it.
     pub select: Option<u32>,
+    /// How units are colored at start.
+    pub color: ColorMode,
+    /// Start with the cell occupancy heat map on.
+    pub cell_occupancy: bool,
+    /// Start with the memory view open.
+    pub memory_view: bool,
+    /// Start the cell-size sweep after the first step, as the overlay's button does.
+    pub sweep: bool,
 }
 
 /// CPU seconds of unit drawing per window refresh; a picture that needs more
@@ -69,6 +82,8 @@ pub const RENDER_BUDGET_S: f64 = 0.045;
 const MAX_STEP_S: f32 = 0.1;
 /// Distance from a click to the farthest unit it may pick, world units.
 const PICK_RADIUS: f32 = 8.0;
+/// Seconds a passing message stays in the overlay.
+const STATUS_S: f64 = 6.0;
 /// Background color.
 const BACKGROUND: Color = Color::new(0.07, 0.08, 0.1, 1.0);
 
@@ -121,6 +136,19 @@ struct App {
     /// once its timings are recorded.
     restart_after_picture: bool,
     pick_buf: Vec<u32>,
+    /// The cell-size sweep, running or finished (shown until closed).
+    sweep: Option<CellSweep>,
+    /// Start the sweep after the next step (`--sweep`).
+    sweep_at_launch: bool,
+    /// The units per cell of the last step, when the view shows them.
+    heatmap: CellHeatmap,
+    /// The selected unit's query of the last step, and its storage index then.
+    inspection: Inspection,
+    inspected: Option<usize>,
+    /// Deaths and spawns per second of the `battle` workload.
+    churn: ChurnMeter,
+    /// The reads of the query drawn in the memory view (kept for its buffers).
+    trace: memory::QueryTrace,
     frame: u64,
     last_frame: Option<u64>,
     screenshot: Option<PathBuf>,
@@ -144,8 +172,9 @@ impl App {
         let mut camera = framed(sim.world);
         if let Some(id) = opts.select {
             selection.select(id, true);
-            if let Some(i) = selection.resolve(&sim.units.id) {
-                camera.target = Vec3::new(sim.units.x[i], 0.0, sim.units.z[i]);
+            if let Some(i) = selection.resolve(sim.handles()) {
+                let (x, z) = sim.store().pos(i);
+                camera.target = Vec3::new(x, 0.0, z);
                 camera.distance = 8.0 * settings.radius;
             }
         }
@@ -161,7 +190,12 @@ impl App {
             spawned: (settings.units, settings.workload, settings.seed),
             world: sim.world,
             settings,
-            view: ViewOptions::default(),
+            view: ViewOptions {
+                color_mode: opts.color,
+                cell_occupancy: opts.cell_occupancy,
+                show_memory: opts.memory_view,
+                ..ViewOptions::default()
+            },
             sim,
             renderer,
             scene: ProgressiveScene::default(),
@@ -180,6 +214,13 @@ impl App {
             picture_done: false,
             restart_after_picture: false,
             pick_buf: Vec::new(),
+            sweep: None,
+            sweep_at_launch: opts.sweep,
+            heatmap: CellHeatmap::default(),
+            inspection: Inspection::default(),
+            inspected: None,
+            churn: ChurnMeter::default(),
+            trace: memory::QueryTrace::default(),
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
             screenshot: opts.screenshot,
@@ -260,7 +301,8 @@ impl App {
         self.camera.apply_input(&input, screen_height());
         if let Some(at) = scene.click {
             let picked = self.pick(at);
-            self.selection.select_index(picked, &self.sim.units.id);
+            let picked = picked.map(|i| (i, self.sim.handle_of(i)));
+            self.selection.select_at(picked);
         }
     }
 
@@ -273,6 +315,11 @@ impl App {
                 let avail: Vec<Kernel> = Kernel::available().collect();
                 let i = avail.iter().position(|k| *k == s.kernel).unwrap_or(0);
                 s.kernel = avail[(i + 1) % avail.len()];
+            }
+            Action::NextLayout => {
+                let all = Layout::ALL;
+                let i = all.iter().position(|l| *l == s.layout).unwrap_or(0);
+                s.layout = all[(i + 1) % all.len()];
             }
             Action::NextThreads => s.threads = s.threads % self.stats.cores.max(1) + 1,
             Action::TogglePause => s.paused = !s.paused,
@@ -290,12 +337,17 @@ impl App {
                     .min(radius_top(self.stats.radius_max))
                     .max(s.radius);
             }
+            Action::CellSweep if self.sweep.is_some() => self.sweep_action(SweepAction::Close),
+            Action::CellSweep => self.sweep_action(SweepAction::Start),
             Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
+            Action::NextColorMode => self.view.color_mode = self.view.color_mode.next(),
+            Action::ToggleOccupancy => self.view.cell_occupancy = !self.view.cell_occupancy,
             Action::Respawn => self.respawn = true,
             Action::ResetCamera => self.frame_world(),
             Action::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
             Action::ToggleOverlay => self.view.show_overlay = !self.view.show_overlay,
             Action::ToggleHelp => self.view.show_help = !self.view.show_help,
+            Action::ToggleMemory => self.view.show_memory = !self.view.show_memory,
             Action::Deselect => self.selection.clear(),
             Action::PanForward
             | Action::PanBack
@@ -322,6 +374,35 @@ impl App {
             self.notices.remove(k);
             self.stats.notices.remove(k);
         }
+        if let Some(s) = a.sweep {
+            self.sweep_action(s);
+        }
+    }
+
+    /// Starts, applies or closes the cell-size sweep. A sweep starts from
+    /// the last step (the base of its step-time predictions) and may take
+    /// [`SWEEP_FRAME_LIMIT_S`] per refresh minus the last picture's drawing;
+    /// Naive (no grid) has nothing to sweep.
+    fn sweep_action(&mut self, action: SweepAction) {
+        match action {
+            SweepAction::Start if self.settings.strategy != Strategy::Naive => {
+                let limit = SWEEP_FRAME_LIMIT_S - self.stats.render_s.min(RENDER_BUDGET_S);
+                let sweep = CellSweep::standard(&self.settings, &self.budget)
+                    .with_baseline(&self.stats.step)
+                    .with_frame_limit(limit);
+                self.sweep = Some(sweep);
+            }
+            SweepAction::Start => {}
+            SweepAction::UseBest => {
+                if let Some(best) = self.sweep.as_ref().and_then(CellSweep::best) {
+                    self.settings.cell_size = best.cell_size;
+                    self.settings.cell_follows_radius = false;
+                }
+                self.sweep = None;
+            }
+            SweepAction::Close => self.sweep = None,
+        }
+        self.stats.sweep.clone_from(&self.sweep);
     }
 
     /// After this frame's edits: the budget guards, and a restart of the
@@ -329,6 +410,12 @@ impl App {
     fn settle(&mut self, before: &Settings) {
         let notices = budget::settle(&mut self.settings, &self.naive_cost, &self.budget);
         self.add_notices(notices);
+        if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
+            if !sw.matches(&self.settings) {
+                sw.stop("a setting other than the cell size changed");
+                self.stats.sweep.clone_from(&self.sweep);
+            }
+        }
         if !self.settings.same_work(before) || self.respawn {
             self.update_limits();
             // A picture in progress belongs to the old work: its timings are
@@ -377,35 +464,132 @@ impl App {
         } else if spawn != self.spawned {
             self.selection.clear();
         }
+        let respawned = spawn != self.spawned;
         self.spawned = spawn;
         let dt = std::mem::take(&mut self.since_step).min(MAX_STEP_S);
-        self.stats.step = self.sim.step(dt, &self.settings);
+        let sweep_cell = self.sweep.as_ref().and_then(CellSweep::cell_size);
+        self.stats.step = match sweep_cell {
+            // The sweep's cell size on a copy: the user's setting stays.
+            Some(cell_size) => self.sim.step(
+                dt,
+                &Settings {
+                    cell_size,
+                    ..self.settings.clone()
+                },
+            ),
+            None => self.sim.step(dt, &self.settings),
+        };
         self.stats.step_allocations = alloc_count::allocations() - allocs;
-        self.stats.units = self.sim.units.len();
+        if let (Some(sw), Some(_)) = (self.sweep.as_mut(), sweep_cell) {
+            sw.record(&self.stats.step);
+            self.stats.sweep.clone_from(&self.sweep);
+        }
+        if std::mem::take(&mut self.sweep_at_launch) {
+            self.sweep_action(SweepAction::Start);
+        }
+        self.stats.units = self.sim.len();
         self.stats.world = self.sim.world;
         if self.sim.world != self.world {
             self.world = self.sim.world;
             self.frame_world();
         }
-        if let (Some(i), true) = (
-            self.selection.resolve(&self.sim.units.id),
-            self.selection.follows(),
-        ) {
-            self.camera.target = Vec3::new(self.sim.units.x[i], 0.0, self.sim.units.z[i]);
+        let now = get_time();
+        if respawned {
+            self.churn.clear();
+        }
+        self.churn
+            .record(now, self.stats.step.deaths, self.stats.step.spawns);
+        self.stats.churn_per_s = self.churn.rates();
+        (self.stats.llc_event, self.stats.counters_unavailable) = match self.sim.cache_counters() {
+            Ok(e) => (e, None),
+            Err(why) => ("", Some(why.to_string())),
+        };
+        let resolved = self.selection.resolve(self.sim.handles());
+        if let Some(h) = self.selection.take_lost() {
+            self.stats.status = Some((
+                format!(
+                    "The selected unit (#{}, generation {}) died; selection cleared.",
+                    h.slot, h.generation
+                ),
+                now + STATUS_S,
+            ));
+        }
+        if let (Some(i), true) = (resolved, self.selection.follows()) {
+            let (x, z) = self.sim.store().pos(i);
+            self.camera.target = Vec3::new(x, 0.0, z);
+        }
+        self.stats.memory = self.view.show_memory.then(|| self.memory_view(resolved));
+    }
+
+    /// The memory view of the last step: the query of the selected unit (or
+    /// of a unit in the middle of storage), and the mean over sampled queries.
+    fn memory_view(&mut self, selected: Option<usize>) -> MemoryView {
+        let sim = &self.sim;
+        let r = self.settings.radius;
+        let n = sim.len();
+        let Some(i) = selected.or((n > 0).then_some(n / 2)) else {
+            return MemoryView::default();
+        };
+        memory::trace_query(sim, i, r, &mut self.trace);
+        let mut scratch = Vec::new();
+        let drawn = memory::count_lines(&self.trace, &mut scratch);
+        // The naive scan traces every unit per query: sample few.
+        let samples = if self.settings.strategy == Strategy::Naive {
+            2
+        } else {
+            256
+        };
+        let max = memory_view::STRIP_WIDTH * memory_view::STRIP_ROWS;
+        let store = sim.store();
+        MemoryView {
+            layout: self.settings.layout.name(),
+            strategy: self.settings.strategy.name(),
+            unit: (store.hot(i).id, selected.is_some()),
+            unit_strips: memory::strips(&store.regions(), &self.trace.unit_reads, max),
+            index_strips: memory::strips(&memory::index_regions(sim), &self.trace.index_reads, max),
+            drawn,
+            mean: (memory::mean_lines(sim, r, samples), samples.min(n)),
+            unit_bytes_per_candidate: match self.settings.strategy {
+                Strategy::SortedGrid => 0,
+                _ => store.bytes_read_per_candidate(),
+            },
+            index_bytes_per_candidate: match self.settings.strategy {
+                Strategy::Naive => 0,
+                Strategy::Grid => 4,
+                Strategy::SortedGrid => 12,
+            },
+            bytes_per_unit: store.bytes_per_unit(),
         }
     }
 
-    /// Begins the picture of the last step: ground, grid lines, the selected
-    /// unit's query circle, and one instance per unit.
+    /// Begins the picture of the last step: ground, grid lines, the cell
+    /// occupancy heat map, the selected unit's query circle and searched
+    /// cells (inspected once per step), and one instance per unit.
     fn begin_picture(&mut self) {
         self.stats.render_s = 0.0;
         let selected = self.selection.index();
+        match selected {
+            Some(i) => self.inspection.fill(&self.sim, i, self.settings.radius),
+            None => self.inspection.clear(),
+        }
+        self.inspected = selected;
+        let highlight = selected.map(|i| Highlight {
+            selected: i,
+            candidates: &self.inspection.candidates,
+            neighbors: &self.inspection.neighbors,
+        });
         pack_instances(
             &self.sim,
-            selected,
+            self.view.color_mode,
+            highlight,
             self.view.unit_scale,
             self.scene.instances_mut(),
         );
+        if self.view.cell_occupancy {
+            self.heatmap.update(&self.sim);
+        }
+        let occupancy = self.view.cell_occupancy.then_some(&self.heatmap);
+        let block = self.inspection.block;
         let grid = self.view.show_grid.then(|| {
             self.stats
                 .step
@@ -413,11 +597,8 @@ impl App {
                 .map_or(self.settings.cell_size, |g| g.cell)
         });
         let circle = selected.map(|i| {
-            (
-                self.sim.units.x[i],
-                self.sim.units.z[i],
-                self.settings.radius,
-            )
+            let (x, z) = self.sim.store().pos(i);
+            (x, z, self.settings.radius)
         });
         let world = self.world;
         self.scene.begin(
@@ -426,6 +607,12 @@ impl App {
             BACKGROUND,
             || {
                 draw_world(world, grid);
+                if let Some(h) = occupancy {
+                    h.draw(0.5 * ground_lift(world));
+                }
+                if let Some((geo, cells)) = block {
+                    draw_searched_cells(&geo, cells);
+                }
                 if let Some((x, z, r)) = circle {
                     draw_query_circle(x, z, r);
                 }
@@ -457,6 +644,14 @@ impl App {
         let now = get_time();
         self.fps.tick(now);
         self.stats.fps = self.fps.fps();
+        if self
+            .stats
+            .status
+            .as_ref()
+            .is_some_and(|(_, until)| now > *until)
+        {
+            self.stats.status = None;
+        }
         if std::mem::take(&mut self.picture_done) {
             // One sample per step: its phases and the time its picture took to draw.
             self.stats
@@ -468,10 +663,14 @@ impl App {
             self.stats.means = self.stats.history.means();
         }
         self.stats.selected = self.selection.index().map(|i| SelectedUnit {
-            id: self.sim.units.id[i],
+            id: self.sim.store().hot(i).id,
             neighbors: self.sim.results().neighbors(i).len(),
-            enemies: self.sim.units.enemies[i],
+            enemies: self.sim.store().hot(i).enemies,
             follow: self.selection.follows(),
+            inspected: (self.inspected == Some(i)).then_some((
+                self.inspection.candidates.len(),
+                self.inspection.neighbors.len(),
+            )),
         });
         if self.last_frame.is_none_or(|n| self.frame < n) {
             return None;
@@ -495,18 +694,20 @@ impl App {
         );
         let hit = self.camera.ground_point(aspect(), ndc)?;
         self.pick_buf.clear();
-        self.sim.index().query(
-            self.sim.units.points(),
+        self.sim.query(
             &Query::new(hit.x, hit.z, PICK_RADIUS),
             self.settings.kernel,
             &mut self.pick_buf,
         );
-        let u = &self.sim.units;
-        let d = |k: usize| (u.x[k] - hit.x).powi(2) + (u.z[k] - hit.z).powi(2);
+        let store = self.sim.store();
+        let d = |k: usize| {
+            let (x, z) = store.pos(k);
+            (x - hit.x).powi(2) + (z - hit.z).powi(2)
+        };
         self.pick_buf
             .iter()
             .map(|&j| j as usize)
-            .filter(|&j| j < u.len())
+            .filter(|&j| j < store.len())
             .min_by(|&i, &j| d(i).total_cmp(&d(j)))
     }
 

@@ -4,6 +4,7 @@
 //! math, so the numbers are tested headless.
 
 use crate::render::PictureStats;
+use crate::sim::sweep::CellSweep;
 use crate::sim::StepStats;
 
 /// Frames kept for the timing graph.
@@ -222,6 +223,29 @@ pub struct SelectedUnit {
     pub enemies: u16,
     /// Whether the camera follows it.
     pub follow: bool,
+    /// Its query of the last step as the inspector saw it: (candidates
+    /// tested, neighbors found); `None` until the next step inspects it.
+    pub inspected: Option<(usize, usize)>,
+}
+
+impl SelectedUnit {
+    /// The inspector's line, "candidates tested: N, neighbors: M (M/N = x%)"
+    /// with the numbers filled in, or `None` before the unit was inspected.
+    pub fn inspection_line(&self) -> Option<String> {
+        let (n, m) = self.inspected?;
+        let share = if n == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.1}%", 100.0 * m as f64 / n as f64)
+        };
+        let (n, m) = (
+            crate::format::thousands(n as u64),
+            crate::format::thousands(m as u64),
+        );
+        Some(format!(
+            "candidates tested: {n}, neighbors: {m} ({m}/{n} = {share})"
+        ))
+    }
 }
 
 /// What the overlay shows about the window and the last frames. Plain data,
@@ -264,10 +288,64 @@ pub struct FrameStats {
     pub notices: Vec<String>,
     /// The selected unit.
     pub selected: Option<SelectedUnit>,
+    /// Why the hardware cache counters are unavailable (`None` while they
+    /// count, or before the first step).
+    pub counters_unavailable: Option<String>,
+    /// The last-level event the counters count (`""` when unavailable).
+    pub llc_event: &'static str,
+    /// The memory view's contents (only while it is open).
+    pub memory: Option<crate::ui::memory_view::MemoryView>,
+    /// Deaths and spawns per second of the `battle` workload ([`ChurnMeter`]).
+    pub churn_per_s: (f64, f64),
+    /// A passing message (for example: the selected unit died), shown until
+    /// the time in seconds given next to it.
+    pub status: Option<(String, f64)>,
     /// CPU cores available.
     pub cores: usize,
     /// Rows of the help window: keys (or mouse input) and what they do.
     pub help: Vec<(String, &'static str)>,
+    /// The cell-size sweep, running or finished: a copy of the frame loop's,
+    /// refreshed when it changes (once per step while it runs).
+    pub sweep: Option<CellSweep>,
+}
+
+/// Events per second over the last second: deaths and spawns of the
+/// `battle` workload, from the steps that ended in that window.
+#[derive(Clone, Debug, Default)]
+pub struct ChurnMeter {
+    /// `(time s, deaths, spawns)` of recent steps, oldest first.
+    steps: std::collections::VecDeque<(f64, u32, u32)>,
+}
+
+impl ChurnMeter {
+    /// Window of [`ChurnMeter::rates`], seconds.
+    pub const WINDOW_S: f64 = 1.0;
+
+    /// Records a step that ended at `t` seconds with its deaths and spawns.
+    pub fn record(&mut self, t: f64, deaths: u32, spawns: u32) {
+        self.steps.push_back((t, deaths, spawns));
+        while self
+            .steps
+            .front()
+            .is_some_and(|&(t0, ..)| t - t0 > Self::WINDOW_S)
+        {
+            self.steps.pop_front();
+        }
+    }
+
+    /// Deaths and spawns per second over the last [`ChurnMeter::WINDOW_S`]
+    /// (the sums over the window divided by the window).
+    pub fn rates(&self) -> (f64, f64) {
+        let (d, s) = self.steps.iter().fold((0u64, 0u64), |(d, s), &(_, a, b)| {
+            (d + a as u64, s + b as u64)
+        });
+        (d as f64 / Self::WINDOW_S, s as f64 / Self::WINDOW_S)
+    }
+
+    /// Forgets everything (after a respawn).
+    pub fn clear(&mut self) {
+        self.steps.clear();
+    }
 }
 
 #[cfg(test)]
@@ -276,6 +354,40 @@ mod tests {
 
     fn sample(t: f64, v: f32) -> PhaseSample {
         PhaseSample { t, ms: [v; 5] }
+    }
+
+    #[test]
+    fn the_inspection_line_gives_the_share_of_useful_tests() {
+        let mut sel = SelectedUnit::default();
+        assert_eq!(sel.inspection_line(), None);
+        sel.inspected = Some((160, 20));
+        assert_eq!(
+            sel.inspection_line().as_deref(),
+            Some("candidates tested: 160, neighbors: 20 (20/160 = 12.5%)")
+        );
+        sel.inspected = Some((10_000, 18));
+        assert_eq!(
+            sel.inspection_line().as_deref(),
+            Some("candidates tested: 10,000, neighbors: 18 (18/10,000 = 0.2%)")
+        );
+        sel.inspected = Some((0, 0));
+        assert_eq!(
+            sel.inspection_line().as_deref(),
+            Some("candidates tested: 0, neighbors: 0 (0/0 = -)")
+        );
+    }
+
+    #[test]
+    fn churn_rates_cover_the_last_second_only() {
+        let mut m = ChurnMeter::default();
+        assert_eq!(m.rates(), (0.0, 0.0));
+        m.record(0.0, 50, 50);
+        m.record(0.5, 3, 4);
+        m.record(1.2, 2, 1);
+        // The first step is more than a second old.
+        assert_eq!(m.rates(), (5.0, 5.0));
+        m.clear();
+        assert_eq!(m.rates(), (0.0, 0.0));
     }
 
     #[test]

@@ -193,7 +193,7 @@ impl EguiHost {
         (actions, claims)
     }
 
-    /// Paints the output of the last [`EguiHost::run`] over what was drawn
+    /// Paints the output of the last [`EguiHost::run_overlay`] over what was drawn
     /// so far (macroquad's queued geometry is flushed first).
     ///
     /// # Panics

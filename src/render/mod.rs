@@ -13,8 +13,11 @@
 //!   slices within a time budget per refresh when it is too slow for one.
 //! - [`camera`]: [`OrbitCamera`], one view for macroquad's lines and our units.
 //! - [`world`]: the ground plane, border and grid.
-//! - [`units`]: instances from the simulation (team colors, the selected
-//!   unit and its neighbors) and the query circle.
+//! - [`heatmap`]: [`CellHeatmap`], units per grid cell as one textured
+//!   quad on the ground.
+//! - [`units`]: instances from the simulation (colored by a [`ColorMode`]:
+//!   team, neighbor heat or memory order; the selected unit's candidates and
+//!   neighbors on top), the query circle and the searched cells.
 //! - [`screenshot`]: the framebuffer to a PNG.
 //!
 //! A picture: [`ProgressiveScene::begin`] sets `camera.macroquad_camera(aspect)`
@@ -28,6 +31,7 @@
 
 pub mod camera;
 pub mod egui_host;
+pub mod heatmap;
 pub mod mesh;
 pub mod pipeline;
 pub mod progressive;
@@ -37,9 +41,10 @@ pub mod world;
 
 pub use camera::{CameraInput, OrbitCamera};
 pub use egui_host::{EguiHost, UiClaims};
+pub use heatmap::CellHeatmap;
 pub use mesh::{load_obj_mesh, load_unit_mesh};
 pub use pipeline::{UnitInstance, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene};
 pub use screenshot::save_screenshot;
-pub use units::{draw_query_circle, pack_instances};
-pub use world::draw_world;
+pub use units::{draw_query_circle, draw_searched_cells, pack_instances, ColorMode, Highlight};
+pub use world::{draw_world, ground_lift};

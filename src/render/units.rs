@@ -1,5 +1,7 @@
 //! What the units look like: one [`UnitInstance`] per unit from the
-//! simulation's SoA arrays, and the query circle of the selected unit.
+//! simulation's units, colored by a [`ColorMode`], with the selected unit's
+//! query highlighted on top; and the query circle and searched cells of the
+//! selected unit on the ground.
 
 use glam::Vec3;
 use macroquad::color::Color;
@@ -7,6 +9,7 @@ use macroquad::models::draw_line_3d;
 
 use super::UnitInstance;
 use crate::sim::Simulation;
+use crate::spatial::GridGeometry;
 
 /// Team colors (RGB), cold: no enemy in range.
 pub const TEAM: [[f32; 3]; 2] = [[70.0, 140.0, 255.0], [255.0, 150.0, 50.0]];
@@ -16,40 +19,248 @@ pub const TEAM_HOT: [[f32; 3]; 2] = [[200.0, 245.0, 255.0], [255.0, 50.0, 40.0]]
 pub const SELECTED: [u8; 4] = [255, 255, 255, 255];
 /// Color of the selected unit's neighbors and its query circle.
 pub const NEIGHBOR: [u8; 4] = [255, 230, 60, 255];
+/// Color of the units the selected unit's query tested but did not find, and
+/// of the outline of the cells it searched.
+pub const CANDIDATE: [u8; 4] = [255, 70, 230, 255];
+/// Brightness of the units outside the selected unit's query while one is
+/// selected (the mode's color times this), so the highlight stands out in
+/// every color mode.
+pub const DIMMED: f32 = 0.45;
+/// Neighbor count at which [`ColorMode::NeighborHeat`] saturates when the
+/// mean is 0 (no neighbors anywhere); else it saturates at twice the mean.
+pub const HEAT_MIN_TOP: f32 = 4.0;
+/// Hue span of [`ColorMode::MemoryOrder`], degrees: red (first stored unit)
+/// through yellow, green, cyan and blue to violet (last), never wrapping back
+/// to red, so the first and last units differ.
+pub const MEMORY_HUE_SPAN: f32 = 270.0;
 
-/// Fills `out` with one instance per unit, in unit order: heading from the
-/// velocity, color from the team shifted toward the hot color by enemies in
-/// range (saturating at 12), scale `scale`. The `selected` unit (an index) is
-/// white and 1.5 times larger, its neighbors of the last step yellow. Reuses
-/// `out`'s capacity (allocates only when the unit count grows).
+/// How units are colored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ColorMode {
+    /// Team color, shifted toward the team's hot color by enemies in range.
+    #[default]
+    Team,
+    /// Neighbor count of the last step on a dark blue → yellow → white ramp.
+    NeighborHeat,
+    /// Hue from the storage index: shows the memory order of the units.
+    MemoryOrder,
+}
+
+impl ColorMode {
+    /// Every mode, in the order the overlay lists them and the key cycles them.
+    pub const ALL: [ColorMode; 3] = [
+        ColorMode::Team,
+        ColorMode::NeighborHeat,
+        ColorMode::MemoryOrder,
+    ];
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Team => "team",
+            ColorMode::NeighborHeat => "neighbor heat",
+            ColorMode::MemoryOrder => "memory order",
+        }
+    }
+
+    /// Name on the command line (`--color`).
+    pub fn key(self) -> &'static str {
+        match self {
+            ColorMode::Team => "team",
+            ColorMode::NeighborHeat => "neighbor-heat",
+            ColorMode::MemoryOrder => "memory-order",
+        }
+    }
+
+    /// Parses [`ColorMode::key`] or [`ColorMode::name`] case-insensitively
+    /// (`_` or a space for `-`), or the short forms `heat` and `memory`.
+    pub fn from_key(s: &str) -> Option<ColorMode> {
+        let s = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+        match s.as_str() {
+            "heat" => return Some(ColorMode::NeighborHeat),
+            "memory" | "order" => return Some(ColorMode::MemoryOrder),
+            _ => {}
+        }
+        ColorMode::ALL.into_iter().find(|m| m.key() == s)
+    }
+
+    /// The next mode (wrapping), for the key that cycles them.
+    pub fn next(self) -> ColorMode {
+        let k = ColorMode::ALL.iter().position(|&m| m == self).unwrap_or(0);
+        ColorMode::ALL[(k + 1) % ColorMode::ALL.len()]
+    }
+
+    /// One-line explanation for the overlay's tooltip.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ColorMode::Team => "Team color (blue / orange), brighter the more enemies are within the query radius (saturating at 12).",
+            ColorMode::NeighborHeat => "Neighbors found in the last step: dark blue (none) through violet, red and yellow to white at twice the mean count. Crowds glow; the grid's cost follows them.",
+            ColorMode::MemoryOrder => "Hue from the unit's place in memory (storage index / unit count, red first, violet last). Units stored next to each other get similar hues: spawn order (order: off) looks like noise, cell or Morton order shows smooth patches.",
+        }
+    }
+}
+
+impl std::fmt::Display for ColorMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Stops of [`heat_ramp`]: dark blue, violet, red, yellow, white, with
+/// increasing luminance (a perceptual order in the spirit of matplotlib's
+/// "plasma" and "inferno" maps).
+const HEAT_STOPS: [(f32, [f32; 3]); 5] = [
+    (0.0, [12.0, 20.0, 80.0]),
+    (0.3, [110.0, 40.0, 170.0]),
+    (0.55, [225.0, 80.0, 80.0]),
+    (0.8, [250.0, 200.0, 40.0]),
+    (1.0, [255.0, 255.0, 255.0]),
+];
+
+/// The heat ramp at `t` in `[0, 1]` (clamped; NaN counts as 0): dark blue at
+/// 0, violet, red, yellow, white at 1, linear in RGB between the stops,
+/// luminance increasing throughout. RGB, 0..255.
+pub fn heat_ramp(t: f32) -> [u8; 3] {
+    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+    let k = HEAT_STOPS
+        .windows(2)
+        .position(|w| t <= w[1].0)
+        .unwrap_or(HEAT_STOPS.len() - 2);
+    let ((t0, a), (t1, b)) = (HEAT_STOPS[k], HEAT_STOPS[k + 1]);
+    let f = (t - t0) / (t1 - t0);
+    std::array::from_fn(|c| (a[c] + (b[c] - a[c]) * f).round() as u8)
+}
+
+/// Color of a unit with `count` neighbors when the ramp saturates at `top`
+/// neighbors: [`heat_ramp`]`(count / top)`. A `top` that is not finite and
+/// positive counts as 1. Non-decreasing in `count`.
+pub fn neighbor_heat(count: usize, top: f32) -> [u8; 3] {
+    let top = if top.is_finite() && top > 0.0 {
+        top
+    } else {
+        1.0
+    };
+    heat_ramp(count as f32 / top)
+}
+
+/// The saturation point of [`ColorMode::NeighborHeat`] for `pairs` neighbor
+/// entries over `units` units: twice the mean count, at least
+/// [`HEAT_MIN_TOP`].
+pub fn heat_top(pairs: usize, units: usize) -> f32 {
+    (2.0 * pairs as f32 / units.max(1) as f32).max(HEAT_MIN_TOP)
+}
+
+/// Color of the unit stored at index `i` of `n`: hue `i / n` of
+/// [`MEMORY_HUE_SPAN`] degrees (red at 0), saturation 0.8, value 0.95. RGB, 0..255.
+pub fn memory_order_color(i: usize, n: usize) -> [u8; 3] {
+    let h = i as f32 / n.max(1) as f32 * MEMORY_HUE_SPAN;
+    hsv(h, 0.8, 0.95)
+}
+
+/// HSV to RGB: hue in degrees (any value, taken modulo 360), saturation and
+/// value in `[0, 1]`. RGB, 0..255.
+fn hsv(h: f32, s: f32, v: f32) -> [u8; 3] {
+    let h = h.rem_euclid(360.0) / 60.0;
+    let c = v * s;
+    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = v - c;
+    [r, g, b].map(|u| ((u + m) * 255.0).round() as u8)
+}
+
+/// Team color of a unit of `team` with `enemies` in range: the team's cold
+/// color shifted toward its hot color, saturating at 12 enemies. RGB, 0..255.
+pub fn team_color(team: u8, enemies: u16) -> [u8; 3] {
+    let t = (enemies.min(12) as f32) / 12.0;
+    let team = (team & 1) as usize;
+    std::array::from_fn(|k| (TEAM[team][k] + (TEAM_HOT[team][k] - TEAM[team][k]) * t) as u8)
+}
+
+/// The selected unit's query, highlighted on top of every color mode.
+#[derive(Clone, Copy, Debug)]
+pub struct Highlight<'a> {
+    /// Storage index of the selected unit (white, 1.5 times larger).
+    pub selected: usize,
+    /// Storage indices of the units its query tested ([`CANDIDATE`]).
+    pub candidates: &'a [u32],
+    /// Storage indices of the units it found ([`NEIGHBOR`]; drawn over the candidates).
+    pub neighbors: &'a [u32],
+}
+
+/// Fills `out` with one instance per unit, in storage order: heading from the
+/// velocity, scale `scale`, color by `mode` (see [`ColorMode`]; the neighbor
+/// counts are those of the last step). With a `highlight`, every other unit
+/// is dimmed to [`DIMMED`], its candidates are [`CANDIDATE`], its neighbors
+/// [`NEIGHBOR`] and the selected unit [`SELECTED`] and 1.5 times larger
+/// (indices past the units are ignored).
+/// Reuses `out`'s capacity (allocates only when the unit count grows).
 pub fn pack_instances(
     sim: &Simulation,
-    selected: Option<usize>,
+    mode: ColorMode,
+    highlight: Option<Highlight<'_>>,
     scale: f32,
     out: &mut Vec<UnitInstance>,
 ) {
     let store = sim.store();
+    let n = store.len();
+    let results = sim.results();
+    let cold = neighbor_heat(0, 1.0);
     out.clear();
-    out.extend((0..store.len()).map(|i| {
+    out.extend((0..n).map(|i| {
         let u = store.hot(i);
-        let t = (u.enemies.min(12) as f32) / 12.0;
-        let team = (u.team & 1) as usize;
-        let c = |k: usize| (TEAM[team][k] + (TEAM_HOT[team][k] - TEAM[team][k]) * t) as u8;
+        let [r, g, b] = match mode {
+            ColorMode::Team => team_color(u.team, u.enemies),
+            ColorMode::MemoryOrder => memory_order_color(i, n),
+            // Filled from the neighbor lists below.
+            ColorMode::NeighborHeat => cold,
+        };
         UnitInstance {
             x: u.x,
             z: u.z,
             heading: u.vz.atan2(u.vx),
             scale,
-            color: [c(0), c(1), c(2), 255],
+            color: [r, g, b, 255],
         }
     }));
-    if let Some(i) = selected.filter(|&i| i < out.len()) {
-        for &j in sim.results().neighbors(i) {
-            out[j as usize].color = NEIGHBOR;
+    if mode == ColorMode::NeighborHeat {
+        let pairs: usize = results.chunks.iter().map(|c| c.ids.len()).sum();
+        let top = heat_top(pairs, n);
+        for c in &results.chunks {
+            for (k, w) in c.offsets.windows(2).enumerate() {
+                if let Some(inst) = out.get_mut(c.start + k) {
+                    let [r, g, b] = neighbor_heat((w[1] - w[0]) as usize, top);
+                    inst.color = [r, g, b, 255];
+                }
+            }
         }
-        out[i].color = SELECTED;
-        out[i].scale = scale * 1.5;
     }
+    if let Some(h) = highlight.filter(|h| h.selected < out.len()) {
+        for inst in out.iter_mut() {
+            let [r, g, b, a] = inst.color;
+            inst.color = [dim(r), dim(g), dim(b), a];
+        }
+        for (ids, color) in [(h.candidates, CANDIDATE), (h.neighbors, NEIGHBOR)] {
+            for &j in ids {
+                if let Some(inst) = out.get_mut(j as usize) {
+                    inst.color = color;
+                }
+            }
+        }
+        out[h.selected].color = SELECTED;
+        out[h.selected].scale = scale * 1.5;
+    }
+}
+
+/// A color channel times [`DIMMED`].
+fn dim(c: u8) -> u8 {
+    (c as f32 * DIMMED) as u8
 }
 
 /// Queues a circle of radius `r` (world units) on the ground around `(x, z)`
@@ -67,5 +278,213 @@ pub fn draw_query_circle(x: f32, z: f32, r: f32) {
             Vec3::new(x + r * a1.cos(), y, z + r * a1.sin()),
             color,
         );
+    }
+}
+
+/// Most inner cell lines drawn per axis by [`draw_searched_cells`]; a larger
+/// block gets its outline only.
+pub const MAX_BLOCK_LINES: usize = 64;
+
+/// Queues the outline of the searched block of cells `(x0, x1, z0, z1)`
+/// (inclusive columns and rows of `geo`) on the ground in the candidate
+/// color, with its inner cell lines fainter (up to [`MAX_BLOCK_LINES`] per
+/// axis). Draws nothing for an empty grid or a block outside it.
+pub fn draw_searched_cells(geo: &GridGeometry, (x0, x1, z0, z1): (usize, usize, usize, usize)) {
+    if x0 > x1 || z0 > z1 || x1 >= geo.nx || z1 >= geo.nz {
+        return;
+    }
+    let y = 0.12;
+    let [r, g, b, _] = CANDIDATE;
+    let strong = Color::from_rgba(r, g, b, 255);
+    let faint = Color::from_rgba(r, g, b, 110);
+    let at_x = |i: usize| (geo.origin_x + i as i64) as f32 * geo.cell;
+    let at_z = |j: usize| (geo.origin_z + j as i64) as f32 * geo.cell;
+    let (ax, bx, az, bz) = (at_x(x0), at_x(x1 + 1), at_z(z0), at_z(z1 + 1));
+    if x1 - x0 < MAX_BLOCK_LINES && z1 - z0 < MAX_BLOCK_LINES {
+        for i in x0 + 1..=x1 {
+            let x = at_x(i);
+            draw_line_3d(Vec3::new(x, y, az), Vec3::new(x, y, bz), faint);
+        }
+        for j in z0 + 1..=z1 {
+            let z = at_z(j);
+            draw_line_3d(Vec3::new(ax, y, z), Vec3::new(bx, y, z), faint);
+        }
+    }
+    let corners = [
+        Vec3::new(ax, y, az),
+        Vec3::new(bx, y, az),
+        Vec3::new(bx, y, bz),
+        Vec3::new(ax, y, bz),
+    ];
+    for k in 0..4 {
+        draw_line_3d(corners[k], corners[(k + 1) % 4], strong);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Relative luminance (Rec. 709 weights) of an sRGB color, 0..255.
+    fn luma([r, g, b]: [u8; 3]) -> f32 {
+        0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32
+    }
+
+    #[test]
+    fn the_heat_ramp_runs_from_dark_blue_to_white() {
+        let cold = heat_ramp(0.0);
+        assert!(
+            cold[2] > cold[0] && cold[2] > cold[1],
+            "blue dominates: {cold:?}"
+        );
+        assert!(luma(cold) < 40.0, "dark: {cold:?}");
+        assert_eq!(heat_ramp(1.0), [255, 255, 255]);
+        let yellow = heat_ramp(0.8);
+        assert!(
+            yellow[0] > 200 && yellow[1] > 180 && yellow[2] < 80,
+            "{yellow:?}"
+        );
+        // Out of range and NaN clamp to the ends.
+        assert_eq!(heat_ramp(-3.0), cold);
+        assert_eq!(heat_ramp(f32::NAN), cold);
+        assert_eq!(heat_ramp(7.0), [255, 255, 255]);
+    }
+
+    #[test]
+    fn the_heat_ramp_brightens_steadily() {
+        let mut last = -1.0;
+        for k in 0..=1000 {
+            let l = luma(heat_ramp(k as f32 / 1000.0));
+            assert!(
+                l > last - 0.5,
+                "luminance drops at t = {}",
+                k as f32 / 1000.0
+            );
+            last = last.max(l);
+        }
+    }
+
+    #[test]
+    fn neighbor_heat_is_monotonic_and_saturates() {
+        let top = heat_top(16 * 1000, 1000);
+        assert_eq!(top, 32.0);
+        let mut last = -1.0;
+        for count in 0..=40 {
+            let l = luma(neighbor_heat(count, top));
+            if count as f32 <= top {
+                assert!(l > last, "count {count}: {l} after {last}");
+            } else {
+                assert_eq!(neighbor_heat(count, top), [255, 255, 255]);
+            }
+            last = l;
+        }
+        assert_eq!(neighbor_heat(0, top), heat_ramp(0.0));
+        // No neighbors anywhere: still a usable scale; a bad top counts as 1.
+        assert_eq!(heat_top(0, 0), HEAT_MIN_TOP);
+        assert_eq!(neighbor_heat(1, f32::NAN), [255, 255, 255]);
+    }
+
+    #[test]
+    fn memory_order_hues_follow_the_storage_index() {
+        let n = 10_000;
+        let (first, middle, last) = (
+            memory_order_color(0, n),
+            memory_order_color(n / 2, n),
+            memory_order_color(n - 1, n),
+        );
+        let dist = |a: [u8; 3], b: [u8; 3]| {
+            (0..3)
+                .map(|k| (a[k] as i32 - b[k] as i32).abs())
+                .max()
+                .unwrap()
+        };
+        assert!(dist(first, middle) > 100, "{first:?} vs {middle:?}");
+        assert!(
+            dist(first, last) > 100,
+            "the hue does not wrap: {first:?} vs {last:?}"
+        );
+        // Neighbors in memory look alike.
+        assert!(dist(memory_order_color(4000, n), memory_order_color(4001, n)) <= 2);
+        assert_eq!(first, [242, 48, 48]);
+        assert_eq!(memory_order_color(0, 0), first);
+    }
+
+    #[test]
+    fn team_color_is_the_cold_color_without_enemies() {
+        assert_eq!(team_color(0, 0), [70, 140, 255]);
+        assert_eq!(team_color(1, 12), [255, 50, 40]);
+        assert_eq!(team_color(3, 500), team_color(1, 12));
+    }
+
+    #[test]
+    fn pack_instances_colors_by_mode_with_the_highlight_on_top() {
+        use crate::sim::{Settings, Simulation};
+        let s = Settings {
+            units: 2_000,
+            ..Settings::default()
+        };
+        let mut sim = Simulation::new(&s);
+        sim.step(0.05, &s);
+        let mut out = Vec::new();
+        pack_instances(&sim, ColorMode::NeighborHeat, None, 2.0, &mut out);
+        assert_eq!(out.len(), sim.len());
+        let pairs: usize = (0..sim.len())
+            .map(|i| sim.results().neighbors(i).len())
+            .sum();
+        let top = heat_top(pairs, sim.len());
+        for (i, inst) in out.iter().enumerate().step_by(97) {
+            let [r, g, b] = neighbor_heat(sim.results().neighbors(i).len(), top);
+            assert_eq!(inst.color, [r, g, b, 255], "unit {i}");
+        }
+        pack_instances(&sim, ColorMode::MemoryOrder, None, 2.0, &mut out);
+        let [r, g, b] = memory_order_color(7, sim.len());
+        assert_eq!(out[7].color, [r, g, b, 255]);
+
+        let insp = crate::sim::inspect::inspect(&sim, 5, s.radius);
+        let capacity = out.capacity();
+        let highlight = Highlight {
+            selected: 5,
+            candidates: &insp.candidates,
+            neighbors: &insp.neighbors,
+        };
+        pack_instances(&sim, ColorMode::Team, Some(highlight), 2.0, &mut out);
+        assert_eq!(out.capacity(), capacity, "no new allocation");
+        assert_eq!((out[5].color, out[5].scale), (SELECTED, 3.0));
+        for &j in &insp.neighbors {
+            assert_eq!(out[j as usize].color, NEIGHBOR);
+        }
+        let missed = insp
+            .candidates
+            .iter()
+            .find(|&&j| j != 5 && !insp.neighbors.contains(&j));
+        if let Some(&j) = missed {
+            assert_eq!(out[j as usize].color, CANDIDATE);
+        }
+        let other = (0..sim.len() as u32)
+            .find(|j| !insp.candidates.contains(j))
+            .expect("a unit outside the block") as usize;
+        let u = sim.store().hot(other);
+        let [r, g, b] = team_color(u.team, u.enemies);
+        assert_eq!(out[other].color, [dim(r), dim(g), dim(b), 255], "dimmed");
+    }
+
+    #[test]
+    fn color_modes_parse_and_cycle() {
+        for m in ColorMode::ALL {
+            assert_eq!(ColorMode::from_key(m.key()), Some(m));
+            assert_eq!(ColorMode::from_key(m.name()), Some(m));
+            assert!(!m.describe().is_empty());
+        }
+        assert_eq!(
+            ColorMode::from_key("Neighbor_Heat"),
+            Some(ColorMode::NeighborHeat)
+        );
+        assert_eq!(ColorMode::from_key("memory"), Some(ColorMode::MemoryOrder));
+        assert_eq!(ColorMode::from_key("rainbow"), None);
+        let mut m = ColorMode::Team;
+        for _ in 0..ColorMode::ALL.len() {
+            m = m.next();
+        }
+        assert_eq!(m, ColorMode::Team);
     }
 }

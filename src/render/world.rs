@@ -15,6 +15,14 @@ pub const GRID_COLOR: Color = Color::new(0.55, 0.62, 0.72, 0.3);
 /// Most grid lines drawn per axis; a finer grid is skipped entirely.
 pub const MAX_GRID_LINES: usize = 400;
 
+/// Height of the grid lines above the ground plane for a world of edge
+/// `world_size` (world units): enough to never z-fight with the plane at
+/// the camera's depth precision. The border sits at twice this height; other
+/// ground overlays go between 0 and it (the heat map at half of it).
+pub fn ground_lift(world_size: f32) -> f32 {
+    (world_size * 1.0e-4).max(0.01)
+}
+
 /// Draws the ground plane over `[0, L] x [0, L]` on y = 0 (`L = world_size`,
 /// world units), a bright border just outside it, and, if `grid_cell` is
 /// `Some(cell)`, faint grid lines every `cell` world units starting at 0.
@@ -37,7 +45,7 @@ pub fn draw_world(world_size: f32, grid_cell: Option<f32>) {
         GROUND_COLOR,
     );
 
-    let lift = (l * 1.0e-4).max(0.01);
+    let lift = ground_lift(l);
 
     if let Some(cell) = grid_cell.filter(|c| c.is_finite() && *c > 0.0) {
         let lines = (l / cell).floor() as usize + 1;

@@ -91,8 +91,7 @@ pub fn trace_query(sim: &Simulation, i: usize, r: f32, out: &mut QueryTrace) {
         };
         let cells = g.cells();
         for row in z0..=z1 {
-            for k in row * geo.nx + x0..=row * geo.nx + x1 {
-                let c = &cells[k];
+            for c in &cells[row * geo.nx + x0..=row * geo.nx + x1] {
                 out.index_reads
                     .push((std::ptr::from_ref(c) as usize, std::mem::size_of_val(c)));
                 if !c.is_empty() {

@@ -1,66 +1,43 @@
-//! The simulation: units in SoA arrays, movement, the per-frame neighbor pass
-//! and the steering that consumes its results.
+//! The simulation: units in one of four data layouts, movement, the
+//! per-frame neighbor pass, the steering that consumes its results, and the
+//! churn of the `battle` workload.
 //!
-//! One frame ([`Simulation::step`]) = move (bounce off the world border) →
-//! rebuild the spatial index → one query per unit → apply the results
-//! (separation steering and a count of enemies in range). The apply step sums
-//! per-neighbor contributions in fixed point, so its result does not depend on
-//! the order of a neighbor list: every strategy, kernel and thread count
-//! produces bit-identical simulations.
+//! One frame ([`Simulation::step`]) = remove the units that died last frame
+//! and spawn reinforcements (`battle` only) → move (bounce off the world
+//! border) → rebuild the spatial index → one query per unit → apply the results
+//! (separation steering, enemies in range, danger time). Move, rebuild, query
+//! and apply all reach the units through their layout ([`layout`]). The apply
+//! step sums per-neighbor contributions in fixed point, so its result does not
+//! depend on the order of a neighbor list: every layout, strategy, kernel and
+//! thread count produces bit-identical simulations.
 
 pub mod budget;
+pub mod counters;
+pub mod handles;
+pub mod inspect;
+pub mod layout;
+pub mod memory;
 pub mod reorder;
 pub mod spawn;
+pub mod sweep;
 
 use std::time::Instant;
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+use crate::with_layout;
+
+pub use handles::{Handle, Handles};
+pub use layout::{Hot, Layout, Steer, UnitLayout, UnitStore, Units};
 pub use reorder::{Reorder, Reorderer};
 pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
 
 use crate::spatial::{
-    query_all, ChunkResults, GridGeometry, Kernel, Points, QueryResults, QueryStats, SpatialIndex,
-    Strategy,
+    query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Points, Positions, Query,
+    QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
 };
-
-/// Unit state, structure of arrays: unit `i` is `(x[i], z[i], vx[i], vz[i],
-/// team[i], enemies[i], id[i])`. All arrays have the same length. Index `i`
-/// changes when the units are reordered ([`Reorder`]); `id[i]` does not.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Units {
-    /// Position x, world units, in `[0, L)`.
-    pub x: Vec<f32>,
-    /// Position z, world units, in `[0, L)`.
-    pub z: Vec<f32>,
-    /// Velocity x, world units per second.
-    pub vx: Vec<f32>,
-    /// Velocity z, world units per second.
-    pub vz: Vec<f32>,
-    /// Team, 0 or 1.
-    pub team: Vec<u8>,
-    /// Units of the other team within the query radius after the last frame (saturating).
-    pub enemies: Vec<u16>,
-    /// Stable identity (spawn index), carried along by reordering.
-    pub id: Vec<u32>,
-}
-
-impl Units {
-    /// Number of units.
-    pub fn len(&self) -> usize {
-        self.x.len()
-    }
-
-    /// True when there are no units.
-    pub fn is_empty(&self) -> bool {
-        self.x.is_empty()
-    }
-
-    /// Position view for the spatial index.
-    pub fn points(&self) -> Points<'_> {
-        Points::new(&self.x, &self.z)
-    }
-}
 
 /// Everything a user can set; the overlay and the command line edit a copy and
 /// the simulation reads it each step.
@@ -96,6 +73,8 @@ pub struct Settings {
     pub reorder: Reorder,
     /// Frames between reorders (>= 1).
     pub reorder_every: u32,
+    /// How the units are stored; changing it re-stores the same units.
+    pub layout: Layout,
 }
 
 impl Default for Settings {
@@ -115,14 +94,15 @@ impl Default for Settings {
             paused: false,
             reorder: Reorder::Cells,
             reorder_every: 16,
+            layout: Layout::Soa,
         }
     }
 }
 
 impl Settings {
     /// True when `other` asks the engine for the same work per frame: same
-    /// units, workload, seed, strategy, kernel, threads, radius, cell size and
-    /// unit order. Speed, separation and pause change where units go, not
+    /// units, workload, seed, strategy, kernel, threads, radius, cell size,
+    /// unit order and layout. Speed, separation and pause change where units go, not
     /// what a frame computes, so timings averaged across them stay comparable.
     pub fn same_work(&self, other: &Settings) -> bool {
         (
@@ -134,6 +114,7 @@ impl Settings {
             self.threads,
             self.reorder,
             self.reorder_every,
+            self.layout,
         ) == (
             other.units,
             other.workload,
@@ -143,6 +124,7 @@ impl Settings {
             other.threads,
             other.reorder,
             other.reorder_every,
+            other.layout,
         ) && self.radius.to_bits() == other.radius.to_bits()
             && self.cell_size.to_bits() == other.cell_size.to_bits()
     }
@@ -151,7 +133,8 @@ impl Settings {
 /// Wall-clock cost and counters of one [`Simulation::step`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepStats {
-    /// Moving units, seconds.
+    /// Moving units, seconds (including the `battle` churn: removing the
+    /// dead and spawning reinforcements).
     pub move_s: f64,
     /// Rebuilding the spatial index, seconds (including the reorder of the
     /// units when one happened this frame).
@@ -166,6 +149,13 @@ pub struct StepStats {
     pub grid: Option<GridGeometry>,
     /// Whether the units were reordered this frame.
     pub reordered: bool,
+    /// Units removed at the start of this frame (they died in the previous one; `battle` only).
+    pub deaths: u32,
+    /// Reinforcements spawned at the start of this frame (`battle` only).
+    pub spawns: u32,
+    /// Hardware cache misses of the query phase, summed over its threads
+    /// (`None` where the counters are unavailable; see [`Simulation::cache_counters`]).
+    pub query_cache: Option<counters::CacheMisses>,
 }
 
 impl StepStats {
@@ -175,40 +165,97 @@ impl StepStats {
     }
 }
 
+/// The spatial index of the simulation, concrete so the per-unit pass is
+/// monomorphized per strategy and layout.
+#[derive(Debug)]
+enum Index {
+    Naive(Naive),
+    Grid(UniformGrid),
+    Sorted(SortedGrid),
+}
+
+impl Index {
+    fn new(s: Strategy) -> Index {
+        match s {
+            Strategy::Naive => Index::Naive(Naive::default()),
+            Strategy::Grid => Index::Grid(UniformGrid::default()),
+            Strategy::SortedGrid => Index::Sorted(SortedGrid::default()),
+        }
+    }
+
+    fn strategy(&self) -> Strategy {
+        match self {
+            Index::Naive(_) => Strategy::Naive,
+            Index::Grid(_) => Strategy::Grid,
+            Index::Sorted(_) => Strategy::SortedGrid,
+        }
+    }
+
+    fn as_dyn(&self) -> &dyn SpatialIndex {
+        match self {
+            Index::Naive(i) => i,
+            Index::Grid(i) => i,
+            Index::Sorted(i) => i,
+        }
+    }
+}
+
+/// Simulated seconds a unit of the `battle` workload survives with more
+/// enemies than friends in range.
+pub const DEATH_AFTER_S: f32 = 0.5;
+/// Width of the strip at each team's edge of the world where `battle`
+/// reinforcements spawn, as a fraction of the world edge.
+pub const REINFORCEMENT_STRIP: f32 = 0.05;
+
 /// The world, its units, the spatial index and the buffers of one frame.
 pub struct Simulation {
-    /// Unit state (SoA).
-    pub units: Units,
     /// World edge L, world units: the world is `[0, L)^2`.
     pub world: f32,
-    index: Box<dyn SpatialIndex>,
-    strategy: Strategy,
+    store: UnitStore,
+    handles: Handles,
+    index: Index,
     results: QueryResults,
     pool: Option<rayon::ThreadPool>,
     spawned: (usize, Workload, u64),
     frame: u64,
     reorderer: Reorderer,
+    permute: layout::PermuteScratch,
     scratch: ApplyScratch,
+    /// Positions gathered through a non-SoA layout for the CSR grid and the reorder.
+    gathered: (Vec<f32>, Vec<f32>),
+    /// Storage indices of the units that died in the last step, ascending, no repeats.
+    dead: Vec<usize>,
+    /// Draws the reinforcements' positions and headings.
+    rng: ChaCha8Rng,
     /// Thread count whose pool could not be built (not retried).
     pool_failed: Option<usize>,
+    /// Hardware cache counters of the frame's threads, or why they are
+    /// unavailable; `None` until the next step opens them (after a new pool).
+    counters: Option<Result<counters::CacheCounters, String>>,
 }
 
 impl Simulation {
     /// Spawns `settings.units` units of `settings.workload` from `settings.seed`
-    /// in a world sized by [`world_size`] for the standard radius.
+    /// in a world sized by [`world_size`] for the standard radius, stored in
+    /// `settings.layout`.
     pub fn new(settings: &Settings) -> Self {
         let mut sim = Simulation {
-            units: Units::default(),
             world: 0.0,
-            index: settings.strategy.create(),
-            strategy: settings.strategy,
+            store: UnitStore::default(),
+            handles: Handles::default(),
+            index: Index::new(settings.strategy),
             results: QueryResults::default(),
             pool: None,
             spawned: (usize::MAX, settings.workload, settings.seed),
             frame: 0,
             reorderer: Reorderer::default(),
+            permute: layout::PermuteScratch::default(),
             scratch: ApplyScratch::default(),
+            gathered: (Vec::new(), Vec::new()),
+            dead: Vec::new(),
+            rng: ChaCha8Rng::seed_from_u64(settings.seed),
             pool_failed: None,
+            counters: None,
         };
         sim.sync(settings);
         sim
@@ -219,14 +266,90 @@ impl Simulation {
         self.frame
     }
 
-    /// The neighbor lists of the last step.
+    /// The units, in their current layout.
+    pub fn store(&self) -> &UnitStore {
+        &self.store
+    }
+
+    /// Number of units.
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    /// True when there are no units.
+    pub fn is_empty(&self) -> bool {
+        self.store.is_empty()
+    }
+
+    /// The slot map from handles to storage indices.
+    pub fn handles(&self) -> &Handles {
+        &self.handles
+    }
+
+    /// The handle of the unit stored at `i`.
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    pub fn handle_of(&self, i: usize) -> Handle {
+        let id = self.store.hot(i).id;
+        self.handles
+            .handle(id)
+            .expect("every stored unit has a live slot")
+    }
+
+    /// Storage index of the unit `h` refers to, or `None` when it died.
+    pub fn resolve(&self, h: Handle) -> Option<usize> {
+        self.handles.resolve(h).filter(|&i| i < self.len())
+    }
+
+    /// The neighbor lists of the last step (indices into the current storage order).
     pub fn results(&self) -> &QueryResults {
         &self.results
     }
 
     /// The spatial index of the last step.
     pub fn index(&self) -> &dyn SpatialIndex {
-        self.index.as_ref()
+        self.index.as_dyn()
+    }
+
+    /// The per-cell `Vec` grid of the last step, when that is the strategy.
+    pub fn uniform_grid(&self) -> Option<&UniformGrid> {
+        match &self.index {
+            Index::Grid(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The CSR grid of the last step, when that is the strategy.
+    pub fn sorted_grid(&self) -> Option<&SortedGrid> {
+        match &self.index {
+            Index::Sorted(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// One query against the index of the last step (for picking and the
+    /// inspector): appends the storage indices of the units within `q` to
+    /// `out`, reading positions through the current layout.
+    pub fn query(&self, q: &Query, kernel: Kernel, out: &mut Vec<u32>) -> QueryStats {
+        let store = &self.store;
+        with_layout!(store, l => match &self.index {
+            Index::Naive(n) => n.query_in(l, q, kernel, out),
+            Index::Grid(g) => g.query_in(l, q, out),
+            Index::Sorted(g) => g.query(Points::new(&[], &[]), q, kernel, out),
+        })
+    }
+
+    /// Marks the unit stored at `i` dead: it is removed (swap-and-pop) and a
+    /// reinforcement of its team spawned at the start of the next step, like
+    /// a `battle` death. Until then every index of the last step stays
+    /// valid. Out-of-range or repeated indices are ignored.
+    pub fn kill(&mut self, i: usize) {
+        if i < self.len() {
+            if let Err(k) = self.dead.binary_search(&i) {
+                self.dead.insert(k, i);
+            }
+        }
     }
 
     /// Respawns the units with the current settings.
@@ -236,19 +359,24 @@ impl Simulation {
     }
 
     /// Applies setting changes that need new state: respawn on a new count,
-    /// workload or seed; a new index on a new strategy; a new thread pool on a
-    /// new thread count. Allocates only when something changed.
+    /// workload or seed; new storage on a new layout; a new index on a new
+    /// strategy; a new thread pool on a new thread count. Allocates only when
+    /// something changed.
     fn sync(&mut self, s: &Settings) {
         let want = (s.units, s.workload, s.seed);
         if self.spawned != want {
             self.world = world_size(s.units, STANDARD_RADIUS);
-            self.units = spawn(s.units, self.world, STANDARD_RADIUS, s.workload, s.seed);
+            let units = spawn(s.units, self.world, STANDARD_RADIUS, s.workload, s.seed);
+            self.handles = Handles::identity(units.len());
+            self.store = UnitStore::new(s.layout, units, s.seed);
+            self.rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0x5eed);
+            self.dead.clear();
             self.spawned = want;
             self.frame = 0;
         }
-        if self.strategy != s.strategy {
-            self.index = s.strategy.create();
-            self.strategy = s.strategy;
+        self.store.convert(s.layout, s.seed);
+        if self.index.strategy() != s.strategy {
+            self.index = Index::new(s.strategy);
         }
         let threads = s.threads.max(1);
         let have = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
@@ -262,21 +390,40 @@ impl Simulation {
                     Err(_) => self.pool_failed = Some(threads),
                 }
             }
+            // The counters follow the threads: reopen for the new pool.
+            self.counters = None;
+        }
+    }
+
+    /// The hardware cache counters around the query phase: `Ok` with the
+    /// name of the last-level event when they count, `Err` with the reason
+    /// when they are unavailable (no PMU in a VM, `perf_event_paranoid`,
+    /// not Linux). `Ok("")` before the first step.
+    pub fn cache_counters(&self) -> Result<&'static str, &str> {
+        match &self.counters {
+            None => Ok(""),
+            Some(Ok(c)) => Ok(c.llc_event()),
+            Some(Err(why)) => Err(why),
         }
     }
 
     /// Advances one frame of `dt` seconds of real time (scaled by
-    /// `settings.speed`; 0 when paused): move → rebuild → query every unit →
-    /// apply. Returns the per-phase wall-clock times and the counters.
+    /// `settings.speed`; 0 when paused): churn → move → rebuild → query every
+    /// unit → apply. Returns the per-phase wall-clock times and the counters.
     ///
-    /// A negative or non-finite `dt` (or `settings.speed`) counts as 0. In steady state (same
-    /// settings as the previous step) the grid strategies allocate nothing.
+    /// A negative or non-finite `dt` (or `settings.speed`) counts as 0. In
+    /// steady state (same settings as the previous step, no churn) the grid
+    /// strategies allocate nothing in the SoA and hot/cold layouts.
     pub fn step(&mut self, dt: f32, settings: &Settings) -> StepStats {
         self.sync(settings);
         // The whole frame runs inside the pool: the parallel phases then start
         // from a worker thread, so only one job per frame crosses rayon's
         // injector queue (which allocates a block per 63 jobs).
         let pool = self.pool.take();
+        if self.counters.is_none() {
+            // From the thread that runs the frame and every worker of its pool.
+            self.counters = Some(counters::CacheCounters::open(pool.as_ref()));
+        }
         let st = match &pool {
             Some(p) => p.install(|| self.step_phases(dt, settings, Some(p))),
             None => self.step_phases(dt, settings, None),
@@ -304,52 +451,212 @@ impl Simulation {
         };
 
         let t0 = Instant::now();
-        match pool {
-            Some(p) if p.current_num_threads() > 1 => {
-                move_units_parallel(&mut self.units, self.world, dt, p.current_num_threads())
-            }
-            _ => move_units(&mut self.units, self.world, dt),
-        }
+        (st.deaths, st.spawns) = self.churn();
+        let world = self.world;
+        with_layout!(&mut self.store, l => l.move_units(world, dt, pool));
         let t1 = Instant::now();
         if settings.reorder != Reorder::Off
             && self
                 .frame
                 .is_multiple_of(settings.reorder_every.max(1) as u64)
         {
-            self.reorderer
-                .reorder(&mut self.units, settings.reorder, settings.cell_size);
+            self.reorder(settings);
             st.reordered = true;
         }
-        self.index
-            .rebuild_with(self.units.points(), settings.cell_size, pool);
-        let t2 = Instant::now();
-        st.query = query_all(
-            self.index.as_ref(),
-            self.units.points(),
-            settings.radius,
-            settings.kernel,
-            pool,
-            &mut self.results,
-        );
+        let Simulation {
+            store,
+            index,
+            results,
+            gathered,
+            counters,
+            ..
+        } = self;
+        let mut counters = counters.as_mut().and_then(|c| c.as_mut().ok());
+        let (t2, query) = with_layout!(&*store, l => neighbor_pass(l, index, gathered, settings, pool, results, &mut counters));
+        st.query = query;
         let t3 = Instant::now();
-        apply(
-            &mut self.units,
+        st.query_cache = counters.map(|c| c.stop());
+        with_layout!(&mut self.store, l => apply(
+            l,
             &self.results,
             settings.radius,
             dt,
             settings.separation,
             pool,
             &mut self.scratch,
-        );
+        ));
+        if settings.workload == Workload::Battle && dt > 0.0 {
+            let store = &self.store;
+            self.dead.clear();
+            self.dead
+                .extend((0..store.len()).filter(|&i| store.hot(i).danger > DEATH_AFTER_S));
+        }
         let t4 = Instant::now();
 
         st.move_s = (t1 - t0).as_secs_f64();
         st.rebuild_s = (t2 - t1).as_secs_f64();
         st.query_s = (t3 - t2).as_secs_f64();
         st.apply_s = (t4 - t3).as_secs_f64();
-        st.grid = self.index.geometry().copied();
+        st.grid = self.index.as_dyn().geometry().copied();
         self.frame += 1;
         st
+    }
+
+    /// Reorders the units (every array of the layout) into `settings.reorder`
+    /// order and updates the handles.
+    fn reorder(&mut self, settings: &Settings) {
+        let Simulation {
+            store,
+            reorderer,
+            permute,
+            gathered,
+            handles,
+            ..
+        } = self;
+        let points = with_layout!(&*store, l => positions_of(l, gathered));
+        let Some(perm) = reorderer.plan(points, settings.reorder, settings.cell_size) else {
+            return;
+        };
+        with_layout!(&mut *store, l => {
+            l.permute(perm, permute);
+            for i in 0..l.len() {
+                handles.moved(l.hot(i).id, i);
+            }
+        });
+    }
+
+    /// Removes the units that died in the last step (swap-and-pop over every
+    /// array of the layout, highest index first, so each removal moves a live
+    /// unit) and spawns as many reinforcements per team at its edge of the
+    /// world. Returns (deaths, spawns). Only the `battle` workload has deaths.
+    fn churn(&mut self) -> (u32, u32) {
+        if self.dead.is_empty() {
+            return (0, 0);
+        }
+        let mut lost = [0u32; 2];
+        let Simulation {
+            store,
+            handles,
+            dead,
+            rng,
+            world,
+            ..
+        } = self;
+        with_layout!(&mut *store, l => {
+            for &i in dead.iter().rev() {
+                let gone = l.swap_remove(i);
+                handles.remove(gone.id);
+                lost[(gone.team & 1) as usize] += 1;
+                if i < l.len() {
+                    handles.moved(l.hot(i).id, i);
+                }
+            }
+            for team in 0..2u8 {
+                for _ in 0..lost[team as usize] {
+                    let hot = reinforcement(team, *world, rng);
+                    let id = handles.insert(l.len());
+                    l.push(Hot { id, ..hot });
+                }
+            }
+        });
+        let deaths = dead.len() as u32;
+        dead.clear();
+        (deaths, lost[0] + lost[1])
+    }
+}
+
+/// A `battle` reinforcement of `team`: uniform in the strip of width
+/// [`REINFORCEMENT_STRIP`] at its team's edge (team 0 at x = 0, team 1 at
+/// x = L), heading toward the enemy within ±60°, at [`STANDARD_SPEED`].
+fn reinforcement(team: u8, world: f32, rng: &mut ChaCha8Rng) -> Hot {
+    let strip = world * REINFORCEMENT_STRIP;
+    let max = world * (1.0 - f32::EPSILON);
+    let off = rng.gen_range(0.0..strip.max(f32::MIN_POSITIVE));
+    let x = if team == 0 {
+        off
+    } else {
+        (world - off).min(max)
+    };
+    let z = rng.gen_range(0.0..world.max(f32::MIN_POSITIVE)).min(max);
+    let spread = std::f32::consts::FRAC_PI_3;
+    let a = rng.gen_range(-spread..spread) + if team == 0 { 0.0 } else { std::f32::consts::PI };
+    Hot {
+        x,
+        z,
+        vx: STANDARD_SPEED * a.cos(),
+        vz: STANDARD_SPEED * a.sin(),
+        danger: 0.0,
+        id: 0,
+        enemies: 0,
+        team,
+    }
+}
+
+/// The positions of `l` as SoA arrays: the layout's own when it has them,
+/// else gathered through the layout into `gathered` (reused buffers).
+fn positions_of<'a, L: UnitLayout>(l: &'a L, gathered: &'a mut (Vec<f32>, Vec<f32>)) -> Points<'a> {
+    if let Some(p) = l.soa() {
+        return p;
+    }
+    let (x, z) = gathered;
+    x.clear();
+    z.clear();
+    for i in 0..l.len() {
+        let (px, pz) = l.pos(i);
+        x.push(px);
+        z.push(pz);
+    }
+    Points::new(x, z)
+}
+
+/// Rebuild and per-unit pass for layout `l`; returns the instant the rebuild
+/// ended and the query counters. The naive scan and the per-cell grid read
+/// positions through the layout; the CSR grid copies them into cell order
+/// during its rebuild (gathering through the layout first when it is not SoA).
+fn neighbor_pass<L: UnitLayout>(
+    l: &L,
+    index: &mut Index,
+    gathered: &mut (Vec<f32>, Vec<f32>),
+    s: &Settings,
+    pool: Option<&rayon::ThreadPool>,
+    results: &mut QueryResults,
+    counters: &mut Option<&mut counters::CacheCounters>,
+) -> (Instant, QueryStats) {
+    let n = l.len();
+    let (r, kernel) = (s.radius, s.kernel);
+    // The query phase starts: its clock and its cache counters.
+    let mut start = || {
+        if let Some(c) = counters.as_mut() {
+            c.start();
+        }
+        Instant::now()
+    };
+    match index {
+        Index::Naive(ix) => {
+            ix.rebuild_len(n);
+            let t = start();
+            (
+                t,
+                query_chunks(n, pool, results, |c| ix.query_units_in(l, r, kernel, c)),
+            )
+        }
+        Index::Grid(g) => {
+            g.rebuild_from(l, s.cell_size);
+            let t = start();
+            (
+                t,
+                query_chunks(n, pool, results, |c| g.query_units_in(l, r, c)),
+            )
+        }
+        Index::Sorted(g) => {
+            let points = positions_of(l, gathered);
+            g.rebuild_with(points, s.cell_size, pool);
+            let t = start();
+            (
+                t,
+                query_chunks(n, pool, results, |c| g.query_units(points, r, kernel, c)),
+            )
+        }
     }
 }
 
@@ -373,55 +680,77 @@ pub fn move_units_parallel(u: &mut Units, world: f32, dt: f32, threads: usize) {
 
 /// One axis of [`move_units`], written branch-free so it vectorizes.
 fn move_axis(p: &mut [f32], v: &mut [f32], world: f32, dt: f32) {
-    let max = world * (1.0 - f32::EPSILON);
     for (p, v) in p.iter_mut().zip(v.iter_mut()) {
-        let q = *p + *v * dt;
-        let low = q < 0.0;
-        let high = q >= world;
-        let reflected = if low {
-            -q
-        } else if high {
-            2.0 * world - q
-        } else {
-            q
-        };
-        *v = if low {
-            v.abs()
-        } else if high {
-            -v.abs()
-        } else {
-            *v
-        };
-        *p = reflected.clamp(0.0, max);
+        move_coord(p, v, world, dt);
     }
+}
+
+/// [`move_units`] for one unit record (the AoS layouts): the same operations,
+/// so every layout moves its units to bit-identical positions.
+#[inline]
+pub fn move_hot(h: &mut Hot, world: f32, dt: f32) {
+    move_coord(&mut h.x, &mut h.vx, world, dt);
+    move_coord(&mut h.z, &mut h.vz, world, dt);
+}
+
+/// One coordinate and its velocity: `p += v * dt`, reflected off `0` and
+/// `world`, then clamped into `[0, world)`.
+#[inline(always)]
+fn move_coord(p: &mut f32, v: &mut f32, world: f32, dt: f32) {
+    let max = world * (1.0 - f32::EPSILON);
+    let q = *p + *v * dt;
+    let low = q < 0.0;
+    let high = q >= world;
+    let reflected = if low {
+        -q
+    } else if high {
+        2.0 * world - q
+    } else {
+        q
+    };
+    *v = if low {
+        v.abs()
+    } else if high {
+        -v.abs()
+    } else {
+        *v
+    };
+    *p = reflected.clamp(0.0, max);
 }
 
 /// Fixed-point scale of positions in the apply step: 1/64 world unit.
 const FIX: f32 = 64.0;
 
-/// Per-frame fixed-point copies of the positions used by [`apply`], kept across
-/// frames so steady-state frames do not allocate. One `[x, z, team]` record per
-/// unit (AoS on purpose: a neighbor's three values arrive in one cache line and
-/// one bounds check).
+/// Per-frame buffer of [`apply`], kept across frames so steady-state frames
+/// do not allocate: one [`Steer`] per unit, computed in parallel while the
+/// units are only read, then written back through the layout.
 #[derive(Clone, Debug, Default)]
 pub struct ApplyScratch {
-    packed: Vec<[i32; 3]>,
+    steer: Vec<Steer>,
 }
 
-/// Applies one frame's neighbor lists: separation steering and enemy counts.
+/// A position in the apply step's fixed point (1/64 world unit).
+#[inline(always)]
+fn fixed(v: f32) -> i64 {
+    (v * FIX) as i32 as i64
+}
+
+/// Applies one frame's neighbor lists: separation steering, enemy counts and
+/// danger time, reading every neighbor through the layout `l`.
 ///
 /// Separation steers unit `i` away from the centroid of its neighbors: the
 /// push is `sum_j (p_i - p_j) = n * (p_i - centroid)`, summed on positions
 /// rounded to 1/64 world unit in integers, so the result is exact and the same
-/// in any order of the neighbor list (every strategy, kernel and thread count
-/// gives bit-identical simulations). The velocity turns by
+/// in any order of the neighbor list (every layout, strategy, kernel and
+/// thread count gives bit-identical simulations). The velocity turns by
 /// `push / r * separation * dt` (relative to [`STANDARD_SPEED`]) and is
-/// rescaled to [`STANDARD_SPEED`]. `enemies[i]` becomes the number of neighbors
-/// of the other team (saturating at `u16::MAX`). Reads positions and teams,
-/// writes `vx`, `vz`, `enemies`; runs on `pool` when given, one task per
-/// result chunk. Allocates only while `scratch` grows.
-pub fn apply(
-    u: &mut Units,
+/// rescaled to [`STANDARD_SPEED`]. `enemies[i]` becomes the number of
+/// neighbors of the other team (saturating at `u16::MAX`); `danger[i]` grows
+/// by `dt` while enemies outnumber friends among the neighbors and resets to 0
+/// otherwise. Runs on `pool` when given, one task per result chunk.
+/// Allocates only while `scratch` grows.
+pub fn apply<L: UnitLayout>(
+    l: &mut L,
     res: &QueryResults,
     r: f32,
     dt: f32,
@@ -429,7 +758,7 @@ pub fn apply(
     pool: Option<&rayon::ThreadPool>,
     scratch: &mut ApplyScratch,
 ) {
-    let n = u.len();
+    let n = l.len();
     if n == 0 || res.chunks.is_empty() {
         return;
     }
@@ -439,59 +768,59 @@ pub fn apply(
         0.0
     };
     let gain = separation * dt * STANDARD_SPEED * inv_r / FIX;
-    scratch.packed.clear();
-    scratch.packed.extend(
-        u.x.iter()
-            .zip(&u.z)
-            .zip(&u.team)
-            .map(|((&x, &z), &t)| [(x * FIX) as i32, (z * FIX) as i32, t as i32]),
-    );
-    let packed = &scratch.packed[..];
-    let Units {
-        vx, vz, enemies, ..
-    } = u;
-    let apply_chunk =
-        |vx: &mut [f32], vz: &mut [f32], enemies: &mut [u16], chunk: &ChunkResults| {
-            for (k, w) in chunk.offsets.windows(2).enumerate() {
-                let i = chunk.start + k;
-                let [xi, zi, ti] = packed[i];
-                let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
-                for &j in &chunk.ids[w[0] as usize..w[1] as usize] {
-                    let [xj, zj, tj] = packed[j as usize];
-                    sx += xi as i64 - xj as i64;
-                    sz += zi as i64 - zj as i64;
-                    en += (tj != ti) as u32;
-                }
-                enemies[k] = en.min(u16::MAX as u32) as u16;
-                if sx != 0 || sz != 0 {
-                    let nvx = vx[k] + sx as f32 * gain;
-                    let nvz = vz[k] + sz as f32 * gain;
-                    let len = (nvx * nvx + nvz * nvz).sqrt();
-                    if len > 1e-6 && len.is_finite() {
-                        vx[k] = nvx / len * STANDARD_SPEED;
-                        vz[k] = nvz / len * STANDARD_SPEED;
-                    }
+    scratch.steer.clear();
+    scratch.steer.resize(n, Steer::default());
+    let units = &*l;
+    let steer_chunk = |out: &mut [Steer], chunk: &ChunkResults| {
+        for (k, w) in chunk.offsets.windows(2).enumerate() {
+            let i = chunk.start + k;
+            let me = units.hot(i);
+            let (xi, zi) = (fixed(me.x), fixed(me.z));
+            let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
+            let ids = &chunk.ids[w[0] as usize..w[1] as usize];
+            for &j in ids {
+                let (x, z) = units.pos(j as usize);
+                sx += xi - fixed(x);
+                sz += zi - fixed(z);
+                en += (units.team(j as usize) != me.team) as u32;
+            }
+            let friends = ids.len() as u32 - en;
+            let (mut vx, mut vz) = (me.vx, me.vz);
+            if sx != 0 || sz != 0 {
+                let nvx = vx + sx as f32 * gain;
+                let nvz = vz + sz as f32 * gain;
+                let len = (nvx * nvx + nvz * nvz).sqrt();
+                if len > 1e-6 && len.is_finite() {
+                    vx = nvx / len * STANDARD_SPEED;
+                    vz = nvz / len * STANDARD_SPEED;
                 }
             }
-        };
+            out[k] = Steer {
+                vx,
+                vz,
+                danger: if en > friends { me.danger + dt } else { 0.0 },
+                enemies: en.min(u16::MAX as u32) as u16,
+            };
+        }
+    };
     // Result chunks have a uniform size (QueryResults::prepare), so the
-    // velocity arrays split into the same disjoint ranges.
+    // steer buffer splits into the same disjoint ranges.
     let size = (res.chunks[0].end - res.chunks[0].start).max(1);
     match pool {
         Some(pool) if res.chunks.len() > 1 => pool.install(|| {
-            vx.par_chunks_mut(size)
-                .zip(vz.par_chunks_mut(size))
-                .zip(enemies.par_chunks_mut(size))
+            scratch
+                .steer
+                .par_chunks_mut(size)
                 .zip(res.chunks.par_iter())
-                .for_each(|(((vx, vz), en), c)| apply_chunk(vx, vz, en, c))
+                .for_each(|(out, c)| steer_chunk(out, c))
         }),
-        _ => vx
+        _ => scratch
+            .steer
             .chunks_mut(size)
-            .zip(vz.chunks_mut(size))
-            .zip(enemies.chunks_mut(size))
             .zip(res.chunks.iter())
-            .for_each(|(((vx, vz), en), c)| apply_chunk(vx, vz, en, c)),
+            .for_each(|(out, c)| steer_chunk(out, c)),
     }
+    l.write_steer(&scratch.steer);
 }
 
 #[cfg(test)]
@@ -506,6 +835,7 @@ mod tests {
             vx: vec![-120.0, 120.0, 0.0],
             vz: vec![0.0, 0.0, -60.0],
             team: vec![0; 3],
+            danger: vec![0.0; 3],
             enemies: vec![0; 3],
             id: vec![0, 1, 2],
         };
@@ -521,6 +851,7 @@ mod tests {
             vx: vec![60.0],
             vz: vec![0.0],
             team: vec![0],
+            danger: vec![0.0],
             enemies: vec![0],
             id: vec![0],
         };
@@ -555,17 +886,14 @@ mod tests {
                 ..Settings::default()
             };
             let mut sim = Simulation::new(&s);
-            let before = sim.units.x.clone();
+            let before = sim.store().to_units().x;
             sim.step(1.0 / 60.0, &s);
+            let after = sim.store().to_units();
             assert!(
-                sim.units
-                    .x
-                    .iter()
-                    .chain(&sim.units.z)
-                    .all(|v| v.is_finite()),
+                after.x.iter().chain(&after.z).all(|v| v.is_finite()),
                 "speed {speed}"
             );
-            assert_eq!(sim.units.x, before, "speed {speed} should count as 0");
+            assert_eq!(after.x, before, "speed {speed} should count as 0");
         }
     }
 }

@@ -111,7 +111,7 @@ pub fn query_all(
 const CHUNKS_PER_THREAD: usize = 4;
 
 /// The per-unit pass over `n` units, whatever answers the queries: splits
-/// `0..n` into chunks (one without a pool, [`CHUNKS_PER_THREAD`] per thread
+/// `0..n` into chunks (one without a pool, four per thread
 /// with one), runs `run` on each chunk (on the pool's threads when given) and
 /// returns the summed counters. `run` fills the chunk's `ids` and `offsets`
 /// (`offsets` starts as `[0]`) and returns the chunk's counters. Allocates

@@ -11,8 +11,10 @@ use egui_plot::{Line, Plot, PlotPoints, VLine};
 use crate::app::stats::{format_fps, FrameStats, PHASES};
 use crate::app::RENDER_BUDGET_S;
 use crate::format::{length, thousands};
-use crate::sim::{Reorder, Settings, Workload};
+use crate::render::ColorMode;
+use crate::sim::{Layout, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
+use crate::ui::sweep::{self, SweepAction};
 
 /// Range of the unit-count slider (the command line allows up to 1,000,000).
 pub const UNITS_RANGE: (usize, usize) = (1_000, 200_000);
@@ -41,8 +43,14 @@ pub struct ViewOptions {
     pub show_grid: bool,
     /// Help window visible.
     pub show_help: bool,
+    /// Memory view window visible.
+    pub show_memory: bool,
     /// Uniform scale of the unit meshes.
     pub unit_scale: f32,
+    /// How units are colored.
+    pub color_mode: ColorMode,
+    /// Heat map of units per grid cell on the ground.
+    pub cell_occupancy: bool,
 }
 
 impl Default for ViewOptions {
@@ -51,7 +59,10 @@ impl Default for ViewOptions {
             show_overlay: true,
             show_grid: true,
             show_help: false,
+            show_memory: false,
             unit_scale: 2.0,
+            color_mode: ColorMode::Team,
+            cell_occupancy: false,
         }
     }
 }
@@ -69,6 +80,8 @@ pub struct OverlayActions {
     pub toggle_follow: bool,
     /// Dismiss the notice with this index of [`FrameStats::notices`].
     pub dismiss: Option<usize>,
+    /// Start, apply or close the cell-size sweep.
+    pub sweep: Option<SweepAction>,
 }
 
 /// The overlay's own state: a unit count being edited (applied when the
@@ -93,6 +106,9 @@ impl Overlay {
         let mut act = OverlayActions::default();
         if view.show_help {
             help_window(ctx, &mut view.show_help, &stats.help);
+        }
+        if let (true, Some(m)) = (view.show_memory, &stats.memory) {
+            super::memory_view::show(ctx, &mut view.show_memory, m);
         }
         if !view.show_overlay {
             return act;
@@ -126,6 +142,9 @@ impl Overlay {
                 ui.min_rect().height()
             };
         });
+        if let Some(sw) = &stats.sweep {
+            act.sweep = sweep::window(ctx, sw, settings.cell_size).or(act.sweep);
+        }
         act
     }
 
@@ -151,9 +170,24 @@ impl Overlay {
                 }
             })
             .response
-            .on_hover_text("Initial positions (respawns). uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case).");
-        radius_and_cell_rows(ui, s, stats);
+            .on_hover_text("Initial positions (respawns). uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case); battle: two teams closing on each other, units die when outnumbered and reinforcements spawn at the edges (churn every frame).");
+        if s.workload == Workload::Battle {
+            let (d, sp) = stats.churn_per_s;
+            ui.label(format!(
+                "battle: {d:.0} deaths/s, {sp:.0} spawns/s, {} allocations in the last step",
+                stats.step_allocations
+            ))
+            .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
+        }
+        if let Some((msg, _)) = &stats.status {
+            ui.colored_label(egui::Color32::LIGHT_RED, msg);
+        }
+        act.sweep = radius_and_cell_rows(ui, s, stats).or(act.sweep);
         order_row(ui, s);
+        ui.horizontal(|ui| {
+            layout_row(ui, s);
+            colors_row(ui, view);
+        });
         ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
             .on_hover_text("Simulated seconds per real second.");
         ui.add(egui::Slider::new(&mut s.separation, 0.0..=5.0).text("separation"))
@@ -172,6 +206,8 @@ impl Overlay {
                 .button("camera")
                 .on_hover_text("Frame the whole world (C).")
                 .clicked();
+            ui.toggle_value(&mut view.show_memory, "memory")
+                .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
             if ui
                 .button("?")
                 .on_hover_text("Keyboard and mouse (F1).")
@@ -197,6 +233,9 @@ impl Overlay {
                         .on_hover_text("Deselect (Esc).")
                         .clicked();
                 });
+                if let Some(line) = sel.inspection_line() {
+                    ui.label(line).on_hover_text("The selected unit's query in the last step: every unit run through the distance test (magenta; the searched cells are outlined) and the ones within the radius (yellow). Naive tests every unit; a grid tests the units of the cells its block covers.");
+                }
             }
             None => {
                 ui.label("Click a unit to show its query circle and neighbors.");
@@ -304,8 +343,19 @@ fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
 
 fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
     ui.horizontal(|ui| {
-        ui.label("Kernel")
-            .on_hover_text("Instruction set of the distance test (key K cycles).");
+        let unused = s.strategy == Strategy::Grid
+            || (s.strategy == Strategy::Naive
+                && matches!(s.layout, Layout::Aos | Layout::AosPointers));
+        let label = if unused {
+            egui::RichText::new("Kernel (unused)").weak()
+        } else {
+            egui::RichText::new("Kernel")
+        };
+        ui.label(label).on_hover_text(if unused {
+            "Instruction set of the distance test (key K cycles). Unused now: Grid, and Naive through an AoS layout, read one candidate at a time through the layout; SIMD kernels need positions in dense arrays (SoA, hot/cold, or SortedGrid's packed copy)."
+        } else {
+            "Instruction set of the distance test (key K cycles)."
+        });
         for k in Kernel::ALL {
             let resp = ui
                 .add_enabled(
@@ -324,7 +374,11 @@ fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
 /// Radius and cell size: both sliders offer only values the engine uses as
 /// given (the radius up to the pair budget's limit, the cell size down to the
 /// grid's smallest), with two decimals everywhere.
-fn radius_and_cell_rows(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
+fn radius_and_cell_rows(
+    ui: &mut egui::Ui,
+    s: &mut Settings,
+    stats: &FrameStats,
+) -> Option<SweepAction> {
     let r_max = radius_top(stats.radius_max);
     let range = widened(RADIUS_RANGE.0, r_max, s.radius);
     ui.add(
@@ -359,8 +413,14 @@ fn radius_and_cell_rows(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats)
         ui.toggle_value(&mut s.cell_follows_radius, "= r")
             .on_hover_text("Keep the cell size equal to the query radius, also when the radius changes.");
     });
-    match stats.step.grid {
-        Some(g) if g.cells() > 0 => {
+    // The sweep's button shares the grid's row (the panel has no height to
+    // spare); Naive, which has no grid, shows it disabled in its place.
+    let grid = stats.step.grid.filter(|g| g.cells() > 0);
+    if grid.is_none() && s.strategy != Strategy::Naive {
+        return None;
+    }
+    ui.horizontal_wrapped(|ui| {
+        if let Some(g) = grid {
             ui.label(format!(
                 "grid: {} x {} = {} cells of {}",
                 g.nx,
@@ -372,8 +432,35 @@ fn radius_and_cell_rows(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats)
                 "The grid the last frame used: columns x rows, and the cell edge in world units.",
             );
         }
-        _ => {}
-    }
+        sweep::button(ui, s, stats)
+    })
+    .inner
+}
+
+/// How units are colored, and the cell occupancy heat map (short labels:
+/// they share a row with the layout).
+fn colors_row(ui: &mut egui::Ui, view: &mut ViewOptions) {
+    let short = match view.color_mode {
+        ColorMode::Team => "team",
+        ColorMode::NeighborHeat => "heat",
+        ColorMode::MemoryOrder => "memory",
+    };
+    egui::ComboBox::from_id_salt("colors")
+        .selected_text(format!("colors: {short}"))
+        .show_ui(ui, |ui| {
+            for m in ColorMode::ALL {
+                ui.selectable_value(&mut view.color_mode, m, m.name())
+                    .on_hover_text(m.describe());
+            }
+        })
+        .response
+        .on_hover_text(format!(
+            "How units are colored (V cycles). Now {}: {}",
+            view.color_mode.name(),
+            view.color_mode.describe()
+        ));
+    ui.checkbox(&mut view.cell_occupancy, "occupancy")
+        .on_hover_text("Cell occupancy: a heat map of units per grid cell on the ground (dark blue: few, white: twice the mean of the occupied cells or more; empty cells clear), from the index of the last step. Nothing for Naive, which has no cells (O).");
 }
 
 fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
@@ -399,6 +486,22 @@ fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
     });
 }
 
+fn layout_row(ui: &mut egui::Ui, s: &mut Settings) {
+    let resp = egui::ComboBox::from_id_salt("layout")
+        .selected_text(format!("layout: {}", s.layout.name()))
+        .show_ui(ui, |ui| {
+            for l in Layout::ALL {
+                ui.selectable_value(&mut s.layout, l, l.name())
+                    .on_hover_text(l.describe());
+            }
+        })
+        .response;
+    resp.on_hover_text(format!(
+        "How the units are stored (key L). Naive and Grid read every candidate's position through it; SortedGrid copies positions into cell order once per frame and queries its packed copy. Now: {}",
+        s.layout.describe()
+    ));
+}
+
 fn timings(ui: &mut egui::Ui, st: &FrameStats) {
     let m = &st.means;
     ui.label(format!(
@@ -411,6 +514,23 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
         "Frames per second over the last half second; engine = move + rebuild + query + apply.",
     );
     ui.label(egui::RichText::new(format!("phase times: {}", m.describe())).weak());
+    match (&st.counters_unavailable, st.step.query_cache) {
+        (None, Some(c)) => {
+            let llc = st.llc_event;
+            let n = st.units.max(1) as f64;
+            ui.label(format!(
+                "cache misses per query: L1D {:.2}, last level {:.2}",
+                c.l1d as f64 / n,
+                c.llc as f64 / n
+            ))
+            .on_hover_text(format!("Hardware counters (perf_event_open) around the last step's query phase, all its threads: L1D read misses and {llc}, divided by the queries."));
+        }
+        (Some(why), _) => {
+            ui.label(egui::RichText::new("hardware counters unavailable").weak())
+                .on_hover_text(format!("{why}. Virtual machines and containers often expose no performance counters, and a perf_event_paranoid above 2 forbids them. scripts/cache-report.sh simulates the caches with valgrind instead."));
+        }
+        _ => {}
+    }
     let pic = st.picture;
     if pic.refreshes > 1 {
         ui.label(format!(

@@ -116,13 +116,13 @@ impl UnitLayout for Units {
 
     fn write_steer(&mut self, steer: &[Steer]) {
         assert_eq!(steer.len(), self.len(), "one steer per unit");
-        let write =
-            |(((vx, vz), (d, e)), s): (((&mut f32, &mut f32), (&mut f32, &mut u16)), &Steer)| {
-                *vx = s.vx;
-                *vz = s.vz;
-                *d = s.danger;
-                *e = s.enemies;
-            };
+        type Fields<'a> = ((&'a mut f32, &'a mut f32), (&'a mut f32, &'a mut u16));
+        let write = |(((vx, vz), (d, e)), s): (Fields<'_>, &Steer)| {
+            *vx = s.vx;
+            *vz = s.vz;
+            *d = s.danger;
+            *e = s.enemies;
+        };
         if steer.len() >= 1 << 16 {
             self.vx
                 .par_iter_mut()

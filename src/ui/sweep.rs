@@ -1,0 +1,298 @@
+//! The cell-size sweep's widgets: the button that starts it (under the
+//! cell-size slider) and its window: a progress bar while it runs, then two
+//! plots against the cell size (log scale) — median query time, and
+//! candidates tested per neighbor found — with the fastest cell size marked,
+//! and "Use best" / "Close".
+//!
+//! Widgets only: they read a [`CellSweep`] (the frame loop's copy in
+//! [`FrameStats::sweep`]) and return a [`SweepAction`] for the frame loop,
+//! which owns the sweep and steps the simulation with its cell sizes.
+
+use egui_macroquad::egui;
+use egui_plot::{
+    uniform_grid_spacer, GridInput, GridMark, Line, LineStyle, MarkerShape, Plot, PlotPoints,
+    Points, VLine,
+};
+
+use crate::app::stats::FrameStats;
+use crate::format::{length, thousands};
+use crate::sim::sweep::{standard_ratios, CellSweep, SWEEP_FRAMES_PER_POINT};
+use crate::sim::Settings;
+use crate::spatial::Strategy;
+
+/// What the sweep's widgets ask the frame loop to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepAction {
+    /// Start a sweep at the current settings (replacing a finished one).
+    Start,
+    /// Set the cell size to the fastest measured one (and stop the cell
+    /// following the radius), and close the sweep.
+    UseBest,
+    /// Cancel the running sweep, or close the finished one.
+    Close,
+}
+
+const QUERY_COLOR: egui::Color32 = egui::Color32::from_rgb(160, 220, 80);
+const CANDIDATE_COLOR: egui::Color32 = egui::Color32::from_rgb(90, 150, 255);
+const BEST_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 210, 60);
+const NOTE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 190, 80);
+
+/// The "Cell-size sweep" button with its tooltip (disabled for Naive, which
+/// has no grid), or a compact progress bar while a sweep runs. Adds to the
+/// current row of `ui` (it shares the grid's row in the overlay).
+pub fn button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> Option<SweepAction> {
+    if let Some(sw) = stats.sweep.as_ref().filter(|sw| !sw.is_done()) {
+        ui.add(
+            egui::ProgressBar::new(sw.progress())
+                .show_percentage()
+                .desired_width(90.0),
+        )
+        .on_hover_text("Cell-size sweep running: see its window; key \\ cancels it.");
+        return None;
+    }
+    let q = standard_ratios();
+    ui.add_enabled(
+        s.strategy != Strategy::Naive,
+        egui::Button::new("Cell-size sweep"),
+    )
+    .on_hover_text(format!(
+        "Measure the query time at this unit count and radius for {} cell sizes from {} r to {} r (three per doubling), {} frames each after a warm-up frame, and plot query ms and candidates tested per neighbor against the cell size. The units keep moving; your cell size changes only if you choose \"Use best\". Cell sizes below the smallest allowed here, or whose frame would take more than about 100 ms, are skipped and listed (key \\).",
+        q.len(),
+        q[0],
+        q[q.len() - 1],
+        SWEEP_FRAMES_PER_POINT
+    ))
+    .on_disabled_hover_text("Naive has no grid: choose Grid or SortedGrid to sweep the cell size.")
+    .clicked()
+    .then_some(SweepAction::Start)
+}
+
+/// The sweep's window: what it measures, its progress, the plots and the
+/// notes; `current_cell` (world units) is the user's cell size, marked in the
+/// plots. Returns the button clicked, if any.
+pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<SweepAction> {
+    let mut action = None;
+    let x = ctx.screen_rect().right() - 460.0;
+    egui::Window::new("Cell-size sweep")
+        .default_pos([x.max(380.0), 10.0])
+        .default_width(440.0)
+        .resizable(false)
+        .show(ctx, |ui| {
+            let w = sw.work();
+            ui.label(format!(
+                "{} units, r = {}, {} / {}, {} thread(s)",
+                thousands(w.units as u64),
+                length(w.radius),
+                w.strategy.name(),
+                w.kernel.name(),
+                w.threads
+            ));
+            match (sw.cell_size(), sw.best()) {
+                (Some(cell), _) => {
+                    ui.add(
+                        egui::ProgressBar::new(sw.progress())
+                            .show_percentage()
+                            .text(format!(
+                                "measuring cell {} ({:.2} r)",
+                                length(cell),
+                                cell / sw.radius()
+                            )),
+                    );
+                }
+                (None, Some(b)) => {
+                    ui.label(
+                        egui::RichText::new(format!(
+                            "Fastest: cell {} ({:.2} r), query {:.3} ms, {:.1} candidates per neighbor",
+                            length(b.cell_size),
+                            b.ratio,
+                            b.query_ms,
+                            b.candidates_per_neighbor
+                        ))
+                        .color(BEST_COLOR),
+                    );
+                }
+                (None, None) => {
+                    ui.label("No cell size was measured.");
+                }
+            }
+            plots(ui, sw, current_cell);
+            notes(ui, sw);
+            ui.horizontal(|ui| {
+                let best = sw.best().filter(|_| sw.is_done());
+                let use_best = ui
+                    .add_enabled(best.is_some(), egui::Button::new("Use best"))
+                    .on_hover_text(match best {
+                        Some(b) => format!(
+                            "Set the cell size to {} and stop it following the radius.",
+                            length(b.cell_size)
+                        ),
+                        None => String::new(),
+                    })
+                    .on_disabled_hover_text("Available when the sweep is done.");
+                if use_best.clicked() {
+                    action = Some(SweepAction::UseBest);
+                }
+                let (label, tip) = if sw.is_done() {
+                    ("Close", "Close this window; your cell size stays as it is.")
+                } else {
+                    ("Cancel", "Stop the sweep; your cell size stays as it is (key \\).")
+                };
+                if ui.button(label).on_hover_text(tip).clicked() {
+                    action = Some(SweepAction::Close);
+                }
+            });
+        });
+    action
+}
+
+/// Query ms and candidates per neighbor against log2(cell size), one plot
+/// each, on the same x range; ticks at r/4, r/2, r, 2r, 4r, labeled in world units.
+fn plots(ui: &mut egui::Ui, sw: &CellSweep, current_cell: f32) {
+    let r = sw.radius() as f64;
+    let pts = sw.points();
+    let best = sw.best();
+    let x = |cell: f32| (cell as f64).log2();
+    let q = standard_ratios();
+    let (lo, hi) = (x(q[0] * sw.radius()), x(q[q.len() - 1] * sw.radius()));
+    let ticks = move |input: GridInput| -> Vec<GridMark> {
+        let (a, b) = input.bounds;
+        (-6..=18)
+            .map(|k| GridMark {
+                value: r.log2() + k as f64 / 3.0 - 2.0,
+                step_size: if k % 3 == 0 { 1.0 } else { 1.0 / 3.0 },
+            })
+            .filter(|m| (a..=b).contains(&m.value))
+            .collect()
+    };
+    let tick_label = |m: GridMark, _: &std::ops::RangeInclusive<f64>| {
+        if m.step_size >= 1.0 {
+            length(m.value.exp2() as f32)
+        } else {
+            String::new()
+        }
+    };
+    let marks = |p: &mut egui_plot::PlotUi| {
+        if let Some(b) = best {
+            p.vline(VLine::new(x(b.cell_size)).color(BEST_COLOR).name("fastest"));
+        }
+        if current_cell.is_finite() && current_cell > 0.0 {
+            p.vline(
+                VLine::new(x(current_cell))
+                    .color(egui::Color32::GRAY)
+                    .style(LineStyle::dashed_dense())
+                    .name("your cell size"),
+            );
+        }
+    };
+    let series = |f: fn(&crate::sim::sweep::SweepPoint) -> f64| -> Vec<[f64; 2]> {
+        pts.iter().map(|p| [x(p.cell_size), f(p)]).collect()
+    };
+    let query = series(|p| p.query_ms);
+    let cands = series(|p| p.candidates_per_neighbor);
+    let base = |id: &str| {
+        Plot::new(id.to_string())
+            .height(130.0)
+            .allow_drag(false)
+            .allow_zoom(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .allow_double_click_reset(false)
+            .include_x(lo - 0.15)
+            .include_x(hi + 0.15)
+            .include_y(0.0)
+            .x_grid_spacer(ticks)
+            .y_grid_spacer(uniform_grid_spacer(y_steps))
+            .y_axis_formatter(|m, _| format!("{}", (m.value * 1e3).round() / 1e3))
+            .x_axis_formatter(tick_label)
+            .y_axis_min_width(34.0)
+    };
+    ui.horizontal(|ui| {
+        ui.colored_label(QUERY_COLOR, "— query ms (median)");
+        ui.colored_label(BEST_COLOR, "| fastest");
+        ui.colored_label(egui::Color32::GRAY, "¦ your cell size");
+    });
+    base("sweep_query")
+        .y_axis_label("query ms")
+        .label_formatter(|_, v| format!("cell {}\n{:.3} ms", length(v.x.exp2() as f32), v.y))
+        .show(ui, |p| {
+            p.line(Line::new(PlotPoints::from(query.clone())).color(QUERY_COLOR));
+            p.points(
+                Points::new(PlotPoints::from(query))
+                    .color(QUERY_COLOR)
+                    .radius(3.0)
+                    .shape(MarkerShape::Circle)
+                    .filled(true),
+            );
+            if let Some(b) = best {
+                p.points(
+                    Points::new(PlotPoints::from(vec![[x(b.cell_size), b.query_ms]]))
+                        .color(BEST_COLOR)
+                        .radius(6.0)
+                        .shape(MarkerShape::Diamond)
+                        .filled(true)
+                        .name("fastest"),
+                );
+            }
+            marks(p);
+        })
+        .response
+        .on_hover_text(
+            "Median query-phase time at each cell size (ms). The yellow diamond is the fastest.",
+        );
+    ui.colored_label(CANDIDATE_COLOR, "— candidates tested per neighbor found");
+    base("sweep_candidates")
+        .y_axis_label("tested / hit")
+        .x_axis_label("cell size (world units, log scale)")
+        .label_formatter(|_, v| {
+            format!(
+                "cell {}\n{:.2} tested per neighbor",
+                length(v.x.exp2() as f32),
+                v.y
+            )
+        })
+        .show(ui, |p| {
+            p.line(Line::new(PlotPoints::from(cands.clone())).color(CANDIDATE_COLOR));
+            p.points(
+                Points::new(PlotPoints::from(cands))
+                    .color(CANDIDATE_COLOR)
+                    .radius(3.0)
+                    .filled(true),
+            );
+            marks(p);
+        })
+        .response
+        .on_hover_text("Distance tests per neighbor found: 1.0 would waste no test. Small cells test few extra candidates but visit many cells; large cells visit few cells but test many candidates.");
+}
+
+/// Grid steps of a short y axis: labels 1, 2 or 5 times a power of ten
+/// apart, about three per plot (egui_plot's default steps by powers of ten,
+/// which leaves a plot from 0 to 9 with one label), lines at half that.
+fn y_steps(input: GridInput) -> [f64; 3] {
+    let target = ((input.bounds.1 - input.bounds.0) / 3.0).max(1e-9);
+    let p = 10f64.powf(target.log10().floor());
+    let nice = match target / p {
+        m if m <= 1.0 => p,
+        m if m <= 2.0 => 2.0 * p,
+        m if m <= 5.0 => 5.0 * p,
+        _ => 10.0 * p,
+    };
+    [nice / 2.0, nice, 2.0 * nice]
+}
+
+/// The cell sizes clamped, skipped or dropped, collapsed when there are many.
+fn notes(ui: &mut egui::Ui, sw: &CellSweep) {
+    let notes = sw.notes();
+    if notes.is_empty() {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("{} note(s)", notes.len()))
+        .id_salt("sweep_notes")
+        .default_open(notes.len() <= 4)
+        .show(ui, |ui| {
+            for n in notes {
+                ui.add(
+                    egui::Label::new(egui::RichText::new(n.to_string()).color(NOTE_COLOR)).wrap(),
+                );
+            }
+        });
+}
