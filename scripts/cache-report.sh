@@ -7,6 +7,7 @@
 #                                [--out-dir DIR] [--bin PATH]
 #   --quick        small sizes (naive 1,000 units; grids 10,000) to test the script
 #   --layouts      layouts to run (default: aos-pointers,aos,soa,hot-cold)
+#   --reorder MODE unit memory order: off (spawn order), cells (default) or morton
 #   --host-caches  let valgrind take the cache geometry from this CPU instead
 #                  of the fixed one below (results then differ between machines)
 #   --out-dir DIR  keep the raw valgrind/bench outputs in DIR (default: a
@@ -84,6 +85,7 @@ FRAMES=2
 SEED=42
 # shellcheck disable=SC2054 # commas are part of valgrind's size,assoc,line values
 CACHE_ARGS=(--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
+REORDER=cells
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -92,6 +94,12 @@ while [[ $# -gt 0 ]]; do
     --layouts)
         [[ $# -ge 2 ]] || die "--layouts needs a comma-separated list"
         LAYOUTS="$2"
+        shift
+        ;;
+    --reorder)
+        [[ $# -ge 2 ]] || die "--reorder needs off, cells or morton"
+        [[ "$2" =~ ^(off|cells|morton)$ ]] || die "--reorder must be off, cells or morton, not '$2'"
+        REORDER="$2"
         shift
         ;;
     --out-dir)
@@ -105,7 +113,7 @@ while [[ $# -gt 0 ]]; do
         shift
         ;;
     -h | --help)
-        sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -135,6 +143,8 @@ if [[ ! -x "$BIN" ]]; then
 fi
 
 HELP="$("$BIN" bench --help 2>&1)" || die "'$BIN bench --help' failed: $HELP"
+grep -q -- '--skip-above' <<<"$HELP" ||
+    die "$BIN bench has no --skip-above flag (an older build); rebuild: cargo build --release"
 grep -q -- '--layouts' <<<"$HELP" ||
     die "$BIN bench has no --layouts flag (this build predates the data layouts); rebuild from a tree that has it: cargo build --release"
 
@@ -218,7 +228,8 @@ cg_totals() {
         }' "$1"
 }
 
-# run_cg TAG ARGS...: the bench under callgrind; echoes "<calls> <D1> <LL>",
+# run_cg TAG ARGS...: the bench under callgrind (with the bench's skip limit
+# raised: valgrind's slowdown multiplies its time estimates); echoes "<calls> <D1> <LL>",
 # or "skipped <reason>" when the bench skipped the combination.
 run_cg() {
     local tag="$1"
@@ -226,7 +237,7 @@ run_cg() {
     local out="$WORK/$tag.callgrind" json="$WORK/$tag.json" log="$WORK/$tag.log"
     if ! valgrind --tool=callgrind --cache-sim=yes ${CACHE_ARGS[@]+"${CACHE_ARGS[@]}"} \
         --collect-atstart=no "--toggle-collect=*::$QUERY_FN" \
-        --callgrind-out-file="$out" "$BIN" bench "$@" --format json >"$json" 2>"$log"; then
+        --callgrind-out-file="$out" "$BIN" bench "$@" --skip-above 1000000 --format json >"$json" 2>"$log"; then
         tail -n 20 "$log" >&2
         die "valgrind run '$tag' failed (log above; arguments: bench $*)"
     fi
@@ -254,7 +265,7 @@ for layout in "${LAYOUT_LIST[@]}"; do
         strategy="${spec%%:*}"
         units="${spec##*:}"
         tag="$layout-$strategy-$units"
-        common=(--strategies "$strategy" --kernels "$KERNEL" --layouts "$layout" --threads 1 --seed "$SEED")
+        common=(--strategies "$strategy" --kernels "$KERNEL" --layouts "$layout" --threads 1 --seed "$SEED" --reorder "$REORDER")
         echo "cache-report.sh: $tag ($KERNEL): native run, valgrind run, baseline [$((SECONDS - START)) s]" >&2
 
         native="$WORK/$tag.native.json"
@@ -305,7 +316,7 @@ done
 
 echo "cache-report.sh: done in $((SECONDS - START)) s" >&2
 echo "Simulated caches ($([[ $HOST_CACHES -eq 1 ]] && echo "valgrind's host detection" || echo fixed)): ${CACHE_DESC:-${CACHE_ARGS[*]:-as detected}}."
-echo "Kernel $KERNEL, 1 thread, seed $SEED; misses counted inside $QUERY_FN (callees included) over $WARMUP warm-up + $FRAMES frames, per query; query ms is the native median over $NATIVE_FRAMES frames."
+echo "Kernel $KERNEL, 1 thread, seed $SEED, unit order $REORDER; misses counted inside $QUERY_FN (callees included) over $WARMUP warm-up + $FRAMES frames, per query; query ms is the native median over $NATIVE_FRAMES frames."
 echo
 echo "| layout | strategy | units | query ms (native) | D1 misses/query (rd+wr) | LL misses/query (rd+wr) |"
 echo "|---|---|---:|---:|---:|---:|"

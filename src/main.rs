@@ -141,6 +141,9 @@ struct BenchArgs {
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
     #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
     cell_sizes: Vec<f32>,
+    /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0).
+    #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
+    skip_above: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     format: Format,
@@ -217,6 +220,13 @@ fn parse_float(s: &str) -> Result<f32, String> {
 
 fn parse_radius(s: &str) -> Result<f32, String> {
     validate_radius(parse_float(s)?)
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match parse_float(s)? {
+        v if v.is_finite() && v > 0.0 => Ok(v as f64),
+        v => Err(format!("must be a finite number of seconds > 0, got {v}")),
+    }
 }
 
 fn parse_cell(s: &str) -> Result<f32, String> {
@@ -313,6 +323,7 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         reorder_every: b.reorder_every,
         layouts: unique(b.layouts),
         cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
+        skip_above_s: b.skip_above,
     };
     eprintln!(
         "bench: {} workload, steering off, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",

@@ -44,6 +44,10 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["bench", "--cell-sizes", "5,nan"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "inf"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "5,,10"], "--cell-sizes"),
+        (&["bench", "--skip-above", "0"], "--skip-above"),
+        (&["bench", "--skip-above", "inf"], "--skip-above"),
+        (&["bench", "--layouts", "soa,objects"], "--layouts"),
+        (&["--layout", "fat"], "--layout"),
         (&["--select", "99999999"], "--select"),
         (&["--units", "500", "--select", "500"], "--select"),
         (&["--screenshot", "shot.jpg"], "--screenshot"),
@@ -116,9 +120,20 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
             "median_ms",
             "candidates",
             "neighbors",
+            "layout",
+            "cell_size",
+            "deaths",
+            "spawns",
+            "l1d_misses_per_query",
+            "llc_misses_per_query",
         ] {
             assert!(r.get(key).is_some(), "missing {key} in {r}");
         }
+        assert_eq!(r["layout"], "soa");
+        // Hardware counters: numbers where perf_event_open works, null elsewhere.
+        assert!(
+            r["l1d_misses_per_query"].is_null() || r["l1d_misses_per_query"].as_f64().is_some()
+        );
         for key in ["move", "rebuild", "query", "total"] {
             assert!(
                 r["median_ms"][key].as_f64().is_some_and(|v| v >= 0.0),

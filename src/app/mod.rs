@@ -443,9 +443,12 @@ impl App {
     /// The limits the overlay's controls offer at the current settings.
     fn update_limits(&mut self) {
         let s = &self.settings;
-        self.stats.naive_limit =
-            self.naive_cost
-                .max_units(s.kernel, s.threads.max(1), self.budget.naive_frame_s);
+        self.stats.naive_limit = self.naive_cost.max_units(
+            s.kernel,
+            s.layout,
+            s.threads.max(1),
+            self.budget.naive_frame_s,
+        );
         self.stats.radius_max = budget::max_radius(s.units, &self.budget);
         self.stats.cell_min = budget::min_cell_size(s.strategy, s.units, s.radius, &self.budget).0;
     }

@@ -19,7 +19,7 @@
 
 use std::fmt;
 
-use super::{world_size, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS};
+use super::{world_size, Layout, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS};
 use crate::format::{length, thousands};
 use crate::spatial::{min_cell_for_extent, Kernel, Strategy, MAX_CELLS};
 
@@ -152,12 +152,19 @@ pub fn min_cell_size(
     }
 }
 
-/// Measured cost of the naive scan per kernel: seconds per pair test on this
-/// machine, the model behind every naive frame-time estimate (`N^2 * t /
-/// threads`) in the window and in `bench`.
+/// Measured cost of the naive scan per kernel and data layout: seconds per
+/// pair test on this machine, the model behind every naive frame-time
+/// estimate (`N^2 * t / threads`) in the window and in `bench`.
+///
+/// Through the SoA and hot/cold layouts the scan runs the kernel over dense
+/// arrays (one cost per kernel, shared by both); through AoS and AoS pointers
+/// it reads one unit at a time whatever the kernel (one cost per layout). The
+/// sample world fits in the cache; at 10,000 and 20,000 units the measured
+/// per-pair cost of AoS pointers was 35% above the sample's on the development
+/// machine, within the 1-second budget's margin.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NaiveCost {
-    per_pair: Vec<(Kernel, f64)>,
+    per_pair: Vec<(Kernel, Layout, f64)>,
 }
 
 /// Units of the world [`NaiveCost`] measures on.
@@ -175,56 +182,92 @@ impl NaiveCost {
     ) -> Self {
         let mut cost = NaiveCost::default();
         for k in kernels {
-            cost.get_or_measure(k, seed, workload);
+            cost.get_or_measure(k, Layout::Soa, seed, workload);
+        }
+        for layout in [Layout::Aos, Layout::AosPointers] {
+            cost.get_or_measure(Kernel::Scalar, layout, seed, workload);
         }
         cost
     }
 
-    /// A model with known costs (seconds per pair test), e.g. for tests.
+    /// A model with known costs (seconds per pair test) of the SoA layout,
+    /// e.g. for tests; the AoS layouts are not measured.
     pub fn from_seconds_per_pair(per_pair: &[(Kernel, f64)]) -> Self {
         NaiveCost {
-            per_pair: per_pair.to_vec(),
+            per_pair: per_pair.iter().map(|&(k, t)| (k, Layout::Soa, t)).collect(),
         }
     }
 
-    /// Seconds per pair test of `kernel`, if measured.
-    pub fn seconds_per_pair(&self, kernel: Kernel) -> Option<f64> {
+    /// The pair of kernel and layout that has the same cost: hot/cold scans
+    /// like SoA; AoS layouts scan one unit at a time whatever the kernel.
+    fn key(kernel: Kernel, layout: Layout) -> (Kernel, Layout) {
+        match layout {
+            Layout::Soa | Layout::HotCold => (kernel, Layout::Soa),
+            Layout::Aos | Layout::AosPointers => (Kernel::Scalar, layout),
+        }
+    }
+
+    /// Seconds per pair test of `kernel` through `layout`, if measured.
+    pub fn seconds_per_pair(&self, kernel: Kernel, layout: Layout) -> Option<f64> {
+        let key = Self::key(kernel, layout);
         self.per_pair
             .iter()
-            .find(|(k, _)| *k == kernel)
-            .map(|&(_, t)| t)
+            .find(|(k, l, _)| (*k, *l) == key)
+            .map(|&(.., t)| t)
     }
 
-    /// Seconds per pair test of `kernel`, measured now if it was not yet (see
-    /// [`NaiveCost::measure`]). An unavailable kernel is measured as Scalar.
-    pub fn get_or_measure(&mut self, kernel: Kernel, seed: u64, workload: Workload) -> f64 {
-        if let Some(t) = self.seconds_per_pair(kernel) {
+    /// Seconds per pair test of `kernel` through `layout`, measured now if it
+    /// was not yet (see [`NaiveCost::measure`]). An unavailable kernel is
+    /// measured as Scalar.
+    pub fn get_or_measure(
+        &mut self,
+        kernel: Kernel,
+        layout: Layout,
+        seed: u64,
+        workload: Workload,
+    ) -> f64 {
+        if let Some(t) = self.seconds_per_pair(kernel, layout) {
             return t;
         }
-        let t = measure_seconds_per_pair(kernel.or_scalar(), seed, workload);
-        self.per_pair.push((kernel, t));
+        let (k, l) = Self::key(kernel, layout);
+        let t = measure_seconds_per_pair(k.or_scalar(), l, seed, workload);
+        self.per_pair.push((k, l, t));
         t
     }
 
     /// Estimated seconds of one naive frame's queries: `t * N^2 / threads`;
-    /// `None` when `kernel` was not measured.
-    pub fn frame_seconds(&self, kernel: Kernel, units: usize, threads: usize) -> Option<f64> {
-        let t = self.seconds_per_pair(kernel)?;
+    /// `None` when `kernel` through `layout` was not measured.
+    pub fn frame_seconds(
+        &self,
+        kernel: Kernel,
+        layout: Layout,
+        units: usize,
+        threads: usize,
+    ) -> Option<f64> {
+        let t = self.seconds_per_pair(kernel, layout)?;
         Some(t * (units as f64).powi(2) / threads.max(1) as f64)
     }
 
     /// The most units whose naive frame stays within `budget_s` seconds:
-    /// `floor(sqrt(budget_s * threads / t))`; `None` when `kernel` was not measured.
-    pub fn max_units(&self, kernel: Kernel, threads: usize, budget_s: f64) -> Option<usize> {
-        let t = self.seconds_per_pair(kernel)?;
+    /// `floor(sqrt(budget_s * threads / t))`; `None` when `kernel` through
+    /// `layout` was not measured.
+    pub fn max_units(
+        &self,
+        kernel: Kernel,
+        layout: Layout,
+        threads: usize,
+        budget_s: f64,
+    ) -> Option<usize> {
+        let t = self.seconds_per_pair(kernel, layout)?;
         Some((budget_s * threads.max(1) as f64 / t).sqrt() as usize)
     }
 }
 
-fn measure_seconds_per_pair(kernel: Kernel, seed: u64, workload: Workload) -> f64 {
+fn measure_seconds_per_pair(kernel: Kernel, layout: Layout, seed: u64, workload: Workload) -> f64 {
     let s = Settings {
         units: NAIVE_SAMPLE_UNITS,
         strategy: Strategy::Naive,
+        layout,
         kernel,
         seed,
         workload,
@@ -281,6 +324,8 @@ pub enum GuardNotice {
         units: usize,
         /// Kernel the estimate is for.
         kernel: Kernel,
+        /// Data layout the estimate is for.
+        layout: Layout,
         /// Threads the estimate is for.
         threads: usize,
         /// Estimated seconds per frame.
@@ -356,15 +401,17 @@ impl fmt::Display for GuardNotice {
             GuardNotice::NaiveRefused {
                 units,
                 kernel,
+                layout,
                 threads,
                 estimate_s,
                 limit,
                 budget_s,
             } => write!(
                 f,
-                "Naive refused: {} units would take about {estimate_s:.1} s per frame with {} on {threads} thread(s) (limit about {} units for {budget_s:.1} s). Switched to Grid.",
+                "Naive refused: {} units would take about {estimate_s:.1} s per frame with {} through the {} layout on {threads} thread(s) (limit about {} units for {budget_s:.1} s). Switched to Grid.",
                 thousands(units as u64),
                 kernel.name(),
+                layout.name(),
                 thousands(limit as u64)
             ),
         }
@@ -402,13 +449,14 @@ pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardN
     if s.strategy == Strategy::Naive {
         let threads = s.threads.max(1);
         if let (Some(limit), Some(estimate_s)) = (
-            cost.max_units(s.kernel, threads, budget.naive_frame_s),
-            cost.frame_seconds(s.kernel, s.units, threads),
+            cost.max_units(s.kernel, s.layout, threads, budget.naive_frame_s),
+            cost.frame_seconds(s.kernel, s.layout, s.units, threads),
         ) {
             if s.units > limit {
                 notices.push(GuardNotice::NaiveRefused {
                     units: s.units,
                     kernel: s.kernel,
+                    layout: s.layout,
                     threads,
                     estimate_s,
                     limit,
@@ -518,12 +566,41 @@ mod tests {
     }
 
     #[test]
+    fn naive_cost_is_per_kernel_on_dense_arrays_and_per_layout_through_structs() {
+        let mut c = cost();
+        assert_eq!(
+            c.seconds_per_pair(Kernel::Scalar, Layout::HotCold),
+            Some(1e-9),
+            "hot/cold scans dense arrays like SoA"
+        );
+        assert_eq!(c.seconds_per_pair(Kernel::Scalar, Layout::Aos), None);
+        let t = c.get_or_measure(Kernel::Avx2, Layout::AosPointers, 1, Workload::Uniform);
+        assert!(t > 0.0);
+        // Through AoS pointers every kernel is the same one-unit-at-a-time scan.
+        for k in Kernel::ALL {
+            assert_eq!(c.seconds_per_pair(k, Layout::AosPointers), Some(t));
+        }
+    }
+
+    #[test]
     fn naive_guard_uses_the_shared_cost_model() {
         let c = cost();
-        assert_eq!(c.max_units(Kernel::Scalar, 1, 1.0), Some(31_622));
-        assert_eq!(c.max_units(Kernel::Scalar, 4, 1.0), Some(63_245));
-        assert!((c.frame_seconds(Kernel::Scalar, 10_000, 1).unwrap() - 0.1).abs() < 1e-12);
-        assert_eq!(c.frame_seconds(Kernel::Avx2, 10_000, 1), None);
+        assert_eq!(
+            c.max_units(Kernel::Scalar, Layout::Soa, 1, 1.0),
+            Some(31_622)
+        );
+        assert_eq!(
+            c.max_units(Kernel::Scalar, Layout::Soa, 4, 1.0),
+            Some(63_245)
+        );
+        assert!(
+            (c.frame_seconds(Kernel::Scalar, Layout::Soa, 10_000, 1)
+                .unwrap()
+                - 0.1)
+                .abs()
+                < 1e-12
+        );
+        assert_eq!(c.frame_seconds(Kernel::Avx2, Layout::Soa, 10_000, 1), None);
 
         let mut ok = Settings {
             strategy: Strategy::Naive,

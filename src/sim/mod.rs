@@ -721,22 +721,28 @@ fn move_coord(p: &mut f32, v: &mut f32, world: f32, dt: f32) {
 /// Fixed-point scale of positions in the apply step: 1/64 world unit.
 const FIX: f32 = 64.0;
 
-/// Per-frame buffer of [`apply`], kept across frames so steady-state frames
-/// do not allocate: one [`Steer`] per unit, computed in parallel while the
-/// units are only read, then written back through the layout.
+/// Per-frame buffers of [`apply`], kept across frames so steady-state frames
+/// do not allocate: one fixed-point `[x, z, team]` record per unit, packed
+/// through the layout in one sequential pass (AoS on purpose: a neighbor's
+/// three values then arrive in one cache line and one bounds check), and one
+/// [`Steer`] per unit, computed in parallel while the units are only read,
+/// then written back through the layout.
 #[derive(Clone, Debug, Default)]
 pub struct ApplyScratch {
+    packed: Vec<[i32; 3]>,
     steer: Vec<Steer>,
 }
 
 /// A position in the apply step's fixed point (1/64 world unit).
 #[inline(always)]
-fn fixed(v: f32) -> i64 {
-    (v * FIX) as i32 as i64
+fn fixed(v: f32) -> i32 {
+    (v * FIX) as i32
 }
 
 /// Applies one frame's neighbor lists: separation steering, enemy counts and
-/// danger time, reading every neighbor through the layout `l`.
+/// danger time. Reads every unit once through the layout `l` (into the
+/// packed records of `scratch`, then its own velocity and danger) and writes
+/// back through it.
 ///
 /// Separation steers unit `i` away from the centroid of its neighbors: the
 /// push is `sum_j (p_i - p_j) = n * (p_i - centroid)`, summed on positions
@@ -768,24 +774,31 @@ pub fn apply<L: UnitLayout>(
         0.0
     };
     let gain = separation * dt * STANDARD_SPEED * inv_r / FIX;
-    scratch.steer.clear();
+    scratch.packed.clear();
+    scratch.packed.extend((0..n).map(|i| {
+        let (x, z) = l.pos(i);
+        [fixed(x), fixed(z), l.team(i) as i32]
+    }));
+    // Every entry is overwritten below (the chunks cover 0..n without gaps),
+    // so only a new unit count resizes; no clearing pass per frame.
     scratch.steer.resize(n, Steer::default());
     let units = &*l;
+    let packed = &scratch.packed[..];
     let steer_chunk = |out: &mut [Steer], chunk: &ChunkResults| {
         for (k, w) in chunk.offsets.windows(2).enumerate() {
             let i = chunk.start + k;
-            let me = units.hot(i);
-            let (xi, zi) = (fixed(me.x), fixed(me.z));
+            let (vx0, vz0, danger) = units.motion(i);
+            let [xi, zi, ti] = packed[i];
             let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
             let ids = &chunk.ids[w[0] as usize..w[1] as usize];
             for &j in ids {
-                let (x, z) = units.pos(j as usize);
-                sx += xi - fixed(x);
-                sz += zi - fixed(z);
-                en += (units.team(j as usize) != me.team) as u32;
+                let [xj, zj, tj] = packed[j as usize];
+                sx += xi as i64 - xj as i64;
+                sz += zi as i64 - zj as i64;
+                en += (tj != ti) as u32;
             }
             let friends = ids.len() as u32 - en;
-            let (mut vx, mut vz) = (me.vx, me.vz);
+            let (mut vx, mut vz) = (vx0, vz0);
             if sx != 0 || sz != 0 {
                 let nvx = vx + sx as f32 * gain;
                 let nvz = vz + sz as f32 * gain;
@@ -798,7 +811,7 @@ pub fn apply<L: UnitLayout>(
             out[k] = Steer {
                 vx,
                 vz,
-                danger: if en > friends { me.danger + dt } else { 0.0 },
+                danger: if en > friends { danger + dt } else { 0.0 },
                 enemies: en.min(u16::MAX as u32) as u16,
             };
         }

@@ -77,6 +77,12 @@ impl UnitLayout for AosPointers {
     }
 
     #[inline]
+    fn motion(&self, i: usize) -> (f32, f32, f32) {
+        let h = &self.units[i].hot;
+        (h.vx, h.vz, h.danger)
+    }
+
+    #[inline]
     fn team(&self, i: usize) -> u8 {
         self.units[i].hot.team
     }

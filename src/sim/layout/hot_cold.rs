@@ -53,6 +53,11 @@ impl UnitLayout for HotCold {
     }
 
     #[inline]
+    fn motion(&self, i: usize) -> (f32, f32, f32) {
+        (self.hot.vx[i], self.hot.vz[i], self.hot.danger[i])
+    }
+
+    #[inline]
     fn team(&self, i: usize) -> u8 {
         self.hot.team[i]
     }

@@ -322,6 +322,13 @@ pub trait UnitLayout: Positions + Send + Sync {
     /// If `i >= len()`.
     fn hot(&self, i: usize) -> Hot;
 
+    /// Velocity x and z (world units per second) and danger time (seconds) of
+    /// unit `i`: what the apply step reads of the unit itself.
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    fn motion(&self, i: usize) -> (f32, f32, f32);
+
     /// Team of unit `i` (the apply step's only read besides the position).
     ///
     /// # Panics

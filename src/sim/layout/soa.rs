@@ -1,7 +1,5 @@
 //! Structure of arrays: one dense array per hot field (today's engine).
 
-use rayon::prelude::*;
-
 use super::{gather, Hot, Layout, PermuteScratch, Region, Steer, UnitLayout};
 use crate::spatial::{Points, Positions};
 
@@ -101,6 +99,11 @@ impl UnitLayout for Units {
     }
 
     #[inline]
+    fn motion(&self, i: usize) -> (f32, f32, f32) {
+        (self.vx[i], self.vz[i], self.danger[i])
+    }
+
+    #[inline]
     fn team(&self, i: usize) -> u8 {
         self.team[i]
     }
@@ -123,21 +126,12 @@ impl UnitLayout for Units {
             *d = s.danger;
             *e = s.enemies;
         };
-        if steer.len() >= 1 << 16 {
-            self.vx
-                .par_iter_mut()
-                .zip(self.vz.par_iter_mut())
-                .zip(self.danger.par_iter_mut().zip(self.enemies.par_iter_mut()))
-                .zip(steer.par_iter())
-                .for_each(write);
-        } else {
-            self.vx
-                .iter_mut()
-                .zip(self.vz.iter_mut())
-                .zip(self.danger.iter_mut().zip(self.enemies.iter_mut()))
-                .zip(steer.iter())
-                .for_each(write);
-        }
+        self.vx
+            .iter_mut()
+            .zip(self.vz.iter_mut())
+            .zip(self.danger.iter_mut().zip(self.enemies.iter_mut()))
+            .zip(steer.iter())
+            .for_each(write);
     }
 
     fn permute(&mut self, perm: &[u32], s: &mut PermuteScratch) {
