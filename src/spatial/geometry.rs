@@ -64,15 +64,21 @@ impl Bounds {
     pub fn of(points: Points<'_>) -> Bounds {
         let mut b = Bounds::EMPTY;
         for (&x, &z) in points.x.iter().zip(points.z) {
-            if x.is_finite() && z.is_finite() {
-                b.min_x = b.min_x.min(x);
-                b.max_x = b.max_x.max(x);
-                b.min_z = b.min_z.min(z);
-                b.max_z = b.max_z.max(z);
-                b.finite += 1;
-            }
+            b.add(x, z);
         }
         b
+    }
+
+    /// Grows the bounds to hold `(x, z)` when both are finite.
+    #[inline(always)]
+    fn add(&mut self, x: f32, z: f32) {
+        if x.is_finite() && z.is_finite() {
+            self.min_x = self.min_x.min(x);
+            self.max_x = self.max_x.max(x);
+            self.min_z = self.min_z.min(z);
+            self.max_z = self.max_z.max(z);
+            self.finite += 1;
+        }
     }
 
     /// [`Bounds::of`] read through any layout ([`super::Positions`]).
@@ -83,13 +89,7 @@ impl Bounds {
         let mut b = Bounds::EMPTY;
         for i in 0..p.len() {
             let (x, z) = p.pos(i);
-            if x.is_finite() && z.is_finite() {
-                b.min_x = b.min_x.min(x);
-                b.max_x = b.max_x.max(x);
-                b.min_z = b.min_z.min(z);
-                b.max_z = b.max_z.max(z);
-                b.finite += 1;
-            }
+            b.add(x, z);
         }
         b
     }

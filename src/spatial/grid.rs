@@ -7,6 +7,7 @@
 //! hot/cold changes exactly the memory traffic that gets timed.
 
 use super::naive::test_through;
+use super::results::per_unit;
 use super::{
     Bounds, ChunkResults, GridGeometry, Kernel, Points, Positions, Query, QueryStats, SpatialIndex,
 };
@@ -89,19 +90,7 @@ impl UniformGrid {
         r: f32,
         chunk: &mut ChunkResults,
     ) -> QueryStats {
-        let mut stats = QueryStats::default();
-        for i in chunk.start..chunk.end {
-            let (cx, cz) = p.pos(i);
-            let q = Query {
-                cx,
-                cz,
-                r,
-                exclude: i as u32,
-            };
-            stats += self.query_in(p, &q, &mut chunk.ids);
-            chunk.offsets.push(chunk.ids.len() as u32);
-        }
-        stats
+        per_unit(p, r, chunk, |q, out| self.query_in(p, q, out))
     }
 }
 

@@ -228,18 +228,9 @@ pub trait SpatialIndex: Send + Sync {
         kernel: Kernel,
         chunk: &mut results::ChunkResults,
     ) -> QueryStats {
-        let mut stats = QueryStats::default();
-        for i in chunk.start..chunk.end {
-            let q = Query {
-                cx: points.x[i],
-                cz: points.z[i],
-                r,
-                exclude: i as u32,
-            };
-            stats += self.query(points, &q, kernel, &mut chunk.ids);
-            chunk.offsets.push(chunk.ids.len() as u32);
-        }
-        stats
+        results::per_unit(&points, r, chunk, |q, out| {
+            self.query(points, q, kernel, out)
+        })
     }
 
     /// The geometry of the grid used by the last rebuild, if the strategy has one.

@@ -1,6 +1,7 @@
 //! The reference strategy: every query scans every unit. Every other strategy
 //! and kernel is tested against it.
 
+use super::results::per_unit;
 use super::{
     ChunkResults, Kernel, KernelQuery, Points, Positions, Query, QueryStats, Span, SpatialIndex,
 };
@@ -99,19 +100,7 @@ impl Naive {
         kernel: Kernel,
         chunk: &mut ChunkResults,
     ) -> QueryStats {
-        let mut stats = QueryStats::default();
-        for i in chunk.start..chunk.end {
-            let (cx, cz) = p.pos(i);
-            let q = Query {
-                cx,
-                cz,
-                r,
-                exclude: i as u32,
-            };
-            stats += self.query_in(p, &q, kernel, &mut chunk.ids);
-            chunk.offsets.push(chunk.ids.len() as u32);
-        }
-        stats
+        per_unit(p, r, chunk, |q, out| self.query_in(p, q, kernel, out))
     }
 }
 

@@ -1,6 +1,6 @@
 //! The per-unit pass: one query per unit, results in CSR form per chunk.
 
-use super::{Kernel, Points, QueryStats, SpatialIndex};
+use super::{Kernel, Points, Positions, Query, QueryStats, SpatialIndex};
 use rayon::prelude::*;
 
 /// The neighbor lists of one contiguous range of units, in CSR form.
@@ -104,6 +104,30 @@ pub fn query_all(
     query_chunks(points.len(), pool, results, |c| {
         index.query_units(points, r, kernel, c)
     })
+}
+
+/// The per-unit pass over `chunk`'s units, one query at a time: for each
+/// unit `i`, the query centered on `p.pos(i)` with radius `r` excluding `i`,
+/// answered by `query` (which appends the ids to the given buffer); pushes
+/// each unit's end offset. Returns the summed counters. The loop every
+/// strategy without shared per-unit work uses.
+#[inline]
+pub fn per_unit<P, F>(p: &P, r: f32, chunk: &mut ChunkResults, mut query: F) -> QueryStats
+where
+    P: Positions + ?Sized,
+    F: FnMut(&Query, &mut Vec<u32>) -> QueryStats,
+{
+    let mut stats = QueryStats::default();
+    for i in chunk.start..chunk.end {
+        let (cx, cz) = p.pos(i);
+        let q = Query {
+            exclude: i as u32,
+            ..Query::new(cx, cz, r)
+        };
+        stats += query(&q, &mut chunk.ids);
+        chunk.offsets.push(chunk.ids.len() as u32);
+    }
+    stats
 }
 
 /// Chunks per pool thread in the per-unit pass (more chunks than threads

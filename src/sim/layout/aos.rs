@@ -1,4 +1,8 @@
-//! Array of structures: one contiguous `Vec` of fat unit structs.
+//! Array of structures: one fat unit struct per unit, held in place in one
+//! contiguous `Vec` ([`Aos`]) or behind a pointer ([`super::AosPointers`]).
+//! Both are [`Objects`]; only how a slot holds its object differs.
+
+use std::borrow::BorrowMut;
 
 use rayon::prelude::*;
 
@@ -7,12 +11,43 @@ use super::{
 };
 use crate::spatial::Positions;
 
-/// One [`UnitObject`] (328 bytes) per unit in one `Vec`: unit `i` is `units[i]`.
-#[derive(Clone, Debug, Default)]
-pub struct Aos {
-    /// The units in storage order.
-    pub units: Vec<UnitObject>,
+/// How an AoS layout holds one unit object: in place, or behind a `Box`.
+pub trait ObjectSlot: BorrowMut<UnitObject> + Send + Sync {
+    /// True when the object sits behind a pointer (a read costs the pointer too).
+    const BOXED: bool;
+
+    /// A slot holding `o` (allocates when boxed).
+    fn hold(o: UnitObject) -> Self;
 }
+
+impl ObjectSlot for UnitObject {
+    const BOXED: bool = false;
+
+    fn hold(o: UnitObject) -> Self {
+        o
+    }
+}
+
+impl ObjectSlot for Box<UnitObject> {
+    const BOXED: bool = true;
+
+    fn hold(o: UnitObject) -> Self {
+        Box::new(o)
+    }
+}
+
+/// One [`UnitObject`] (328 bytes) per unit: unit `i` is `units[i]`, in place
+/// (`T = UnitObject`) or behind a pointer (`T = Box<UnitObject>`).
+#[derive(Clone, Debug, Default)]
+pub struct Objects<T> {
+    /// The units in storage order.
+    pub units: Vec<T>,
+    /// Allocations interleaved with boxed units to scatter them (never read).
+    pub(crate) _interleaved: Vec<Box<[u8]>>,
+}
+
+/// One contiguous `Vec` of the 328-byte unit structs.
+pub type Aos = Objects<UnitObject>;
 
 impl Aos {
     /// Stores `units` with cold data from [`super::Cold::for_unit`].
@@ -21,11 +56,12 @@ impl Aos {
             units: (0..units.len())
                 .map(|i| UnitObject::new(units.get(i)))
                 .collect(),
+            _interleaved: Vec::new(),
         }
     }
 }
 
-impl Positions for Aos {
+impl<T: ObjectSlot> Positions for Objects<T> {
     #[inline]
     fn len(&self) -> usize {
         self.units.len()
@@ -33,34 +69,38 @@ impl Positions for Aos {
 
     #[inline]
     fn pos(&self, i: usize) -> (f32, f32) {
-        let h = &self.units[i].hot;
+        let h = &self.units[i].borrow().hot;
         (h.x, h.z)
     }
 }
 
-impl UnitLayout for Aos {
+impl<T: ObjectSlot> UnitLayout for Objects<T> {
     fn layout(&self) -> Layout {
-        Layout::Aos
+        if T::BOXED {
+            Layout::AosPointers
+        } else {
+            Layout::Aos
+        }
     }
 
     #[inline]
     fn hot(&self, i: usize) -> Hot {
-        self.units[i].hot
+        self.units[i].borrow().hot
     }
 
     #[inline]
     fn motion(&self, i: usize) -> (f32, f32, f32) {
-        let h = &self.units[i].hot;
+        let h = &self.units[i].borrow().hot;
         (h.vx, h.vz, h.danger)
     }
 
     #[inline]
     fn team(&self, i: usize) -> u8 {
-        self.units[i].hot.team
+        self.units[i].borrow().hot.team
     }
 
     fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
-        let step = |u: &mut UnitObject| crate::sim::move_hot(&mut u.hot, world, dt);
+        let step = |u: &mut T| crate::sim::move_hot(&mut u.borrow_mut().hot, world, dt);
         match pool {
             Some(p) if p.current_num_threads() > 1 => self.units.par_iter_mut().for_each(step),
             _ => self.units.iter_mut().for_each(step),
@@ -70,10 +110,11 @@ impl UnitLayout for Aos {
     fn write_steer(&mut self, steer: &[Steer]) {
         assert_eq!(steer.len(), self.units.len(), "one steer per unit");
         for (u, s) in self.units.iter_mut().zip(steer) {
-            u.hot.vx = s.vx;
-            u.hot.vz = s.vz;
-            u.hot.danger = s.danger;
-            u.hot.enemies = s.enemies;
+            let h = &mut u.borrow_mut().hot;
+            h.vx = s.vx;
+            h.vz = s.vz;
+            h.danger = s.danger;
+            h.enemies = s.enemies;
         }
     }
 
@@ -82,38 +123,62 @@ impl UnitLayout for Aos {
     }
 
     fn swap_remove(&mut self, i: usize) -> Hot {
-        self.units.swap_remove(i).hot
+        self.units.swap_remove(i).borrow().hot
     }
 
     fn push(&mut self, hot: Hot) {
-        self.units.push(UnitObject::new(hot));
+        self.units.push(T::hold(UnitObject::new(hot)));
     }
 
     fn to_units(&self) -> Units {
         let mut u = Units::with_capacity(self.units.len());
         for o in &self.units {
-            u.push(o.hot);
+            u.push(o.borrow().hot);
         }
         u
     }
 
     fn position_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
-        out.push((std::ptr::from_ref(&self.units[i].hot.x) as usize, 8));
+        if T::BOXED {
+            // The pointer in the Vec, then the object it points to.
+            out.push((std::ptr::from_ref(&self.units[i]) as usize, 8));
+        }
+        out.push((
+            std::ptr::from_ref(&self.units[i].borrow().hot.x) as usize,
+            8,
+        ));
     }
 
     fn regions(&self) -> Vec<Region> {
-        vec![Region {
-            name: "units",
+        let array = Region {
+            name: if T::BOXED { "pointers" } else { "units" },
             start: self.units.as_ptr() as usize,
             bytes: std::mem::size_of_val(&self.units[..]),
-        }]
+        };
+        if !T::BOXED {
+            return vec![array];
+        }
+        let size = std::mem::size_of::<UnitObject>();
+        let (lo, hi) = self.units.iter().fold((usize::MAX, 0), |(lo, hi), b| {
+            let a = std::ptr::from_ref::<UnitObject>(b.borrow()) as usize;
+            (lo.min(a), hi.max(a + size))
+        });
+        let mut r = vec![array];
+        if hi > lo {
+            r.push(Region {
+                name: "objects (heap span)",
+                start: lo,
+                bytes: hi - lo,
+            });
+        }
+        r
     }
 
     fn bytes_per_unit(&self) -> usize {
-        std::mem::size_of::<UnitObject>()
+        std::mem::size_of::<UnitObject>() + std::mem::size_of::<T>() * T::BOXED as usize
     }
 
     fn bytes_read_per_candidate(&self) -> usize {
-        8
+        8 + 8 * T::BOXED as usize
     }
 }

@@ -17,7 +17,7 @@ pub mod aos_pointers;
 pub mod hot_cold;
 pub mod soa;
 
-pub use aos::Aos;
+pub use aos::{Aos, ObjectSlot, Objects};
 pub use aos_pointers::AosPointers;
 pub use hot_cold::HotCold;
 pub use soa::Units;
