@@ -282,3 +282,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn permute_rejects_a_non_permutation_instead_of_duplicating_a_unit() {
+    use spatial_query_lab::sim::layout::PermuteScratch;
+    let mut u = Units::default();
+    for i in 0..3u32 {
+        u.push(Hot {
+            x: i as f32,
+            id: i,
+            ..Hot::default()
+        });
+    }
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        u.permute(&[0, 0, 1], &mut PermuteScratch::default());
+    }));
+    assert!(r.is_err(), "no panic; ids are now {:?}", u.id);
+}

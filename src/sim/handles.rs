@@ -23,11 +23,15 @@ struct Slot {
 
 /// The slot map from handles to storage indices: one slot per live unit
 /// (`index` = where the unit is stored), free slots reused last-in first-out
-/// with their generation bumped at each death.
+/// with their generation bumped at each death. Generations wrap after 2^32
+/// deaths of one slot (a handle could then alias; not reachable in practice).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Handles {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// Generation of slots created from now on: above every generation ever
+    /// issued, so a handle from before [`Handles::reset`] never resolves.
+    epoch: u32,
 }
 
 impl Handles {
@@ -41,6 +45,7 @@ impl Handles {
                 })
                 .collect(),
             free: Vec::new(),
+            epoch: 0,
         }
     }
 
@@ -64,6 +69,27 @@ impl Handles {
             })
     }
 
+    /// Slots `0..n` for units stored at `0..n` after a respawn, with a
+    /// generation no handle issued before has: every old handle stops
+    /// resolving, even for a slot number that exists again.
+    pub fn reset(&mut self, n: usize) {
+        let top = self
+            .slots
+            .iter()
+            .map(|s| s.generation)
+            .max()
+            .unwrap_or(0)
+            .max(self.epoch);
+        let epoch = top.wrapping_add(1);
+        self.slots.clear();
+        self.slots.extend((0..n as u32).map(|i| Slot {
+            generation: epoch,
+            index: i,
+        }));
+        self.free.clear();
+        self.epoch = epoch;
+    }
+
     /// A slot for a new unit that will be stored at `index`; returns its id.
     /// Allocates only while the slot table grows.
     pub fn insert(&mut self, index: usize) -> u32 {
@@ -74,7 +100,7 @@ impl Handles {
             }
             None => {
                 self.slots.push(Slot {
-                    generation: 0,
+                    generation: self.epoch,
                     index: index as u32,
                 });
                 (self.slots.len() - 1) as u32

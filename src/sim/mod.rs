@@ -352,7 +352,9 @@ impl Simulation {
         }
     }
 
-    /// Respawns the units with the current settings.
+    /// Respawns the units with the current settings. Until the next step the
+    /// index and [`Simulation::results`] are empty, and every handle issued
+    /// before stops resolving.
     pub fn respawn(&mut self, settings: &Settings) {
         self.spawned.0 = usize::MAX;
         self.sync(settings);
@@ -367,8 +369,11 @@ impl Simulation {
         if self.spawned != want {
             self.world = world_size(s.units, STANDARD_RADIUS);
             let units = spawn(s.units, self.world, STANDARD_RADIUS, s.workload, s.seed);
-            self.handles = Handles::identity(units.len());
+            self.handles.reset(units.len());
             self.store = UnitStore::new(s.layout, units, s.seed);
+            // The index and the lists of the last step describe the old units.
+            self.index = Index::new(s.strategy);
+            self.results = QueryResults::default();
             self.rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0x5eed);
             self.dead.clear();
             self.spawned = want;
@@ -412,8 +417,9 @@ impl Simulation {
     /// unit → apply. Returns the per-phase wall-clock times and the counters.
     ///
     /// A negative or non-finite `dt` (or `settings.speed`) counts as 0. In
-    /// steady state (same settings as the previous step, no churn) the grid
-    /// strategies allocate nothing in the SoA and hot/cold layouts.
+    /// steady state (same settings as the previous step, no churn) SortedGrid
+    /// allocates nothing in the SoA and hot/cold layouts; Grid allocates when a
+    /// cell first holds more units than its `Vec` reserved.
     pub fn step(&mut self, dt: f32, settings: &Settings) -> StepStats {
         self.sync(settings);
         // The whole frame runs inside the pool: the parallel phases then start
@@ -755,6 +761,9 @@ fn fixed(v: f32) -> i32 {
 /// by `dt` while enemies outnumber friends among the neighbors and resets to 0
 /// otherwise. Runs on `pool` when given, one task per result chunk.
 /// Allocates only while `scratch` grows.
+///
+/// # Panics
+/// If `res` lists an index `>= l.len()` (results of a different set of units).
 pub fn apply<L: UnitLayout>(
     l: &mut L,
     res: &QueryResults,

@@ -42,7 +42,8 @@ pub(crate) fn test_through<P: Positions + ?Sized>(
         let dx = x - q.cx;
         let dz = z - q.cz;
         let d2 = dx * dx + dz * dz;
-        // k <= the number of ids seen so far < spare.len(): always in bounds.
+        // k <= the number of ids seen so far < spare.len() for an honest
+        // iterator; the bounds check on `spare[k]` keeps a dishonest one sound.
         spare[k].write(j);
         k += (d2 <= q.r2 && j != q.exclude) as usize;
     }

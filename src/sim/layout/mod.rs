@@ -300,6 +300,22 @@ pub fn permute_in_place<T>(v: &mut [T], perm: &[u32], visited: &mut Vec<bool>) {
     }
 }
 
+/// Checks that `perm` is a permutation of `0..perm.len()` (`visited` is scratch).
+///
+/// # Panics
+/// If it is not.
+pub(crate) fn check_permutation(perm: &[u32], visited: &mut Vec<bool>) {
+    visited.clear();
+    visited.resize(perm.len(), false);
+    for &p in perm {
+        let seen = visited
+            .get_mut(p as usize)
+            .expect("not a permutation: index out of range");
+        assert!(!*seen, "not a permutation: {p} appears twice");
+        *seen = true;
+    }
+}
+
 /// `v = v[perm]` through `scratch` (swapped in, so no copy back).
 pub(crate) fn gather<T: Copy>(v: &mut Vec<T>, perm: &[u32], scratch: &mut Vec<T>) {
     scratch.clear();

@@ -1,6 +1,6 @@
 //! Structure of arrays: one dense array per hot field (today's engine).
 
-use super::{gather, Hot, Layout, PermuteScratch, Region, Steer, UnitLayout};
+use super::{check_permutation, gather, Hot, Layout, PermuteScratch, Region, Steer, UnitLayout};
 use crate::spatial::{Points, Positions};
 
 /// Unit state, structure of arrays: unit `i` is `(x[i], z[i], vx[i], vz[i],
@@ -136,6 +136,7 @@ impl UnitLayout for Units {
 
     fn permute(&mut self, perm: &[u32], s: &mut PermuteScratch) {
         assert_eq!(perm.len(), self.len(), "permutation length");
+        check_permutation(perm, &mut s.visited);
         gather(&mut self.x, perm, &mut s.f32s);
         gather(&mut self.z, perm, &mut s.f32s);
         gather(&mut self.vx, perm, &mut s.f32s);
