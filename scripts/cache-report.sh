@@ -3,7 +3,7 @@
 # the headless bench, per data layout and strategy, next to the native query
 # time. Prints one Markdown table on stdout; progress goes to stderr.
 #
-# Usage: scripts/cache-report.sh [--quick] [--layouts a,b,...] [--host-caches]
+# Usage: scripts/cache-report.sh [--quick] [--layouts a,b,...] [--reorder MODE] [--host-caches]
 #                                [--out-dir DIR] [--bin PATH]
 #   --quick        small sizes (naive 1,000 units; grids 10,000) to test the script
 #   --layouts      layouts to run (default: aos-pointers,aos,soa,hot-cold)
@@ -12,7 +12,8 @@
 #                  of the fixed one below (results then differ between machines)
 #   --out-dir DIR  keep the raw valgrind/bench outputs in DIR (default: a
 #                  temporary directory, removed at exit)
-#   --bin PATH     the binary to run (default: target/release/spatial-query-lab,
+#   --bin PATH     the binary to run (default: $CARGO_TARGET_DIR or target, then
+#                  release/spatial-query-lab,
 #                  built with `cargo build --release` if missing)
 # Environment: QUERY_FN (default query_chunk) names the function that holds the
 # query phase; NATIVE_FRAMES (default 20) the counted frames of the native run.
@@ -113,7 +114,7 @@ while [[ $# -gt 0 ]]; do
         shift
         ;;
     -h | --help)
-        sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -128,7 +129,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ -n "$BIN" ]]; then
     [[ -x "$BIN" ]] || die "--bin $BIN: no such executable"
 else
-    BIN="$ROOT/target/release/spatial-query-lab"
+    BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/spatial-query-lab"
 fi
 
 command -v valgrind >/dev/null 2>&1 ||

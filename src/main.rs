@@ -4,6 +4,7 @@
 //! - `spatial-query-lab --screenshot PATH [--frames N]` renders N frames, writes a PNG and exits;
 //! - `spatial-query-lab bench [...]` runs the headless benchmark.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -98,7 +99,7 @@ struct WindowArgs {
     /// Start with the cell occupancy heat map on the ground (key O toggles).
     #[arg(long)]
     heatmap: bool,
-    /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key \\) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
+    /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key backslash) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
     #[arg(long)]
     sweep: bool,
 }
@@ -223,9 +224,10 @@ fn parse_radius(s: &str) -> Result<f32, String> {
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
-    match parse_float(s)? {
-        v if v.is_finite() && v > 0.0 => Ok(v as f64),
-        v => Err(format!("must be a finite number of seconds > 0, got {v}")),
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) => Err(format!("must be a finite number of seconds > 0, got {v}")),
+        Err(_) => Err("expected a number".to_string()),
     }
 }
 
@@ -325,7 +327,8 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
         skip_above_s: b.skip_above,
     };
-    eprintln!(
+    let _ = writeln!(
+        std::io::stderr(),
         "bench: {} workload, steering off, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
         cfg.workload,
         cfg.units,
@@ -337,20 +340,31 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         bench::cpu_model(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    match spatial_query_lab::sim::counters::CacheCounters::open(None) {
-        Ok(c) => eprintln!(
+    let _ = match spatial_query_lab::sim::counters::CacheCounters::open(None) {
+        Ok(c) => writeln!(
+            std::io::stderr(),
             "bench: hardware cache counters: L1D read misses and {} of the query phase",
             c.llc_event()
         ),
-        Err(why) => eprintln!(
+        Err(why) => writeln!(
+            std::io::stderr(),
             "bench: hardware cache counters unavailable ({why}); their JSON fields are null"
         ),
-    }
-    let rows = bench::run(&cfg, |r| eprintln!("{}", r.progress_line()));
+    };
+    // Progress goes to stderr; a closed stderr (`2>&1 | head`) must not end the run.
+    let rows = bench::run(&cfg, |r| {
+        let _ = writeln!(std::io::stderr(), "{}", r.progress_line());
+    });
+    // A reader that stops early (`| head`) is not an error of the bench.
+    let mut out = std::io::stdout();
     match b.format {
-        Format::Markdown => print!("{}", bench::to_markdown(&rows)),
+        Format::Markdown => {
+            let _ = write!(out, "{}", bench::to_markdown(&rows));
+        }
         Format::Json => match serde_json::to_string_pretty(&rows) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => {
+                let _ = writeln!(out, "{s}");
+            }
             Err(e) => {
                 eprintln!("error: could not encode the results as JSON: {e}");
                 return ExitCode::FAILURE;

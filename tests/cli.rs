@@ -177,3 +177,35 @@ fn bench_markdown_reports_speedups() {
         "reference row has speedup 1.0x: {text}"
     );
 }
+
+/// `bench ... 2>&1 | head -2`: the reader goes away after two lines; the bench
+/// must still finish normally (it used to panic writing progress to the closed pipe).
+#[test]
+fn bench_survives_a_reader_that_stops_early() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = exe()
+        .args([
+            "bench",
+            "--units",
+            "800,900",
+            "--strategies",
+            "grid",
+            "--kernels",
+            "scalar",
+        ])
+        .args(["--frames", "2", "--warmup", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("bench:"), "{first}");
+    drop(child.stdout.take());
+    // Both pipes are now closed.
+    let status = child.wait().unwrap();
+    assert!(status.success(), "exit status {status}");
+}
