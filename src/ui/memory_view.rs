@@ -112,16 +112,20 @@ fn strips(ui: &mut egui::Ui, what: &str, strips: &[RegionStrip], lit: egui::Colo
     }
     for s in strips {
         let lines = s.bytes.div_ceil(64);
-        ui.label(
-            egui::RichText::new(format!(
-                "{what}: {} - {} in {} lines ({} per mark)",
-                s.name,
-                crate::format::bytes(s.bytes),
-                thousands(lines as u64),
-                thousands(s.lines_per_bucket as u64)
-            ))
-            .small(),
-        );
+        let per = if s.lines_per_bucket == 1 {
+            "1 line per mark".to_string()
+        } else {
+            format!("{} lines per mark", thousands(s.lines_per_bucket as u64))
+        };
+        ui.label(format!(
+            "{what} · {}: {}, {per}",
+            s.name,
+            crate::format::bytes(s.bytes)
+        ))
+        .on_hover_text(format!(
+            "{} cache lines of 64 bytes, drawn left to right, top to bottom; a lit mark: the query read at least one of its lines.",
+            thousands(lines as u64)
+        ));
         let rows = s.touched.len().div_ceil(STRIP_WIDTH).max(1);
         let row_h = 6.0;
         let (rect, _) = ui.allocate_exact_size(
