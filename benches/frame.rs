@@ -29,7 +29,9 @@
 //! Plus the `layout` group (every data layout with Grid and SortedGrid at
 //! 100,000 units, spawn order and cell order) and the `battle` workload.
 //!
-//! 80 benchmarks without those, about 7 minutes on the 2-core development VM (AVX-512). The
+//! 120 benchmarks: 80 on `uniform`, `clustered` and `hotspot` (about 7 minutes on
+//! the 2-core development VM when measured), 24 on `battle` and 16 in the
+//! `layout` group (about 2 minutes). The
 //! hotspot disk grows with N (radius `3r * sqrt(N / 10,000)`), so at 1,000,000
 //! units its 100,000 units find about 110 neighbors each, as at every size.
 //!
