@@ -53,6 +53,9 @@ pub struct BenchConfig {
     /// skipped (default [`SKIP_ABOVE_S`]; raised by `scripts/cache-report.sh`,
     /// whose naive runs under valgrind are estimated far above it).
     pub skip_above_s: f64,
+    /// Separation steering strength while timed (default 0: steering off, as
+    /// `shared/WORKLOADS.md` asks, so `clustered` and `hotspot` keep their shape).
+    pub separation: f32,
 }
 
 impl Default for BenchConfig {
@@ -71,6 +74,7 @@ impl Default for BenchConfig {
             layouts: vec![Layout::default()],
             cell_sizes: vec![STANDARD_RADIUS],
             skip_above_s: SKIP_ABOVE_S,
+            separation: 0.0,
         }
     }
 }
@@ -123,8 +127,8 @@ pub struct BenchRow {
     pub cell_size: Option<f32>,
     /// Counted frames (0 when skipped).
     pub frames: usize,
-    /// Median milliseconds per phase (zeros when skipped).
-    pub median_ms: PhaseMs,
+    /// Median milliseconds per phase (`None`, `null` in JSON, when skipped).
+    pub median_ms: Option<PhaseMs>,
     /// Candidates tested in the last frame.
     pub candidates: u64,
     /// Neighbor pairs found in the last frame (identical across combinations).
@@ -222,7 +226,7 @@ pub fn measure_after(
 }
 
 /// Settings of one benchmark combination: standard radius and cell size,
-/// real-time speed, steering off (separation 0, `shared/WORKLOADS.md`: timed
+/// real-time speed, steering `cfg.separation` (default off: separation 0, `shared/WORKLOADS.md`: timed
 /// frames move units in straight lines, so `clustered` and `hotspot` keep
 /// their shape for the whole run).
 pub fn bench_settings(
@@ -248,7 +252,7 @@ pub fn bench_settings(
         cell_size: STANDARD_RADIUS,
         cell_follows_radius: false,
         speed: 1.0,
-        separation: 0.0,
+        separation: cfg.separation,
         ..Settings::default()
     }
 }
@@ -300,7 +304,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             layout: layout.key().to_string(),
                             cell_size: (strategy != Strategy::Naive).then_some(cell),
                             frames: 0,
-                            median_ms: PhaseMs::default(),
+                            median_ms: None,
                             candidates: 0,
                             neighbors: 0,
                             l1d_misses_per_query: None,
@@ -348,7 +352,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                         let (ms, last) = measure_after(&settings, fast_forward, warmup, frames);
                         row.cell_size = last.grid.map(|g| g.cell);
                         row.frames = frames;
-                        row.median_ms = ms;
+                        row.median_ms = Some(ms);
                         row.candidates = last.query.candidates;
                         row.neighbors = last.query.neighbors;
                         (row.deaths, row.spawns) = ms.churn;
@@ -365,6 +369,11 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
 }
 
 impl BenchRow {
+    /// The per-phase medians, zeros for a skipped row.
+    pub fn ms(&self) -> PhaseMs {
+        self.median_ms.unwrap_or_default()
+    }
+
     /// One line of live progress for stderr, naming every key that tells rows
     /// apart (units, unit order, layout, strategy, kernel, threads, cell size), then the total
     /// and query medians and the neighbors, or why the row was skipped.
@@ -385,8 +394,8 @@ impl BenchRow {
             Some(why) => format!("{head}: skipped, {why}"),
             None => format!(
                 "{head}: total {:.3} ms (query {:.3} ms), {} neighbors{}",
-                self.median_ms.total,
-                self.median_ms.query,
+                self.ms().total,
+                self.ms().query,
                 thousands(self.neighbors),
                 if self.deaths > 0 {
                     format!(", {} deaths and spawns", thousands(self.deaths))
@@ -441,9 +450,7 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             continue;
         }
         let (q_ref, t_ref, est) = match reference(rows, r) {
-            Some(b) if b.skipped.is_none() => {
-                (Some(b.median_ms.query), Some(b.median_ms.total), false)
-            }
+            Some(b) if b.skipped.is_none() => (Some(b.ms().query), Some(b.ms().total), false),
             Some(b) => (b.estimated_total_ms, b.estimated_total_ms, true),
             None => (None, None, false),
         };
@@ -455,15 +462,15 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             r.strategy,
             r.kernel,
             r.threads,
-            r.median_ms.move_,
-            r.median_ms.rebuild,
-            r.median_ms.query,
-            r.median_ms.apply,
-            r.median_ms.total,
+            r.ms().move_,
+            r.ms().rebuild,
+            r.ms().query,
+            r.ms().apply,
+            r.ms().total,
             r.candidates,
             r.neighbors,
-            ratio(q_ref, r.median_ms.query, est),
-            ratio(t_ref, r.median_ms.total, est),
+            ratio(q_ref, r.ms().query, est),
+            ratio(t_ref, r.ms().total, est),
         );
         if counted {
             s.pop();

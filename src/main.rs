@@ -142,6 +142,9 @@ struct BenchArgs {
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
     #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
     cell_sizes: Vec<f32>,
+    /// Separation steering while timed, 0 to 5 (default 0: steering off, so clustered and hotspot keep their shape, as shared/WORKLOADS.md asks).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_separation)]
+    separation: f32,
     /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0).
     #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
     skip_above: f64,
@@ -221,6 +224,13 @@ fn parse_float(s: &str) -> Result<f32, String> {
 
 fn parse_radius(s: &str) -> Result<f32, String> {
     validate_radius(parse_float(s)?)
+}
+
+fn parse_separation(s: &str) -> Result<f32, String> {
+    match parse_float(s)? {
+        v if (0.0..=5.0).contains(&v) => Ok(v),
+        v => Err(format!("must be between 0 and 5, got {v}")),
+    }
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -326,11 +336,17 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         layouts: unique(b.layouts),
         cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
         skip_above_s: b.skip_above,
+        separation: b.separation,
     };
     let _ = writeln!(
         std::io::stderr(),
-        "bench: {} workload, steering off, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        "bench: {} workload, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
         cfg.workload,
+        if cfg.separation > 0.0 {
+            format!("separation {} (steering on: crowds relax while timed)", cfg.separation)
+        } else {
+            "steering off".to_string()
+        },
         cfg.units,
         cfg.threads,
         cfg.cell_sizes,

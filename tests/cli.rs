@@ -45,6 +45,8 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["bench", "--cell-sizes", "inf"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "5,,10"], "--cell-sizes"),
         (&["bench", "--skip-above", "0"], "--skip-above"),
+        (&["bench", "--separation", "-1"], "--separation"),
+        (&["bench", "--separation", "9"], "--separation"),
         (&["bench", "--skip-above", "inf"], "--skip-above"),
         (&["bench", "--layouts", "soa,objects"], "--layouts"),
         (&["--layout", "fat"], "--layout"),
@@ -208,4 +210,50 @@ fn bench_survives_a_reader_that_stops_early() {
     // Both pipes are now closed.
     let status = child.wait().unwrap();
     assert!(status.success(), "exit status {status}");
+}
+
+/// A skipped combination has `null` times in JSON (not zeros that read as
+/// measurements), with its reason and estimate; steering is stated.
+#[test]
+fn skipped_rows_have_null_times_and_the_header_states_steering() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "50000",
+            "--strategies",
+            "naive",
+            "--kernels",
+            "scalar",
+        ])
+        .args(["--skip-above", "0.001", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v.as_array().unwrap()[0];
+    assert!(row["skipped"].as_str().is_some(), "{row}");
+    assert!(row["median_ms"].is_null(), "{row}");
+    assert!(
+        row["estimated_total_ms"].as_f64().is_some_and(|t| t > 1.0),
+        "{row}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("steering off"), "{err}");
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "500",
+            "--strategies",
+            "grid",
+            "--kernels",
+            "scalar",
+        ])
+        .args(["--frames", "1", "--warmup", "0", "--separation", "1.5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("separation 1.5 (steering on"), "{err}");
 }
