@@ -4,7 +4,7 @@
 //! rebuild's scatter writes nearly sequentially, and the apply step's reads of
 //! neighbor positions hit the cache.
 
-use crate::spatial::{GridGeometry, Points};
+use crate::spatial::{csr, GridGeometry, Points};
 
 use super::layout::{PermuteScratch, UnitLayout, Units};
 
@@ -113,18 +113,14 @@ impl Reorderer {
             self.key.push(k);
             self.count[k as usize + 1] += 1;
         }
-        let mut sum = 0;
-        for c in self.count.iter_mut() {
-            sum += *c;
-            *c = sum;
-        }
+        csr::prefix_sum(&mut self.count);
         self.perm.clear();
         self.perm.resize(n, 0);
-        for (old, &k) in self.key.iter().enumerate() {
-            let slot = &mut self.count[k as usize];
-            self.perm[*slot as usize] = old as u32;
-            *slot += 1;
-        }
+        let perm = &mut self.perm;
+        // Every unit has a key (`cells` for the ones outside the grid): no skip.
+        csr::scatter(&self.key, u32::MAX, &mut self.count, |slot, old| {
+            perm[slot] = old as u32
+        });
         Some(&self.perm)
     }
 

@@ -30,6 +30,7 @@
 //! assert_eq!(stats.neighbors, 3);
 //! ```
 
+pub mod csr;
 pub mod geometry;
 pub mod grid;
 pub mod kernels;

@@ -2,6 +2,7 @@
 //! single SoA array, and the cells of a grid row follow each other, so a query
 //! runs the kernel once per row of its block instead of once per cell.
 
+use super::csr;
 use super::geometry::floor_to_i64;
 use rayon::prelude::*;
 
@@ -62,27 +63,18 @@ impl SortedGrid {
     /// units (ascending ids within a cell) using `unit_cell`.
     fn prefix_and_scatter(&mut self, points: Points<'_>) {
         let cells = self.geo.cells();
-        let mut sum = 0u32;
-        for s in self.cell_start.iter_mut() {
-            sum += *s;
-            *s = sum;
-        }
-        let indexed = sum as usize;
+        let indexed = csr::prefix_sum(&mut self.cell_start) as usize;
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.cell_start[..cells]);
         self.x.resize(indexed, 0.0);
         self.z.resize(indexed, 0.0);
         self.ids.resize(indexed, 0);
-        for (i, &c) in self.unit_cell.iter().enumerate() {
-            if c != NOT_INDEXED {
-                let slot = &mut self.cursor[c as usize];
-                let k = *slot as usize;
-                *slot += 1;
-                self.x[k] = points.x[i];
-                self.z[k] = points.z[i];
-                self.ids[k] = i as u32;
-            }
-        }
+        let (x, z, ids) = (&mut self.x, &mut self.z, &mut self.ids);
+        csr::scatter(&self.unit_cell, NOT_INDEXED, &mut self.cursor, |k, i| {
+            x[k] = points.x[i];
+            z[k] = points.z[i];
+            ids[k] = i as u32;
+        });
     }
 
     /// Writes the non-empty entry ranges of rows `z0..=z1` (at most
