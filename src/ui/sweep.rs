@@ -79,12 +79,17 @@ pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<
         .resizable(false)
         .show(ctx, |ui| {
             let w = sw.work();
+            // Grid tests one unit at a time through the layout: no kernel to name.
+            let kernel = match w.strategy {
+                crate::spatial::Strategy::Grid => String::new(),
+                _ => format!(" / {}", w.kernel.name()),
+            };
             ui.label(format!(
-                "{} units, r = {}, {} / {}, {} thread(s)",
+                "{} units, r = {}, {}{kernel}, {} layout, {} thread(s)",
                 thousands(w.units as u64),
                 length(w.radius),
                 w.strategy.name(),
-                w.kernel.name(),
+                w.layout.name(),
                 w.threads
             ));
             match (sw.cell_size(), sw.best()) {
