@@ -58,25 +58,19 @@ impl Inspection {
         let stats = sim.query(&q, Kernel::Scalar, &mut self.neighbors);
         if let Some(g) = sim.uniform_grid() {
             let geo = *crate::spatial::SpatialIndex::geometry(g).expect("a grid has a geometry");
-            if let Some((_, b @ (x0, x1, z0, z1))) = geo.search(&q) {
-                let cells = g.cells();
-                for row in z0..=z1 {
-                    let base = row * geo.nx;
-                    for c in &cells[base + x0..=base + x1] {
-                        self.candidates.extend_from_slice(c);
-                    }
+            if let Some((_, b)) = geo.search(&q) {
+                for c in g.block_cells(b) {
+                    self.candidates.extend_from_slice(c);
                 }
                 self.block = Some((geo, b));
             }
         } else if let Some(g) = sim.sorted_grid() {
             let geo = *crate::spatial::SpatialIndex::geometry(g).expect("a grid has a geometry");
-            if let Some((_, b @ (x0, x1, z0, z1))) = geo.search(&q) {
+            if let Some((_, b)) = geo.search(&q) {
                 let (starts, (_, _, ids)) = (g.cell_start(), g.sorted());
-                for row in z0..=z1 {
-                    let base = row * geo.nx;
-                    let (a, e) = (starts[base + x0], starts[base + x1 + 1]);
-                    self.candidates
-                        .extend_from_slice(&ids[a as usize..e as usize]);
+                for (first, end) in g.block_rows(b) {
+                    let (a, e) = (starts[first] as usize, starts[end] as usize);
+                    self.candidates.extend_from_slice(&ids[a..e]);
                 }
                 self.block = Some((geo, b));
             }

@@ -86,32 +86,28 @@ pub fn trace_query(sim: &Simulation, i: usize, r: f32, out: &mut QueryTrace) {
     };
     if let Some(g) = sim.uniform_grid() {
         let geo = sim.index().geometry().copied().unwrap_or_default();
-        let Some((_, (x0, x1, z0, z1))) = geo.search(&q) else {
+        let Some((_, block)) = geo.search(&q) else {
             return;
         };
-        let cells = g.cells();
-        for row in z0..=z1 {
-            for c in &cells[row * geo.nx + x0..=row * geo.nx + x1] {
-                out.index_reads
-                    .push((std::ptr::from_ref(c) as usize, std::mem::size_of_val(c)));
-                if !c.is_empty() {
-                    out.index_reads.push((c.as_ptr() as usize, 4 * c.len()));
-                }
-                for &j in c {
-                    store.position_reads(j as usize, &mut out.unit_reads);
-                }
-                out.candidates += c.len();
+        for c in g.block_cells(block) {
+            out.index_reads
+                .push((std::ptr::from_ref(c) as usize, std::mem::size_of_val(c)));
+            if !c.is_empty() {
+                out.index_reads.push((c.as_ptr() as usize, 4 * c.len()));
             }
+            for &j in c {
+                store.position_reads(j as usize, &mut out.unit_reads);
+            }
+            out.candidates += c.len();
         }
     } else if let Some(g) = sim.sorted_grid() {
         let geo = sim.index().geometry().copied().unwrap_or_default();
-        let Some((_, (x0, x1, z0, z1))) = geo.search(&q) else {
+        let Some((_, block)) = geo.search(&q) else {
             return;
         };
         let starts = g.cell_start();
         let (x, z, ids) = g.sorted();
-        for row in z0..=z1 {
-            let (ka, ke) = (row * geo.nx + x0, row * geo.nx + x1 + 1);
+        for (ka, ke) in g.block_rows(block) {
             out.index_reads
                 .push((std::ptr::from_ref(&starts[ka]) as usize, 4));
             out.index_reads

