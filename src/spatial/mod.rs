@@ -40,7 +40,7 @@ pub mod sorted_grid;
 
 pub use geometry::{min_cell_for_extent, Bounds, GridGeometry, MAX_CELLS, MAX_CELLS_PER_SIDE};
 pub use grid::UniformGrid;
-pub use kernels::{Kernel, KernelQuery, Span, NO_EXCLUDE};
+pub use kernels::{fixed, FusedQuery, Kernel, KernelQuery, Near, Span, FIXED_RANGE, NO_EXCLUDE};
 pub use naive::Naive;
 pub use results::{query_all, query_chunks, ChunkResults, QueryResults};
 pub use sorted_grid::SortedGrid;

@@ -8,6 +8,11 @@
 //! identical sets on every input, NaN and infinity included (an unordered compare
 //! is false).
 //!
+//! Two kernel forms exist, both written once in [`driver`] over the [`lanes`]
+//! abstraction and wrapped per instruction set: the id-collecting span kernel
+//! ([`Kernel::run_ranges`]) and the fused kernel ([`Kernel::run_fused`]),
+//! which returns a query's neighbor aggregates ([`Near`]) instead of ids.
+//!
 //! Which kernel runs is a run-time choice: [`Kernel::is_available`] asks the CPU
 //! once (`is_x86_feature_detected!`), and [`Kernel::run`] falls back to
 //! [`Kernel::Scalar`] when asked for a kernel this CPU cannot run, so calling it
@@ -17,6 +22,8 @@
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
+pub mod driver;
+pub mod lanes;
 pub mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub mod sse;
@@ -85,6 +92,101 @@ pub struct KernelQuery {
 
 /// The `exclude` value that excludes nothing (no unit has this id).
 pub const NO_EXCLUDE: u32 = u32::MAX;
+
+/// Fixed-point scale of the fused kernel's offset sums: 64 steps per world
+/// unit (1/64 world unit resolution).
+pub const FIXED_SCALE: f32 = 64.0;
+
+/// Largest coordinate magnitude, world units, for which the SIMD fused kernels
+/// are exact: `2^24`, so `|fixed(v)| <= 2^30` and the difference of two fixed
+/// coordinates fits in an i32 lane. Callers with positions beyond it use
+/// another path (the CSR grid checks its bounds).
+pub const FIXED_RANGE: f32 = 16_777_216.0;
+
+/// A coordinate in the fixed point of [`FIXED_SCALE`]: `(v * 64) as i32`,
+/// truncating toward zero (saturating beyond the i32 range, 0 for NaN).
+#[inline(always)]
+pub fn fixed(v: f32) -> i32 {
+    (v * FIXED_SCALE) as i32
+}
+
+/// A query's neighbor aggregates: what the simulation's steering needs from a
+/// neighbor list, without the list.
+///
+/// For query unit `i` with neighbors `j`: `count` = neighbors, `enemies` =
+/// neighbors whose team differs from `i`'s, `sx` = `sum_j (fixed(x_j) -
+/// fixed(x_i))`, `sz` likewise on z ([`fixed`]: 1/64 world unit). Integer
+/// sums, so the value does not depend on the order the neighbors are visited
+/// in. Aggregates of disjoint candidate sets add up ([`std::ops::AddAssign`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Near {
+    /// Neighbors found.
+    pub count: u32,
+    /// Neighbors of another team.
+    pub enemies: u32,
+    /// Sum of the neighbors' x offsets from the query unit, 1/64 world unit.
+    pub sx: i64,
+    /// Sum of the neighbors' z offsets from the query unit, 1/64 world unit.
+    pub sz: i64,
+}
+
+impl Near {
+    /// Adds neighbor `(xj, zj)` of team `tj` to the aggregates of a query
+    /// unit at `(xi, zi)` of team `ti` (coordinates in world units).
+    #[inline]
+    pub fn add(&mut self, (xi, zi, ti): (f32, f32, u8), (xj, zj, tj): (f32, f32, u8)) {
+        self.count += 1;
+        self.enemies += (tj != ti) as u32;
+        self.sx += fixed(xj) as i64 - fixed(xi) as i64;
+        self.sz += fixed(zj) as i64 - fixed(zi) as i64;
+    }
+}
+
+impl std::ops::AddAssign for Near {
+    fn add_assign(&mut self, o: Near) {
+        self.count += o.count;
+        self.enemies += o.enemies;
+        self.sx += o.sx;
+        self.sz += o.sz;
+    }
+}
+
+/// The query of a fused kernel: the distance query, the query unit's team and
+/// fixed-point position, and how often the lane sums move into i64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FusedQuery {
+    /// Center, squared radius and excluded id.
+    pub q: KernelQuery,
+    /// Team of the query unit; entries with another team count as enemies.
+    pub team: u32,
+    /// `fixed(q.cx)`.
+    pub fx: i32,
+    /// `fixed(q.cz)`.
+    pub fz: i32,
+    /// Vectors between two flushes of the i32 lane sums (>= 1).
+    pub flush: u32,
+}
+
+impl FusedQuery {
+    /// The fused form of `q` for a unit of `team`. `flush` is the largest
+    /// count of vectors whose offsets cannot overflow an i32 lane: one
+    /// neighbor's fixed offset is at most `64 * r * (1 + 1e-5) + 2` (the
+    /// distance test bounds `|dx|` by `r` up to float rounding; each
+    /// truncation adds less than 1), capped at `2^31 - 1` (the bound that
+    /// [`FIXED_RANGE`] guarantees).
+    pub fn new(q: KernelQuery, team: u8) -> FusedQuery {
+        let per_lane = (q.r2.max(0.0) as f64).sqrt() * FIXED_SCALE as f64 * (1.0 + 1e-5) + 2.0;
+        let limit = i32::MAX as f64;
+        let flush = (limit / per_lane.min(limit)).floor().clamp(1.0, u32::MAX as f64) as u32;
+        FusedQuery {
+            q,
+            team: team as u32,
+            fx: fixed(q.cx),
+            fz: fixed(q.cz),
+            flush,
+        }
+    }
+}
 
 /// The instruction set used for the distance test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -270,6 +372,58 @@ impl Kernel {
             Kernel::Avx512 => unsafe { avx512::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(not(target_arch = "x86_64"))]
             _ => scalar::run_ranges(x, z, ids, ranges, q, out),
+        }
+    }
+}
+
+impl Kernel {
+    /// The fused form of [`Kernel::run_ranges`]: tests the same entries and
+    /// returns the [`Near`] aggregates of the matches instead of appending
+    /// their ids, reading each entry's team from `team` (parallel to `x`).
+    /// Allocates nothing. The SIMD kernels are used only when `in_range` is
+    /// true, which the caller must set only when every entry of the slices
+    /// has `|x|, |z| < FIXED_RANGE`; otherwise an exact scalar loop with i64
+    /// sums runs ([`scalar::run_fused_exact`]; the result is the same
+    /// wherever both are defined).
+    ///
+    /// # Panics
+    /// If `x`, `z`, `ids` and `team` differ in length or a range has `a > b`
+    /// or `b > x.len()`.
+    #[inline]
+    pub fn run_fused(
+        self,
+        (x, z, ids, team): (&[f32], &[f32], &[u32], &[u32]),
+        ranges: &[(u32, u32)],
+        q: &FusedQuery,
+        in_range: bool,
+    ) -> Near {
+        let n = x.len();
+        assert!(
+            z.len() == n && ids.len() == n && team.len() == n,
+            "x, z, ids and team must have equal lengths"
+        );
+        assert!(
+            ranges.iter().all(|&(a, b)| a <= b && b as usize <= n),
+            "kernel range out of bounds"
+        );
+        if !in_range {
+            return scalar::run_fused_exact((x, z, ids, team), ranges, q);
+        }
+        match self.or_scalar() {
+            Kernel::Scalar => scalar::run_fused(x, z, ids, team, ranges, q),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `or_scalar` returned Sse only because SSE2 was detected;
+            // lengths and ranges were checked above; `in_range` is the
+            // caller's promise of the position range.
+            Kernel::Sse => unsafe { sse::run_fused(x, z, ids, team, ranges, q) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, AVX2 was detected.
+            Kernel::Avx2 => unsafe { avx2::run_fused(x, z, ids, team, ranges, q) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, AVX-512F was detected.
+            Kernel::Avx512 => unsafe { avx512::run_fused(x, z, ids, team, ranges, q) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => scalar::run_fused(x, z, ids, team, ranges, q),
         }
     }
 }

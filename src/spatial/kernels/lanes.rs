@@ -1,0 +1,496 @@
+//! The lanes abstraction: the handful of vector operations every kernel is
+//! made of, implemented once per instruction set.
+//!
+//! The kernels themselves ([`super::driver`]) are written once, generic over
+//! [`Lanes`], and marked `#[inline(always)]`; each instruction set's module
+//! wraps them in one `#[target_feature]` function, so the whole chain is
+//! inlined into code compiled for that instruction set (the shape of the
+//! `memchr` crate's vector code). [`ScalarLanes`] is the same interface with
+//! one lane, so the scalar kernel is literally the same steps.
+//!
+//! Every method is `unsafe` because the SIMD ones may only run on a CPU with
+//! the instruction set (the callers check it once, [`super::Kernel::or_scalar`])
+//! and the loads and stores take raw pointers (each method states what it
+//! reads or writes).
+
+/// One instruction set's vector of `N` lanes: `F` holds `N` f32, `I` holds
+/// `N` i32 (or u32 bit patterns), `M` is a per-lane mask.
+pub trait Lanes: Copy {
+    /// Lanes per vector.
+    const N: usize;
+    /// `N` f32 lanes.
+    type F: Copy;
+    /// `N` 32-bit integer lanes.
+    type I: Copy;
+    /// One boolean per lane.
+    type M: Copy;
+
+    /// Every lane `v`.
+    unsafe fn splat_f(v: f32) -> Self::F;
+    /// Every lane `v`.
+    unsafe fn splat_i(v: i32) -> Self::I;
+    /// Reads `N` f32 from `p` (unaligned).
+    unsafe fn load_f(p: *const f32) -> Self::F;
+    /// Reads `N` u32 from `p` (unaligned).
+    unsafe fn load_i(p: *const u32) -> Self::I;
+    /// Reads the first `rest` (`0 < rest < N`) f32 from `p` and touches no
+    /// memory beyond them; the other lanes are 0.
+    unsafe fn load_f_part(p: *const f32, rest: usize) -> Self::F;
+    /// Reads the first `rest` (`0 < rest < N`) u32 from `p` and touches no
+    /// memory beyond them; the other lanes are 0.
+    unsafe fn load_i_part(p: *const u32, rest: usize) -> Self::I;
+    /// The mask of the lanes below `rest` (`rest <= N`).
+    unsafe fn first(rest: usize) -> Self::M;
+    /// Lane-wise `a - b`.
+    unsafe fn sub(a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `a * b`.
+    unsafe fn mul(a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `a + b`.
+    unsafe fn add(a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `a <= b`, false when either is NaN (ordered compare).
+    unsafe fn le(a: Self::F, b: Self::F) -> Self::M;
+    /// Lane-wise `a != b` on integers.
+    unsafe fn ne_i(a: Self::I, b: Self::I) -> Self::M;
+    /// Lane-wise `a && b`.
+    unsafe fn and(a: Self::M, b: Self::M) -> Self::M;
+    /// The mask as bits, lane `k` at bit `k`.
+    unsafe fn bits(m: Self::M) -> u32;
+    /// Writes the lanes of `v` whose mask is set to `dst`, packed and in lane
+    /// order, and returns how many; may write all `N` slots of `dst`.
+    unsafe fn compress_store(v: Self::I, m: Self::M, dst: *mut u32) -> usize;
+    /// Lane-wise conversion to i32, rounding toward zero. Equals Rust's
+    /// `v as i32` for `|v| < 2^31`; other values are unspecified.
+    unsafe fn trunc_i(v: Self::F) -> Self::I;
+    /// Lane-wise wrapping `a - b`.
+    unsafe fn sub_i(a: Self::I, b: Self::I) -> Self::I;
+    /// Lane-wise wrapping `acc + v` in the lanes of `m`, `acc` elsewhere.
+    unsafe fn add_masked_i(acc: Self::I, m: Self::M, v: Self::I) -> Self::I;
+    /// Sum of the lanes as i64 (no overflow for any lane values).
+    unsafe fn sum_i64(v: Self::I) -> i64;
+}
+
+/// One lane: plain `f32` and `i32` values. The reference every SIMD
+/// instruction set mirrors lane by lane.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarLanes;
+
+impl Lanes for ScalarLanes {
+    const N: usize = 1;
+    type F = f32;
+    type I = i32;
+    type M = bool;
+
+    #[inline(always)]
+    unsafe fn splat_f(v: f32) -> f32 {
+        v
+    }
+    #[inline(always)]
+    unsafe fn splat_i(v: i32) -> i32 {
+        v
+    }
+    #[inline(always)]
+    unsafe fn load_f(p: *const f32) -> f32 {
+        *p
+    }
+    #[inline(always)]
+    unsafe fn load_i(p: *const u32) -> i32 {
+        *p as i32
+    }
+    #[inline(always)]
+    unsafe fn load_f_part(_: *const f32, _: usize) -> f32 {
+        // No `rest` satisfies 0 < rest < 1: never called.
+        0.0
+    }
+    #[inline(always)]
+    unsafe fn load_i_part(_: *const u32, _: usize) -> i32 {
+        0
+    }
+    #[inline(always)]
+    unsafe fn first(rest: usize) -> bool {
+        rest >= 1
+    }
+    #[inline(always)]
+    unsafe fn sub(a: f32, b: f32) -> f32 {
+        a - b
+    }
+    #[inline(always)]
+    unsafe fn mul(a: f32, b: f32) -> f32 {
+        a * b
+    }
+    #[inline(always)]
+    unsafe fn add(a: f32, b: f32) -> f32 {
+        a + b
+    }
+    #[inline(always)]
+    unsafe fn le(a: f32, b: f32) -> bool {
+        a <= b
+    }
+    #[inline(always)]
+    unsafe fn ne_i(a: i32, b: i32) -> bool {
+        a != b
+    }
+    #[inline(always)]
+    unsafe fn and(a: bool, b: bool) -> bool {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn bits(m: bool) -> u32 {
+        m as u32
+    }
+    #[inline(always)]
+    unsafe fn compress_store(v: i32, m: bool, dst: *mut u32) -> usize {
+        // Branch-free: always write, advance the cursor only on a match.
+        *dst = v as u32;
+        m as usize
+    }
+    #[inline(always)]
+    unsafe fn trunc_i(v: f32) -> i32 {
+        v as i32
+    }
+    #[inline(always)]
+    unsafe fn sub_i(a: i32, b: i32) -> i32 {
+        a.wrapping_sub(b)
+    }
+    #[inline(always)]
+    unsafe fn add_masked_i(acc: i32, m: bool, v: i32) -> i32 {
+        acc.wrapping_add(if m { v } else { 0 })
+    }
+    #[inline(always)]
+    unsafe fn sum_i64(v: i32) -> i64 {
+        v as i64
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use x86::{Avx2Lanes, Avx512Lanes, SseLanes};
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::Lanes;
+    use std::arch::x86_64::*;
+
+    /// SSE2: 4 lanes; masks are all-ones integer lanes.
+    #[derive(Clone, Copy, Debug)]
+    pub struct SseLanes;
+
+    /// Lane indices, compared with a remaining count to build tail masks.
+    static IOTA: [i32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+    impl Lanes for SseLanes {
+        const N: usize = 4;
+        type F = __m128;
+        type I = __m128i;
+        type M = __m128i;
+
+        #[inline(always)]
+        unsafe fn splat_f(v: f32) -> __m128 {
+            _mm_set1_ps(v)
+        }
+        #[inline(always)]
+        unsafe fn splat_i(v: i32) -> __m128i {
+            _mm_set1_epi32(v)
+        }
+        #[inline(always)]
+        unsafe fn load_f(p: *const f32) -> __m128 {
+            _mm_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn load_i(p: *const u32) -> __m128i {
+            _mm_loadu_si128(p as *const __m128i)
+        }
+        #[inline(always)]
+        unsafe fn load_f_part(p: *const f32, rest: usize) -> __m128 {
+            // SSE2 has no masked load: read the live lanes one by one.
+            let lane = |k: usize| if k < rest { *p.add(k) } else { 0.0 };
+            _mm_setr_ps(lane(0), lane(1), lane(2), lane(3))
+        }
+        #[inline(always)]
+        unsafe fn load_i_part(p: *const u32, rest: usize) -> __m128i {
+            let lane = |k: usize| if k < rest { *p.add(k) as i32 } else { 0 };
+            _mm_setr_epi32(lane(0), lane(1), lane(2), lane(3))
+        }
+        #[inline(always)]
+        unsafe fn first(rest: usize) -> __m128i {
+            let iota = _mm_loadu_si128(IOTA.as_ptr() as *const __m128i);
+            _mm_cmpgt_epi32(_mm_set1_epi32(rest as i32), iota)
+        }
+        #[inline(always)]
+        unsafe fn sub(a: __m128, b: __m128) -> __m128 {
+            _mm_sub_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn mul(a: __m128, b: __m128) -> __m128 {
+            _mm_mul_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn add(a: __m128, b: __m128) -> __m128 {
+            _mm_add_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn le(a: __m128, b: __m128) -> __m128i {
+            _mm_castps_si128(_mm_cmple_ps(a, b))
+        }
+        #[inline(always)]
+        unsafe fn ne_i(a: __m128i, b: __m128i) -> __m128i {
+            _mm_xor_si128(_mm_cmpeq_epi32(a, b), _mm_set1_epi32(-1))
+        }
+        #[inline(always)]
+        unsafe fn and(a: __m128i, b: __m128i) -> __m128i {
+            _mm_and_si128(a, b)
+        }
+        #[inline(always)]
+        unsafe fn bits(m: __m128i) -> u32 {
+            _mm_movemask_ps(_mm_castsi128_ps(m)) as u32
+        }
+        #[inline(always)]
+        unsafe fn compress_store(v: __m128i, m: __m128i, dst: *mut u32) -> usize {
+            // No compress instruction: store every lane, advance by its bit.
+            let bits = Self::bits(m) as usize;
+            let mut w = 0;
+            *dst = _mm_cvtsi128_si32(v) as u32;
+            w += bits & 1;
+            *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<1>(v)) as u32;
+            w += (bits >> 1) & 1;
+            *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<2>(v)) as u32;
+            w += (bits >> 2) & 1;
+            *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<3>(v)) as u32;
+            w + ((bits >> 3) & 1)
+        }
+        #[inline(always)]
+        unsafe fn trunc_i(v: __m128) -> __m128i {
+            _mm_cvttps_epi32(v)
+        }
+        #[inline(always)]
+        unsafe fn sub_i(a: __m128i, b: __m128i) -> __m128i {
+            _mm_sub_epi32(a, b)
+        }
+        #[inline(always)]
+        unsafe fn add_masked_i(acc: __m128i, m: __m128i, v: __m128i) -> __m128i {
+            _mm_add_epi32(acc, _mm_and_si128(m, v))
+        }
+        #[inline(always)]
+        unsafe fn sum_i64(v: __m128i) -> i64 {
+            let mut lanes = [0i32; 4];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
+            lanes.iter().map(|&l| l as i64).sum()
+        }
+    }
+
+    /// AVX2: 8 lanes; masks are all-ones integer lanes; masked loads for
+    /// tails; `vpermd` with a lookup table for compaction.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx2Lanes;
+
+    /// `PACK[m]` lists, in order, the lanes whose bit is set in the 8-bit mask
+    /// `m` (unused slots 0), as `vpermd` indices.
+    static PACK: [[u32; 8]; 256] = build_pack();
+
+    const fn build_pack() -> [[u32; 8]; 256] {
+        let mut t = [[0u32; 8]; 256];
+        let mut m = 0;
+        while m < 256 {
+            let mut k = 0;
+            let mut lane = 0;
+            while lane < 8 {
+                if m & (1 << lane) != 0 {
+                    t[m][k] = lane as u32;
+                    k += 1;
+                }
+                lane += 1;
+            }
+            m += 1;
+        }
+        t
+    }
+
+    impl Lanes for Avx2Lanes {
+        const N: usize = 8;
+        type F = __m256;
+        type I = __m256i;
+        type M = __m256i;
+
+        #[inline(always)]
+        unsafe fn splat_f(v: f32) -> __m256 {
+            _mm256_set1_ps(v)
+        }
+        #[inline(always)]
+        unsafe fn splat_i(v: i32) -> __m256i {
+            _mm256_set1_epi32(v)
+        }
+        #[inline(always)]
+        unsafe fn load_f(p: *const f32) -> __m256 {
+            _mm256_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn load_i(p: *const u32) -> __m256i {
+            _mm256_loadu_si256(p as *const __m256i)
+        }
+        #[inline(always)]
+        unsafe fn load_f_part(p: *const f32, rest: usize) -> __m256 {
+            // vmaskmov does not fault on masked-off lanes.
+            _mm256_maskload_ps(p, Self::first(rest))
+        }
+        #[inline(always)]
+        unsafe fn load_i_part(p: *const u32, rest: usize) -> __m256i {
+            _mm256_maskload_epi32(p as *const i32, Self::first(rest))
+        }
+        #[inline(always)]
+        unsafe fn first(rest: usize) -> __m256i {
+            let iota = _mm256_loadu_si256(IOTA.as_ptr() as *const __m256i);
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(rest as i32), iota)
+        }
+        #[inline(always)]
+        unsafe fn sub(a: __m256, b: __m256) -> __m256 {
+            _mm256_sub_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn mul(a: __m256, b: __m256) -> __m256 {
+            _mm256_mul_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn add(a: __m256, b: __m256) -> __m256 {
+            _mm256_add_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn le(a: __m256, b: __m256) -> __m256i {
+            _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b))
+        }
+        #[inline(always)]
+        unsafe fn ne_i(a: __m256i, b: __m256i) -> __m256i {
+            _mm256_xor_si256(_mm256_cmpeq_epi32(a, b), _mm256_set1_epi32(-1))
+        }
+        #[inline(always)]
+        unsafe fn and(a: __m256i, b: __m256i) -> __m256i {
+            _mm256_and_si256(a, b)
+        }
+        #[inline(always)]
+        unsafe fn bits(m: __m256i) -> u32 {
+            _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
+        }
+        #[inline(always)]
+        unsafe fn compress_store(v: __m256i, m: __m256i, dst: *mut u32) -> usize {
+            let bits = Self::bits(m) as usize;
+            let perm = _mm256_loadu_si256(PACK[bits].as_ptr() as *const __m256i);
+            _mm256_storeu_si256(dst as *mut __m256i, _mm256_permutevar8x32_epi32(v, perm));
+            bits.count_ones() as usize
+        }
+        #[inline(always)]
+        unsafe fn trunc_i(v: __m256) -> __m256i {
+            _mm256_cvttps_epi32(v)
+        }
+        #[inline(always)]
+        unsafe fn sub_i(a: __m256i, b: __m256i) -> __m256i {
+            _mm256_sub_epi32(a, b)
+        }
+        #[inline(always)]
+        unsafe fn add_masked_i(acc: __m256i, m: __m256i, v: __m256i) -> __m256i {
+            _mm256_add_epi32(acc, _mm256_and_si256(m, v))
+        }
+        #[inline(always)]
+        unsafe fn sum_i64(v: __m256i) -> i64 {
+            let lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
+            let hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v));
+            let s = _mm256_add_epi64(lo, hi);
+            let mut lanes = [0i64; 4];
+            _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, s);
+            lanes.iter().sum()
+        }
+    }
+
+    /// AVX-512F: 16 lanes; masks are `__mmask16` registers; masked loads for
+    /// tails; `vpcompressd` for compaction.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx512Lanes;
+
+    impl Lanes for Avx512Lanes {
+        const N: usize = 16;
+        type F = __m512;
+        type I = __m512i;
+        type M = __mmask16;
+
+        #[inline(always)]
+        unsafe fn splat_f(v: f32) -> __m512 {
+            _mm512_set1_ps(v)
+        }
+        #[inline(always)]
+        unsafe fn splat_i(v: i32) -> __m512i {
+            _mm512_set1_epi32(v)
+        }
+        #[inline(always)]
+        unsafe fn load_f(p: *const f32) -> __m512 {
+            _mm512_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn load_i(p: *const u32) -> __m512i {
+            _mm512_loadu_si512(p as *const __m512i)
+        }
+        #[inline(always)]
+        unsafe fn load_f_part(p: *const f32, rest: usize) -> __m512 {
+            // Masked-off lanes are never read, so they cannot fault.
+            _mm512_maskz_loadu_ps(Self::first(rest), p)
+        }
+        #[inline(always)]
+        unsafe fn load_i_part(p: *const u32, rest: usize) -> __m512i {
+            _mm512_maskz_loadu_epi32(Self::first(rest), p as *const i32)
+        }
+        #[inline(always)]
+        unsafe fn first(rest: usize) -> __mmask16 {
+            if rest >= 16 {
+                0xFFFF
+            } else {
+                (1u16 << rest) - 1
+            }
+        }
+        #[inline(always)]
+        unsafe fn sub(a: __m512, b: __m512) -> __m512 {
+            _mm512_sub_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn mul(a: __m512, b: __m512) -> __m512 {
+            _mm512_mul_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn add(a: __m512, b: __m512) -> __m512 {
+            _mm512_add_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn le(a: __m512, b: __m512) -> __mmask16 {
+            _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)
+        }
+        #[inline(always)]
+        unsafe fn ne_i(a: __m512i, b: __m512i) -> __mmask16 {
+            _mm512_cmpneq_epi32_mask(a, b)
+        }
+        #[inline(always)]
+        unsafe fn and(a: __mmask16, b: __mmask16) -> __mmask16 {
+            a & b
+        }
+        #[inline(always)]
+        unsafe fn bits(m: __mmask16) -> u32 {
+            m as u32
+        }
+        #[inline(always)]
+        unsafe fn compress_store(v: __m512i, m: __mmask16, dst: *mut u32) -> usize {
+            _mm512_storeu_si512(dst as *mut __m512i, _mm512_maskz_compress_epi32(m, v));
+            m.count_ones() as usize
+        }
+        #[inline(always)]
+        unsafe fn trunc_i(v: __m512) -> __m512i {
+            _mm512_cvttps_epi32(v)
+        }
+        #[inline(always)]
+        unsafe fn sub_i(a: __m512i, b: __m512i) -> __m512i {
+            _mm512_sub_epi32(a, b)
+        }
+        #[inline(always)]
+        unsafe fn add_masked_i(acc: __m512i, m: __mmask16, v: __m512i) -> __m512i {
+            _mm512_mask_add_epi32(acc, m, acc, v)
+        }
+        #[inline(always)]
+        unsafe fn sum_i64(v: __m512i) -> i64 {
+            let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
+            let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
+            _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi))
+        }
+    }
+}
