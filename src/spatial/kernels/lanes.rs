@@ -15,6 +15,12 @@
 
 /// One instruction set's vector of `N` lanes: `F` holds `N` f32, `I` holds
 /// `N` i32 (or u32 bit patterns), `M` is a per-lane mask.
+///
+/// # Safety
+/// Every method of an implementation for an instruction set may only be
+/// called on a CPU that has it; the loads read and the stores write exactly
+/// the memory their docs name, which the caller must own.
+#[allow(clippy::missing_safety_doc)] // one contract for all methods, above
 pub trait Lanes: Copy {
     /// Lanes per vector.
     const N: usize;
