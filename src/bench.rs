@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use crate::format::{length, thousands};
 use crate::sim::budget::NaiveCost;
-use crate::sim::{Layout, Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS};
+use crate::sim::{
+    Layout, Pass, Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS,
+};
 use crate::spatial::{Kernel, Strategy};
 
 /// Time step of a benchmark frame, seconds (`shared/WORKLOADS.md`).
@@ -46,6 +48,8 @@ pub struct BenchConfig {
     pub reorder_every: u32,
     /// Data layouts to compare.
     pub layouts: Vec<Layout>,
+    /// Passes to compare (collect ids, fused).
+    pub passes: Vec<Pass>,
     /// Grid cell sizes to compare, world units (each finite and > 0; empty:
     /// the standard radius). Naive has no grid: it runs with the first only.
     pub cell_sizes: Vec<f32>,
@@ -72,6 +76,7 @@ impl Default for BenchConfig {
             reorders: vec![Reorder::default()],
             reorder_every: Settings::default().reorder_every,
             layouts: vec![Layout::default()],
+            passes: vec![Pass::default()],
             cell_sizes: vec![STANDARD_RADIUS],
             skip_above_s: SKIP_ABOVE_S,
             separation: 0.0,
@@ -121,6 +126,8 @@ pub struct BenchRow {
     pub reorder: String,
     /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
     pub layout: String,
+    /// How results reach the apply step (`collect`, `fused`).
+    pub pass: String,
     /// Grid cell edge the last frame used, world units: the effective one,
     /// which exceeds the asked one only where the grid's cell cap raised it
     /// (the asked one for a skipped row); `null` for Naive (no grid).
@@ -241,6 +248,7 @@ pub fn bench_settings(
     Settings {
         reorder,
         layout,
+        pass: cfg.passes.first().copied().unwrap_or_default(),
         reorder_every: cfg.reorder_every,
         units,
         workload: cfg.workload,
@@ -280,18 +288,18 @@ fn cell_runs(cfg: &BenchConfig) -> Vec<(f32, Strategy)> {
 /// Runs every combination of `cfg`, calling `progress` with each finished row
 /// (for live output), and returns all rows in run order: for each unit
 /// count, for each thread count, for each reorder mode, for each layout,
-/// for each cell size, strategies in order, kernels in order (Naive only at
+/// for each pass, for each cell size, strategies in order, kernels in order (Naive only at
 /// the first cell size: it has no grid).
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
     let mut rows = Vec::new();
     let mut naive_cost = NaiveCost::default();
     for &units in &cfg.units {
         for &threads in &cfg.threads {
-            for (&reorder, &layout) in cfg
-                .reorders
-                .iter()
-                .flat_map(|r| cfg.layouts.iter().map(move |l| (r, l)))
-            {
+            for (&reorder, &layout, &pass) in cfg.reorders.iter().flat_map(|r| {
+                cfg.layouts
+                    .iter()
+                    .flat_map(move |l| cfg.passes.iter().map(move |p| (r, l, p)))
+            }) {
                 for (cell, strategy) in cell_runs(cfg) {
                     for &kernel in &cfg.kernels {
                         let mut row = BenchRow {
@@ -302,6 +310,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             workload: cfg.workload.key().to_string(),
                             reorder: reorder.key().to_string(),
                             layout: layout.key().to_string(),
+                            pass: pass.key().to_string(),
                             cell_size: (strategy != Strategy::Naive).then_some(cell),
                             frames: 0,
                             median_ms: None,
@@ -347,6 +356,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                         }
                         let settings = Settings {
                             cell_size: cell,
+                            pass,
                             ..bench_settings(strategy, kernel, threads, units, reorder, layout, cfg)
                         };
                         let (ms, last) = measure_after(&settings, fast_forward, warmup, frames);
@@ -375,17 +385,18 @@ impl BenchRow {
     }
 
     /// One line of live progress for stderr, naming every key that tells rows
-    /// apart (units, unit order, layout, strategy, kernel, threads, cell size), then the total
+    /// apart (units, unit order, layout, pass, strategy, kernel, threads, cell size), then the total
     /// and query medians and the neighbors, or why the row was skipped.
     pub fn progress_line(&self) -> String {
         let cell = self
             .cell_size
             .map_or(String::new(), |c| format!(", cell {}", length(c)));
         let head = format!(
-            "  {} units, order {}, {}, {} {} x{}{cell}",
+            "  {} units, order {}, {}, {}, {} {} x{}{cell}",
             thousands(self.units as u64),
             self.reorder,
             self.layout,
+            self.pass,
             self.strategy,
             self.kernel,
             self.threads
@@ -413,6 +424,7 @@ fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
         r.units == row.units
             && r.reorder == row.reorder
             && r.layout == row.layout
+            && r.pass == row.pass
             && r.strategy == "naive"
             && r.kernel == "scalar"
             && r.threads == 1
@@ -428,24 +440,24 @@ fn ratio(num: Option<f64>, den: f64, estimated: bool) -> String {
 }
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
-/// of the same unit count, reorder mode and layout; a ratio against an estimated naive time is marked `~`.
+/// of the same unit count, reorder mode, layout and pass; a ratio against an estimated naive time is marked `~`.
 /// The cell column is the grid cell edge (world units; `-` for Naive).
 pub fn to_markdown(rows: &[BenchRow]) -> String {
     let counted = rows.iter().any(|r| r.l1d_misses_per_query.is_some());
     let mut s = String::from(
-        "| units | reorder | layout | strategy | kernel | threads | cell | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |",
+        "| units | reorder | layout | pass | strategy | kernel | threads | cell | move ms | rebuild ms | query ms | apply ms | total ms | candidates | neighbors | query speedup | total speedup |",
     );
     s += if counted {
-        " L1D misses/query | LLC misses/query |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        " L1D misses/query | LLC misses/query |\n|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     } else {
-        "\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        "\n|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     };
     for r in rows {
         let cell = r.cell_size.map_or("-".to_string(), length);
         if let Some(why) = &r.skipped {
             s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {cell} | skipped: {why} | | | | | | | | |\n",
-                r.units, r.reorder, r.layout, r.strategy, r.kernel, r.threads
+                "| {} | {} | {} | {} | {} | {} | {} | {cell} | skipped: {why} | | | | | | | | |\n",
+                r.units, r.reorder, r.layout, r.pass, r.strategy, r.kernel, r.threads
             );
             continue;
         }
@@ -455,10 +467,11 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             None => (None, None, false),
         };
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {cell} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {cell} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
             r.units,
             r.reorder,
             r.layout,
+            r.pass,
             r.strategy,
             r.kernel,
             r.threads,

@@ -14,7 +14,7 @@ use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
 use spatial_query_lab::render::ColorMode;
-use spatial_query_lab::sim::{Layout, Reorder, Settings, Workload, STANDARD_RADIUS};
+use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
 /// Counts allocations so the overlay can show allocations per frame.
@@ -84,6 +84,9 @@ struct WindowArgs {
     /// How the units are stored: aos-pointers, aos, soa or hot-cold.
     #[arg(long, value_parser = parse_layout, default_value = "soa")]
     layout: Layout,
+    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists) or collect (neighbor id lists written, then read back); key P toggles.
+    #[arg(long, value_parser = parse_pass, default_value = "fused")]
+    pass: Pass,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
     screenshot: Option<PathBuf>,
@@ -139,6 +142,9 @@ struct BenchArgs {
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
     #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
     layouts: Vec<Layout>,
+    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists) and collect (neighbor id lists written for the whole frame, then read back).
+    #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "fused")]
+    pass: Vec<Pass>,
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
     #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
     cell_sizes: Vec<f32>,
@@ -265,6 +271,10 @@ fn parse_layout(s: &str) -> Result<Layout, String> {
     Layout::from_key(s).ok_or_else(|| "expected aos-pointers, aos, soa or hot-cold".to_string())
 }
 
+fn parse_pass(s: &str) -> Result<Pass, String> {
+    Pass::from_key(s).ok_or_else(|| "expected collect or fused".to_string())
+}
+
 fn parse_reorder_every(s: &str) -> Result<u32, String> {
     parse_count(s, 10_000, "frames").map(|v| v as u32)
 }
@@ -334,6 +344,7 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         reorders: unique(b.reorder),
         reorder_every: b.reorder_every,
         layouts: unique(b.layouts),
+        passes: unique(b.pass),
         cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
         skip_above_s: b.skip_above,
         separation: b.separation,
@@ -480,6 +491,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         reorder: w.reorder,
         reorder_every: w.reorder_every,
         layout: w.layout,
+        pass: w.pass,
         ..Settings::default()
     };
     if let Some(k) = w.kernel {

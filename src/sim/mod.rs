@@ -34,10 +34,74 @@ pub use layout::{Hot, Layout, Steer, UnitLayout, UnitStore, Units};
 pub use reorder::{Reorder, Reorderer};
 pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
 
+use crate::spatial::results::{near_chunks, near_per_unit, NearResults};
 use crate::spatial::{
-    query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Points, Positions, Query,
-    QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
+    fixed, query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Near, Points, Positions,
+    Query, QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
 };
+
+/// How the per-unit pass hands its results to the apply step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Pass {
+    /// Every query appends its neighbor ids to per-chunk lists (CSR), and the
+    /// apply step reads them back: the whole frame's lists are materialized.
+    Collect,
+    /// The kernel sums what the steering needs ([`Near`]: count, enemies,
+    /// offset sums) while testing; no id is written (the CSR grid's fused
+    /// kernel; the other strategies aggregate each query's list at once).
+    #[default]
+    Fused,
+}
+
+impl Pass {
+    /// Both passes, the default last.
+    pub const ALL: [Pass; 2] = [Pass::Collect, Pass::Fused];
+
+    /// Lower-case name for the command line and JSON (`collect`, `fused`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Pass::Collect => "collect",
+            Pass::Fused => "fused",
+        }
+    }
+
+    /// Display name (`collect ids`, `fused`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Collect => "collect ids",
+            Pass::Fused => "fused",
+        }
+    }
+
+    /// Parses [`Pass::key`] or [`Pass::name`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<Pass> {
+        let s = s.trim().to_ascii_lowercase();
+        Pass::ALL.into_iter().find(|p| s == p.key() || s == p.name())
+    }
+
+    /// One-sentence explanation for tooltips and help.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Pass::Collect => "Every query writes its neighbor ids into lists for the whole frame (4 bytes per neighbor plus 4 per unit), and the apply step reads them back, fetching each neighbor's position again.",
+            Pass::Fused => "The kernel sums what steering needs (neighbor count, enemies, offset sums) while it tests candidates: no neighbor list is written or read back, 24 bytes per unit.",
+        }
+    }
+
+    /// Bytes of per-frame results for `units` units with `neighbors` pairs:
+    /// collect = 4 per id + 4 per offset; fused = one [`Near`] per unit.
+    pub fn result_bytes(self, units: usize, neighbors: u64) -> u64 {
+        match self {
+            Pass::Collect => neighbors * 4 + units as u64 * 4,
+            Pass::Fused => units as u64 * std::mem::size_of::<Near>() as u64,
+        }
+    }
+}
+
+impl std::fmt::Display for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Everything a user can set; the overlay and the command line edit a copy and
 /// the simulation reads it each step.
@@ -75,6 +139,8 @@ pub struct Settings {
     pub reorder_every: u32,
     /// How the units are stored; changing it re-stores the same units.
     pub layout: Layout,
+    /// How query results reach the apply step.
+    pub pass: Pass,
 }
 
 impl Default for Settings {
@@ -95,6 +161,7 @@ impl Default for Settings {
             reorder: Reorder::Cells,
             reorder_every: 16,
             layout: Layout::Soa,
+            pass: Pass::Fused,
         }
     }
 }
@@ -102,7 +169,7 @@ impl Default for Settings {
 impl Settings {
     /// True when `other` asks the engine for the same work per frame: same
     /// units, workload, seed, strategy, kernel, threads, radius, cell size,
-    /// unit order and layout. Speed, separation and pause change where units go, not
+    /// unit order, layout and pass. Speed, separation and pause change where units go, not
     /// what a frame computes, so timings averaged across them stay comparable.
     pub fn same_work(&self, other: &Settings) -> bool {
         (
@@ -115,6 +182,7 @@ impl Settings {
             self.reorder,
             self.reorder_every,
             self.layout,
+            self.pass,
         ) == (
             other.units,
             other.workload,
@@ -125,6 +193,7 @@ impl Settings {
             other.reorder,
             other.reorder_every,
             other.layout,
+            other.pass,
         ) && self.radius.to_bits() == other.radius.to_bits()
             && self.cell_size.to_bits() == other.cell_size.to_bits()
     }
@@ -215,6 +284,9 @@ pub struct Simulation {
     handles: Handles,
     index: Index,
     results: QueryResults,
+    near: NearResults,
+    /// The pass of the last step.
+    pass: Pass,
     pool: Option<rayon::ThreadPool>,
     spawned: (usize, Workload, u64),
     frame: u64,
@@ -223,6 +295,8 @@ pub struct Simulation {
     scratch: ApplyScratch,
     /// Positions gathered through a non-SoA layout for the CSR grid and the reorder.
     gathered: (Vec<f32>, Vec<f32>),
+    /// Teams gathered through a layout without a team array (fused CSR pass).
+    gathered_teams: Vec<u8>,
     /// Storage indices of the units that died in the last step, ascending, no repeats.
     dead: Vec<usize>,
     /// Draws the reinforcements' positions and headings.
@@ -245,6 +319,8 @@ impl Simulation {
             handles: Handles::default(),
             index: Index::new(settings.strategy),
             results: QueryResults::default(),
+            near: NearResults::default(),
+            pass: settings.pass,
             pool: None,
             spawned: (usize::MAX, settings.workload, settings.seed),
             frame: 0,
@@ -252,6 +328,7 @@ impl Simulation {
             permute: layout::PermuteScratch::default(),
             scratch: ApplyScratch::default(),
             gathered: (Vec::new(), Vec::new()),
+            gathered_teams: Vec::new(),
             dead: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
             pool_failed: None,
@@ -302,9 +379,48 @@ impl Simulation {
         self.handles.resolve(h).filter(|&i| i < self.len())
     }
 
-    /// The neighbor lists of the last step (indices into the current storage order).
+    /// The neighbor lists of the last step (indices into the current storage
+    /// order). Empty (no chunks) when the last step ran the fused pass, which
+    /// writes no lists: see [`Simulation::near`] and
+    /// [`Simulation::neighbor_count`].
     pub fn results(&self) -> &QueryResults {
         &self.results
+    }
+
+    /// The per-unit aggregates of the last step when it ran the fused pass
+    /// (unit `i` at index `i`), else empty.
+    pub fn near(&self) -> &[Near] {
+        &self.near.near
+    }
+
+    /// The pass the last step ran.
+    pub fn pass(&self) -> Pass {
+        self.pass
+    }
+
+    /// Neighbors of the unit stored at `i` in the last step, whichever pass
+    /// ran; 0 before the first step or for an index past the units.
+    pub fn neighbor_count(&self, i: usize) -> usize {
+        match self.pass {
+            Pass::Fused => self.near.near.get(i).map_or(0, |n| n.count as usize),
+            Pass::Collect => self
+                .results
+                .chunks
+                .iter()
+                .find(|c| c.start <= i && i < c.end)
+                .map_or(0, |c| c.neighbors(i).len()),
+        }
+    }
+
+    /// Bytes of per-frame results the last step wrote ([`Pass::result_bytes`]).
+    pub fn result_bytes(&self) -> u64 {
+        match self.pass {
+            Pass::Collect => {
+                let ids: usize = self.results.chunks.iter().map(|c| c.ids.len()).sum();
+                Pass::Collect.result_bytes(self.len(), ids as u64)
+            }
+            Pass::Fused => Pass::Fused.result_bytes(self.near.near.len(), 0),
+        }
     }
 
     /// The spatial index of the last step.
@@ -374,6 +490,7 @@ impl Simulation {
             // The index and the lists of the last step describe the old units.
             self.index = Index::new(s.strategy);
             self.results = QueryResults::default();
+            self.near.clear();
             self.rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0x5eed);
             self.dead.clear();
             self.spawned = want;
@@ -473,18 +590,37 @@ impl Simulation {
             store,
             index,
             results,
+            near,
             gathered,
+            gathered_teams,
             counters,
             ..
         } = self;
         let mut counters = counters.as_mut().and_then(|c| c.as_mut().ok());
-        let (t2, query) = with_layout!(&*store, l => neighbor_pass(l, index, gathered, settings, pool, results, &mut counters));
+        let out = match settings.pass {
+            Pass::Collect => {
+                near.clear();
+                Out::Lists(results)
+            }
+            Pass::Fused => {
+                // The lists of an earlier collect frame are freed: their
+                // memory is what the fused pass saves.
+                *results = QueryResults::default();
+                Out::Near(near, gathered_teams)
+            }
+        };
+        let (t2, query) = with_layout!(&*store, l => neighbor_pass(l, index, gathered, settings, pool, out, &mut counters));
         st.query = query;
+        self.pass = settings.pass;
         let t3 = Instant::now();
         st.query_cache = counters.map(|c| c.stop());
+        let found = match settings.pass {
+            Pass::Collect => Found::Lists(&self.results),
+            Pass::Fused => Found::Near(&self.near.near),
+        };
         with_layout!(&mut self.store, l => apply(
             l,
-            &self.results,
+            found,
             settings.radius,
             dt,
             settings.separation,
@@ -615,17 +751,36 @@ fn positions_of<'a, L: UnitLayout>(l: &'a L, gathered: &'a mut (Vec<f32>, Vec<f3
     Points::new(x, z)
 }
 
+/// Where the per-unit pass writes: neighbor lists, or aggregates (with a
+/// buffer for teams gathered through the layout).
+enum Out<'a> {
+    Lists(&'a mut QueryResults),
+    Near(&'a mut NearResults, &'a mut Vec<u8>),
+}
+
+/// The teams of `l` as one dense array: the layout's own when it has one,
+/// else gathered through the layout into `gathered` (reused buffer).
+fn teams_of<'a, L: UnitLayout>(l: &'a L, gathered: &'a mut Vec<u8>) -> &'a [u8] {
+    if let Some(t) = l.teams() {
+        return t;
+    }
+    gathered.clear();
+    gathered.extend((0..l.len()).map(|i| l.team(i)));
+    gathered
+}
+
 /// Rebuild and per-unit pass for layout `l`; returns the instant the rebuild
 /// ended and the query counters. The naive scan and the per-cell grid read
 /// positions through the layout; the CSR grid copies them into cell order
-/// during its rebuild (gathering through the layout first when it is not SoA).
+/// during its rebuild (gathering through the layout first when it is not SoA),
+/// with the teams too in the fused pass.
 fn neighbor_pass<L: UnitLayout>(
     l: &L,
     index: &mut Index,
     gathered: &mut (Vec<f32>, Vec<f32>),
     s: &Settings,
     pool: Option<&rayon::ThreadPool>,
-    results: &mut QueryResults,
+    out: Out<'_>,
     counters: &mut Option<&mut counters::CacheCounters>,
 ) -> (Instant, QueryStats) {
     let n = l.len();
@@ -637,31 +792,52 @@ fn neighbor_pass<L: UnitLayout>(
         }
         Instant::now()
     };
-    match index {
-        Index::Naive(ix) => {
+    let team = |i: usize| l.team(i);
+    match (index, out) {
+        (Index::Naive(ix), out) => {
             ix.rebuild_len(n);
             let t = start();
-            (
-                t,
-                query_chunks(n, pool, results, |c| ix.query_units_in(l, r, kernel, c)),
-            )
+            let stats = match out {
+                Out::Lists(res) => {
+                    query_chunks(n, pool, res, |c| ix.query_units_in(l, r, kernel, c))
+                }
+                Out::Near(res, _) => near_chunks(n, pool, res, |first, near, scratch| {
+                    near_per_unit(l, team, r, first, near, scratch, |q, o| {
+                        ix.query_in(l, q, kernel, o)
+                    })
+                }),
+            };
+            (t, stats)
         }
-        Index::Grid(g) => {
+        (Index::Grid(g), out) => {
             g.rebuild_from(l, s.cell_size);
             let t = start();
-            (
-                t,
-                query_chunks(n, pool, results, |c| g.query_units_in(l, r, c)),
-            )
+            let stats = match out {
+                Out::Lists(res) => query_chunks(n, pool, res, |c| g.query_units_in(l, r, c)),
+                Out::Near(res, _) => near_chunks(n, pool, res, |first, near, scratch| {
+                    near_per_unit(l, team, r, first, near, scratch, |q, o| g.query_in(l, q, o))
+                }),
+            };
+            (t, stats)
         }
-        Index::Sorted(g) => {
+        (Index::Sorted(g), Out::Lists(res)) => {
             let points = positions_of(l, gathered);
             g.rebuild_with(points, s.cell_size, pool);
             let t = start();
             (
                 t,
-                query_chunks(n, pool, results, |c| g.query_units(points, r, kernel, c)),
+                query_chunks(n, pool, res, |c| g.query_units(points, r, kernel, c)),
             )
+        }
+        (Index::Sorted(g), Out::Near(res, gathered_teams)) => {
+            let points = positions_of(l, gathered);
+            let teams = teams_of(l, gathered_teams);
+            g.rebuild_tagged(points, Some(teams), s.cell_size, pool);
+            let t = start();
+            let stats = near_chunks(n, pool, res, |first, near, _| {
+                g.near_units(points, teams, r, kernel, first, near)
+            });
+            (t, stats)
         }
     }
 }
@@ -724,49 +900,79 @@ fn move_coord(p: &mut f32, v: &mut f32, world: f32, dt: f32) {
     *p = reflected.clamp(0.0, max);
 }
 
-/// Fixed-point scale of positions in the apply step: 1/64 world unit.
-const FIX: f32 = 64.0;
-
 /// Per-frame buffers of [`apply`], kept across frames so steady-state frames
-/// do not allocate: one fixed-point `[x, z, team]` record per unit, packed
-/// through the layout in one sequential pass (AoS on purpose: a neighbor's
-/// three values then arrive in one cache line and one bounds check), and one
-/// [`Steer`] per unit, computed in parallel while the units are only read,
-/// then written back through the layout.
+/// do not allocate: in the collect pass, one fixed-point `[x, z, team]`
+/// record per unit, packed through the layout in one sequential pass (AoS on
+/// purpose: a neighbor's three values then arrive in one cache line and one
+/// bounds check); in both passes one [`Steer`] per unit, computed in parallel
+/// while the units are only read, then written back through the layout.
 #[derive(Clone, Debug, Default)]
 pub struct ApplyScratch {
     packed: Vec<[i32; 3]>,
     steer: Vec<Steer>,
 }
 
-/// A position in the apply step's fixed point (1/64 world unit).
-#[inline(always)]
-fn fixed(v: f32) -> i32 {
-    (v * FIX) as i32
+/// The results of one frame's per-unit pass, as [`apply`] consumes them.
+#[derive(Clone, Copy, Debug)]
+pub enum Found<'a> {
+    /// Neighbor lists (the collect pass).
+    Lists(&'a QueryResults),
+    /// One [`Near`] per unit (the fused pass).
+    Near(&'a [Near]),
 }
 
-/// Applies one frame's neighbor lists: separation steering, enemy counts and
-/// danger time. Reads every unit once through the layout `l` (into the
-/// packed records of `scratch`, then its own velocity and danger) and writes
-/// back through it.
+/// The steering of one unit from its neighbor aggregates: see [`apply`].
+/// `gain` = `separation * dt * STANDARD_SPEED / r / 64`.
+#[inline]
+fn steer_of(near: &Near, (vx0, vz0, danger): (f32, f32, f32), gain: f32, dt: f32) -> Steer {
+    // The push away from the neighbors: sum_j (p_i - p_j) = -(offset sums).
+    let (sx, sz) = (-near.sx, -near.sz);
+    let (mut vx, mut vz) = (vx0, vz0);
+    if sx != 0 || sz != 0 {
+        let nvx = vx + sx as f32 * gain;
+        let nvz = vz + sz as f32 * gain;
+        let len = (nvx * nvx + nvz * nvz).sqrt();
+        if len > 1e-6 && len.is_finite() {
+            vx = nvx / len * STANDARD_SPEED;
+            vz = nvz / len * STANDARD_SPEED;
+        }
+    }
+    let friends = near.count - near.enemies;
+    Steer {
+        vx,
+        vz,
+        danger: if near.enemies > friends {
+            danger + dt
+        } else {
+            0.0
+        },
+        enemies: near.enemies.min(u16::MAX as u32) as u16,
+    }
+}
+
+/// Applies one frame's results: separation steering, enemy counts and
+/// danger time. Reads every unit once through the layout `l` (its own
+/// velocity and danger; in the collect pass also the packed records of
+/// `scratch`, to look up each listed neighbor) and writes back through it.
 ///
 /// Separation steers unit `i` away from the centroid of its neighbors: the
 /// push is `sum_j (p_i - p_j) = n * (p_i - centroid)`, summed on positions
-/// rounded to 1/64 world unit in integers, so the result is exact and the same
-/// in any order of the neighbor list (every layout, strategy, kernel and
-/// thread count gives bit-identical simulations). The velocity turns by
-/// `push / r * separation * dt` (relative to [`STANDARD_SPEED`]) and is
-/// rescaled to [`STANDARD_SPEED`]. `enemies[i]` becomes the number of
-/// neighbors of the other team (saturating at `u16::MAX`); `danger[i]` grows
-/// by `dt` while enemies outnumber friends among the neighbors and resets to 0
-/// otherwise. Runs on `pool` when given, one task per result chunk.
+/// rounded to 1/64 world unit ([`fixed`]) in integers ([`Near`]), so the
+/// result is exact and the same in any order of the neighbors (every layout,
+/// strategy, kernel, pass and thread count gives bit-identical simulations).
+/// The velocity turns by `push / r * separation * dt` (relative to
+/// [`STANDARD_SPEED`]) and is rescaled to [`STANDARD_SPEED`]. `enemies[i]`
+/// becomes the number of neighbors of the other team (saturating at
+/// `u16::MAX`); `danger[i]` grows by `dt` while enemies outnumber friends
+/// among the neighbors and resets to 0 otherwise. Runs on `pool` when given.
 /// Allocates only while `scratch` grows.
 ///
 /// # Panics
-/// If `res` lists an index `>= l.len()` (results of a different set of units).
+/// If `found` lists an index `>= l.len()` or has aggregates for a different
+/// number of units.
 pub fn apply<L: UnitLayout>(
     l: &mut L,
-    res: &QueryResults,
+    found: Found<'_>,
     r: f32,
     dt: f32,
     separation: f32,
@@ -774,76 +980,92 @@ pub fn apply<L: UnitLayout>(
     scratch: &mut ApplyScratch,
 ) {
     let n = l.len();
-    if n == 0 || res.chunks.is_empty() {
-        return;
-    }
     let inv_r = if r > 0.0 && r.is_finite() {
         1.0 / r
     } else {
         0.0
     };
-    let gain = separation * dt * STANDARD_SPEED * inv_r / FIX;
-    scratch.packed.clear();
-    scratch.packed.extend((0..n).map(|i| {
-        let (x, z) = l.pos(i);
-        [fixed(x), fixed(z), l.team(i) as i32]
-    }));
-    // Every entry is overwritten below (the chunks cover 0..n without gaps),
-    // so only a new unit count resizes; no clearing pass per frame.
+    let gain = separation * dt * STANDARD_SPEED * inv_r / crate::spatial::kernels::FIXED_SCALE;
+    // Every entry is overwritten below, so only a new unit count resizes; no
+    // clearing pass per frame.
     scratch.steer.resize(n, Steer::default());
     let units = &*l;
-    let packed = &scratch.packed[..];
-    let steer_chunk = |out: &mut [Steer], chunk: &ChunkResults| {
-        for (k, w) in chunk.offsets.windows(2).enumerate() {
-            let i = chunk.start + k;
-            let (vx0, vz0, danger) = units.motion(i);
-            let [xi, zi, ti] = packed[i];
-            let (mut sx, mut sz, mut en) = (0i64, 0i64, 0u32);
-            let ids = &chunk.ids[w[0] as usize..w[1] as usize];
-            for &j in ids {
-                let [xj, zj, tj] = packed[j as usize];
-                sx += xi as i64 - xj as i64;
-                sz += zi as i64 - zj as i64;
-                en += (tj != ti) as u32;
+    match found {
+        Found::Lists(res) => {
+            if n == 0 || res.chunks.is_empty() {
+                return;
             }
-            let friends = ids.len() as u32 - en;
-            let (mut vx, mut vz) = (vx0, vz0);
-            if sx != 0 || sz != 0 {
-                let nvx = vx + sx as f32 * gain;
-                let nvz = vz + sz as f32 * gain;
-                let len = (nvx * nvx + nvz * nvz).sqrt();
-                if len > 1e-6 && len.is_finite() {
-                    vx = nvx / len * STANDARD_SPEED;
-                    vz = nvz / len * STANDARD_SPEED;
+            scratch.packed.clear();
+            scratch.packed.extend((0..n).map(|i| {
+                let (x, z) = units.pos(i);
+                [fixed(x), fixed(z), units.team(i) as i32]
+            }));
+            let packed = &scratch.packed[..];
+            let steer_chunk = |out: &mut [Steer], chunk: &ChunkResults| {
+                for (k, w) in chunk.offsets.windows(2).enumerate() {
+                    let i = chunk.start + k;
+                    let [xi, zi, ti] = packed[i];
+                    let ids = &chunk.ids[w[0] as usize..w[1] as usize];
+                    let mut near = Near {
+                        count: ids.len() as u32,
+                        ..Near::default()
+                    };
+                    for &j in ids {
+                        let [xj, zj, tj] = packed[j as usize];
+                        near.sx += xj as i64 - xi as i64;
+                        near.sz += zj as i64 - zi as i64;
+                        near.enemies += (tj != ti) as u32;
+                    }
+                    out[k] = steer_of(&near, units.motion(i), gain, dt);
                 }
-            }
-            out[k] = Steer {
-                vx,
-                vz,
-                danger: if en > friends { danger + dt } else { 0.0 },
-                enemies: en.min(u16::MAX as u32) as u16,
             };
+            // Result chunks have a uniform size (QueryResults::prepare), so
+            // the steer buffer splits into the same disjoint ranges.
+            let size = (res.chunks[0].end - res.chunks[0].start).max(1);
+            match pool {
+                Some(pool) if res.chunks.len() > 1 => pool.install(|| {
+                    scratch
+                        .steer
+                        .par_chunks_mut(size)
+                        .zip(res.chunks.par_iter())
+                        .for_each(|(out, c)| steer_chunk(out, c))
+                }),
+                _ => scratch
+                    .steer
+                    .chunks_mut(size)
+                    .zip(res.chunks.iter())
+                    .for_each(|(out, c)| steer_chunk(out, c)),
+            }
         }
-    };
-    // Result chunks have a uniform size (QueryResults::prepare), so the
-    // steer buffer splits into the same disjoint ranges.
-    let size = (res.chunks[0].end - res.chunks[0].start).max(1);
-    match pool {
-        Some(pool) if res.chunks.len() > 1 => pool.install(|| {
-            scratch
-                .steer
-                .par_chunks_mut(size)
-                .zip(res.chunks.par_iter())
-                .for_each(|(out, c)| steer_chunk(out, c))
-        }),
-        _ => scratch
-            .steer
-            .chunks_mut(size)
-            .zip(res.chunks.iter())
-            .for_each(|(out, c)| steer_chunk(out, c)),
+        Found::Near(near) => {
+            if n == 0 || near.is_empty() {
+                return;
+            }
+            assert_eq!(near.len(), n, "one aggregate per unit");
+            let steer_chunk = |(k, (out, near)): (usize, (&mut [Steer], &[Near]))| {
+                let first = k * STEER_CHUNK;
+                for (j, (s, a)) in out.iter_mut().zip(near).enumerate() {
+                    *s = steer_of(a, units.motion(first + j), gain, dt);
+                }
+            };
+            match pool {
+                Some(pool) if pool.current_num_threads() > 1 => pool.install(|| {
+                    scratch
+                        .steer
+                        .par_chunks_mut(STEER_CHUNK)
+                        .zip(near.par_chunks(STEER_CHUNK))
+                        .enumerate()
+                        .for_each(steer_chunk)
+                }),
+                _ => steer_chunk((0, (&mut scratch.steer[..], near))),
+            }
+        }
     }
     l.write_steer(&scratch.steer);
 }
+
+/// Units per parallel task of the fused apply.
+const STEER_CHUNK: usize = 16_384;
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,9 @@
 //! The one counting sort of the project — count, exclusive prefix sum,
 //! stable scatter — shared by the CSR grid's rebuild
 //! ([`super::SortedGrid`]) and the units' reorder ([`crate::sim::Reorderer`]).
-//! O(items + keys), no comparisons, no allocation.
+//! O(items + keys), no comparisons, no allocation. [`par_scatter`] is the
+//! multi-threaded scatter of the grid's rebuild (per-thread cursors,
+//! disjoint writes).
 
 /// Turns per-key counts stored one slot late (`offsets[k + 1]` = items with
 /// key `k`, `offsets[0]` = 0) into exclusive start offsets in place:
@@ -36,6 +38,163 @@ pub fn scatter(keys: &[u32], skip: u32, cursor: &mut [u32], mut place: impl FnMu
             *slot += 1;
         }
     }
+}
+
+/// Turns per-thread counts into per-thread scatter cursors, in place:
+/// `hist[t][c + 1]` (units of thread `t` in key `c`) becomes `hist[t][c]` =
+/// `offsets[c]` + the units of threads `< t` in key `c`. `offsets` are the
+/// exclusive offsets of [`prefix_sum`] over the summed counts.
+///
+/// # Panics
+/// If a `hist[t]` is shorter than `offsets`.
+pub fn thread_cursors(offsets: &[u32], hist: &mut [Vec<u32>]) {
+    let keys = offsets.len().saturating_sub(1);
+    for c in 0..keys {
+        let mut at = offsets[c];
+        for h in hist.iter_mut() {
+            let n = h[c + 1];
+            h[c] = at;
+            at += n;
+        }
+    }
+}
+
+/// The per-unit inputs of [`par_scatter`], indexed by unit.
+#[derive(Clone, Copy, Debug)]
+pub struct Sources<'a> {
+    /// x coordinates, world units.
+    pub x: &'a [f32],
+    /// z coordinates, world units.
+    pub z: &'a [f32],
+    /// Teams, when the index keeps them.
+    pub team: Option<&'a [u8]>,
+}
+
+/// The sorted outputs of [`par_scatter`], indexed by slot; `team` is empty
+/// when [`Sources::team`] is `None`.
+#[derive(Debug)]
+pub struct Columns<'a> {
+    /// x of the unit in each slot.
+    pub x: &'a mut [f32],
+    /// z of the unit in each slot.
+    pub z: &'a mut [f32],
+    /// Index of the unit in each slot.
+    pub ids: &'a mut [u32],
+    /// Team of the unit in each slot (or empty).
+    pub team: &'a mut [u32],
+}
+
+/// What [`par_scatter`] saw while placing the units.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScatterStats {
+    /// Largest `|x|` or `|z|` of the placed units, world units.
+    pub max_abs: f32,
+}
+
+/// Raw column pointers shared by the scatter threads.
+struct Dst {
+    x: *mut f32,
+    z: *mut f32,
+    ids: *mut u32,
+    team: *mut u32,
+    len: usize,
+}
+
+// SAFETY: the threads of `par_scatter` write through these pointers only at
+// slots no other thread writes (see there); the columns outlive the scope.
+unsafe impl Sync for Dst {}
+
+/// Stable parallel scatter of units into key (cell) order: the units of
+/// `keys` are split into consecutive ranges of `size` (range `t` on thread
+/// `t`, all on the calling thread without a pool), and unit `i` of range `t`
+/// with key `k != skip` goes to slot `cursors[t][k]`, which then advances.
+/// With cursors from [`thread_cursors`], every slot is written exactly once
+/// and the units of one key keep their input order, so the result is
+/// identical for every thread count. Copies x, z, the unit index and (when
+/// given) the team into `out`. Allocates nothing.
+///
+/// # Panics
+/// If the sources differ in length from `keys`, there are fewer cursor
+/// arrays than ranges, or a slot falls outside `out` (cursors that do not
+/// match the keys).
+pub fn par_scatter(
+    keys: &[u32],
+    skip: u32,
+    cursors: &mut [Vec<u32>],
+    size: usize,
+    src: Sources<'_>,
+    out: Columns<'_>,
+    pool: Option<&rayon::ThreadPool>,
+) -> ScatterStats {
+    use rayon::prelude::*;
+    let n = keys.len();
+    assert!(src.x.len() == n && src.z.len() == n, "one position per key");
+    let len = out.x.len();
+    assert!(
+        out.z.len() == len && out.ids.len() == len,
+        "output columns of equal length"
+    );
+    if let Some(t) = src.team {
+        assert!(t.len() == n && out.team.len() == len, "one team per key and slot");
+    }
+    let size = size.max(1);
+    assert!(cursors.len() >= n.div_ceil(size), "one cursor array per range");
+    let dst = Dst {
+        x: out.x.as_mut_ptr(),
+        z: out.z.as_mut_ptr(),
+        ids: out.ids.as_mut_ptr(),
+        team: out.team.as_mut_ptr(),
+        len,
+    };
+    let dst = &dst;
+    let part = |(t, cursor): (usize, &mut Vec<u32>)| -> f32 {
+        let first = t * size;
+        let end = (first + size).min(n);
+        let mut max_abs = 0f32;
+        for i in first..end {
+            let k = keys[i];
+            if k == skip {
+                continue;
+            }
+            let slot = &mut cursor[k as usize];
+            let at = *slot as usize;
+            *slot += 1;
+            assert!(at < dst.len, "scatter slot out of range");
+            let (x, z) = (src.x[i], src.z[i]);
+            max_abs = max_abs.max(x.abs()).max(z.abs());
+            // SAFETY: `at < len` was just checked, so the writes are in
+            // bounds of the columns (`team` only when it has `len` slots).
+            // Slot `at` is written by this range only: the cursors of
+            // different ranges cover disjoint slots of each key
+            // (`thread_cursors`), and one range advances its own cursor
+            // after each write.
+            unsafe {
+                *dst.x.add(at) = x;
+                *dst.z.add(at) = z;
+                *dst.ids.add(at) = i as u32;
+                if let Some(t) = src.team {
+                    *dst.team.add(at) = t[i] as u32;
+                }
+            }
+        }
+        max_abs
+    };
+    let ranges = n.div_ceil(size);
+    let max_abs = match pool {
+        Some(p) if ranges > 1 => p.install(|| {
+            cursors[..ranges]
+                .par_iter_mut()
+                .enumerate()
+                .map(part)
+                .reduce(|| 0.0, f32::max)
+        }),
+        _ => cursors[..ranges]
+            .iter_mut()
+            .enumerate()
+            .map(part)
+            .fold(0.0, f32::max),
+    };
+    ScatterStats { max_abs }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
-//! The per-unit pass: one query per unit, results in CSR form per chunk.
+//! The per-unit pass: one query per unit, results either as neighbor lists
+//! in CSR form per chunk ([`query_chunks`], the "collect ids" pass) or as
+//! one [`Near`] per unit ([`near_chunks`], the fused pass).
 
-use super::{Kernel, Points, Positions, Query, QueryStats, SpatialIndex};
+use super::{Kernel, Near, Points, Positions, Query, QueryStats, SpatialIndex};
 use rayon::prelude::*;
 
 /// The neighbor lists of one contiguous range of units, in CSR form.
@@ -161,6 +163,133 @@ where
         }
     }
     results.stats()
+}
+
+/// The fused pass's per-frame buffers: one [`Near`] per unit and, per chunk,
+/// a scratch id list for strategies that still collect ids per query (the
+/// list is consumed by the next query, never kept for the frame). Kept
+/// across frames: after warm-up a frame allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct NearResults {
+    /// Aggregates of unit `i` at index `i`.
+    pub near: Vec<Near>,
+    /// One scratch list per chunk (128-byte aligned, so threads never share
+    /// a line).
+    scratch: Vec<ChunkResults>,
+    /// Counters of the last pass.
+    pub stats: QueryStats,
+}
+
+impl NearResults {
+    /// Forgets the aggregates (e.g. after a respawn), keeping capacity.
+    pub fn clear(&mut self) {
+        self.near.clear();
+        self.stats = QueryStats::default();
+    }
+}
+
+/// The fused per-unit pass over `n` units: resizes `res.near` to `n`, splits
+/// `0..n` into the same chunks as [`query_chunks`] (one without a pool, four
+/// per thread with one), and runs `run(start, near, scratch)` per chunk on
+/// the pool's threads, where `near` is the chunk's slice of `res.near`
+/// (unit `start + k` at `near[k]`) and `scratch` an empty id list the chunk
+/// may use per query. Returns and stores the summed counters. Allocates only
+/// while the buffers grow.
+pub fn near_chunks<F>(
+    n: usize,
+    pool: Option<&rayon::ThreadPool>,
+    res: &mut NearResults,
+    run: F,
+) -> QueryStats
+where
+    F: Fn(usize, &mut [Near], &mut Vec<u32>) -> QueryStats + Sync,
+{
+    res.near.resize(n, Near::default());
+    let chunks = match pool {
+        Some(p) if p.current_num_threads() > 1 => p.current_num_threads() * CHUNKS_PER_THREAD,
+        _ => 1,
+    };
+    let size = n.div_ceil(chunks).max(1);
+    let used = n.div_ceil(size);
+    if res.scratch.len() < used {
+        res.scratch.resize_with(used, ChunkResults::default);
+    }
+    let one = |(k, (near, c)): (usize, (&mut [Near], &mut ChunkResults))| {
+        c.ids.clear();
+        c.stats = near_chunk(&run, k * size, near, &mut c.ids);
+    };
+    let scratch = &mut res.scratch[..used];
+    match pool {
+        Some(p) if used > 1 => p.install(|| {
+            res.near
+                .par_chunks_mut(size)
+                .zip(scratch.par_iter_mut())
+                .enumerate()
+                .for_each(one)
+        }),
+        _ => res
+            .near
+            .chunks_mut(size)
+            .zip(scratch.iter_mut())
+            .enumerate()
+            .for_each(one),
+    }
+    let mut stats = QueryStats::default();
+    for c in &res.scratch[..used] {
+        stats += c.stats;
+    }
+    res.stats = stats;
+    stats
+}
+
+/// One chunk of the fused pass; never inlined, like [`query_chunk`], so a
+/// profiler can tell the phase apart by name.
+#[inline(never)]
+fn near_chunk<F>(run: &F, start: usize, near: &mut [Near], scratch: &mut Vec<u32>) -> QueryStats
+where
+    F: Fn(usize, &mut [Near], &mut Vec<u32>) -> QueryStats,
+{
+    run(start, near, scratch)
+}
+
+/// The fused pass of a strategy that answers queries with id lists:
+/// for each unit `start + k`, collects its neighbors (center = its position,
+/// radius `r`, itself excluded) into `scratch` with `query` and sums them
+/// into `near[k]` with [`Near::add`], reading the neighbors' positions and
+/// teams through `p` and `team`. The list lives only until the next query.
+pub fn near_per_unit<P, T, F>(
+    p: &P,
+    team: T,
+    r: f32,
+    start: usize,
+    near: &mut [Near],
+    scratch: &mut Vec<u32>,
+    mut query: F,
+) -> QueryStats
+where
+    P: Positions + ?Sized,
+    T: Fn(usize) -> u8,
+    F: FnMut(&Query, &mut Vec<u32>) -> QueryStats,
+{
+    let mut stats = QueryStats::default();
+    for (k, out) in near.iter_mut().enumerate() {
+        let i = start + k;
+        let (cx, cz) = p.pos(i);
+        let q = Query {
+            exclude: i as u32,
+            ..Query::new(cx, cz, r)
+        };
+        scratch.clear();
+        stats += query(&q, scratch);
+        let me = (cx, cz, team(i));
+        let mut acc = Near::default();
+        for &j in scratch.iter() {
+            let (xj, zj) = p.pos(j as usize);
+            acc.add(me, (xj, zj, team(j as usize)));
+        }
+        *out = acc;
+    }
+    stats
 }
 
 /// One chunk of the per-unit pass. Never inlined, so profilers (callgrind's

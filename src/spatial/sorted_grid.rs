@@ -6,7 +6,10 @@ use super::csr;
 use super::geometry::floor_to_i64;
 use rayon::prelude::*;
 
-use super::{Bounds, ChunkResults, GridGeometry, Kernel, Points, Query, QueryStats, SpatialIndex};
+use super::{
+    Bounds, ChunkResults, FusedQuery, GridGeometry, Kernel, KernelQuery, Near, Points, Query,
+    QueryStats, SpatialIndex, FIXED_RANGE,
+};
 
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
@@ -24,14 +27,19 @@ pub struct SortedGrid {
     geo: GridGeometry,
     /// `cells + 1` offsets into the sorted arrays.
     cell_start: Vec<u32>,
-    /// Scatter cursors, one per cell.
-    cursor: Vec<u32>,
     /// Cell of each unit in input order, or [`NOT_INDEXED`].
     unit_cell: Vec<u32>,
     x: Vec<f32>,
     z: Vec<f32>,
     ids: Vec<u32>,
-    /// Per-thread cell counts of the parallel rebuild (`cells + 1` each).
+    /// Team of each entry, in cell order, when the rebuild was given teams
+    /// ([`SortedGrid::rebuild_tagged`]); empty otherwise.
+    team: Vec<u32>,
+    /// Whether every indexed coordinate is within [`FIXED_RANGE`] (the SIMD
+    /// fused kernels' precondition).
+    in_range: bool,
+    /// Per-thread cell counts of the rebuild, then per-thread scatter
+    /// cursors (`cells + 1` each).
     hist: Vec<Vec<u32>>,
 }
 
@@ -58,23 +66,256 @@ fn count_cells(
     }
 }
 
+/// The searched rows of one query, as the per-unit walk hands them over.
+enum Rows<'a> {
+    /// Nothing to search (invalid query, or a block off the grid).
+    Empty,
+    /// The non-empty row ranges of a block of at most [`MAX_ROWS`] rows and
+    /// the entries they hold.
+    Ranges(&'a [(u32, u32)], u64),
+    /// A taller block `(x0, x1, z0, z1)`, walked in batches of rows.
+    Tall((usize, usize, usize, usize)),
+}
+
 impl SortedGrid {
-    /// Turns the counts in `cell_start[c + 1]` into offsets and scatters the
-    /// units (ascending ids within a cell) using `unit_cell`.
-    fn prefix_and_scatter(&mut self, points: Points<'_>) {
+    /// Rebuilds the index like [`SpatialIndex::rebuild_with`] and, when
+    /// `teams` is given (one per unit, parallel to `points`), also copies
+    /// each unit's team into cell order for [`SortedGrid::near_units`].
+    ///
+    /// Threads (with a `pool` of more than one): bounds, each unit's cell and
+    /// per-thread counts, and the scatter, where each thread places its own
+    /// contiguous range of units through its own cursors (thread `t`'s
+    /// cursor for cell `c` starts after the units of threads `< t` in `c`),
+    /// so the writes are disjoint and the order within a cell is ascending
+    /// ids as in the sequential rebuild. Only the prefix sums run on one
+    /// thread. Allocates only while buffers grow.
+    ///
+    /// # Panics
+    /// If `teams` is given with a length other than `points.len()`.
+    pub fn rebuild_tagged(
+        &mut self,
+        points: Points<'_>,
+        teams: Option<&[u8]>,
+        cell_size: f32,
+        pool: Option<&rayon::ThreadPool>,
+    ) {
+        let n = points.len();
+        if let Some(t) = teams {
+            assert_eq!(t.len(), n, "one team per unit");
+        }
+        let pool = pool.filter(|p| p.current_num_threads() > 1 && n > 1);
+        let threads = pool.map_or(1, |p| p.current_num_threads());
+        let size = n.div_ceil(threads).max(1);
+        let parts = n.div_ceil(size).max(1);
+        let bounds = match pool {
+            Some(p) => p.install(|| {
+                points
+                    .x
+                    .par_chunks(size)
+                    .zip(points.z.par_chunks(size))
+                    .map(|(x, z)| Bounds::of(Points::new(x, z)))
+                    .reduce(|| Bounds::EMPTY, Bounds::merge)
+            }),
+            None => Bounds::of(points),
+        };
+        self.geo = GridGeometry::from_bounds(&bounds, cell_size);
         let cells = self.geo.cells();
+        self.unit_cell.clear();
+        self.unit_cell.resize(n, NOT_INDEXED);
+        if self.hist.len() < parts {
+            self.hist.resize_with(parts, Vec::new);
+        }
+        let geo = &self.geo;
+        let count = |(t, (uc, h)): (usize, (&mut [u32], &mut Vec<u32>))| {
+            h.clear();
+            h.resize(cells + 1, 0);
+            count_cells(geo, points, t * size, uc, h);
+        };
+        match pool {
+            Some(p) => p.install(|| {
+                self.unit_cell
+                    .par_chunks_mut(size)
+                    .zip(self.hist.par_iter_mut())
+                    .enumerate()
+                    .for_each(count)
+            }),
+            None => self
+                .unit_cell
+                .chunks_mut(size)
+                .zip(self.hist.iter_mut())
+                .enumerate()
+                .for_each(count),
+        }
+        if n == 0 {
+            self.hist[0].clear();
+            self.hist[0].resize(cells + 1, 0);
+        }
+        // Totals per cell, their prefix sum, then each thread's cursors.
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        let hist = &mut self.hist[..parts];
+        for h in hist.iter() {
+            for (s, &c) in self.cell_start.iter_mut().zip(h.iter()) {
+                *s += c;
+            }
+        }
         let indexed = csr::prefix_sum(&mut self.cell_start) as usize;
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        csr::thread_cursors(&self.cell_start, hist);
         self.x.resize(indexed, 0.0);
         self.z.resize(indexed, 0.0);
         self.ids.resize(indexed, 0);
-        let (x, z, ids) = (&mut self.x, &mut self.z, &mut self.ids);
-        csr::scatter(&self.unit_cell, NOT_INDEXED, &mut self.cursor, |k, i| {
-            x[k] = points.x[i];
-            z[k] = points.z[i];
-            ids[k] = i as u32;
+        self.team.clear();
+        if teams.is_some() {
+            self.team.resize(indexed, 0);
+        }
+        let out = csr::Columns {
+            x: &mut self.x,
+            z: &mut self.z,
+            ids: &mut self.ids,
+            team: &mut self.team,
+        };
+        let src = csr::Sources {
+            x: points.x,
+            z: points.z,
+            team: teams,
+        };
+        self.in_range = csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out, pool)
+            .max_abs
+            < FIXED_RANGE;
+    }
+
+    /// Calls `f` with the non-empty row ranges of `block` and the entries they
+    /// hold, at most [`MAX_ROWS`] rows per call, top row first.
+    #[inline]
+    fn row_batches(
+        &self,
+        (x0, x1, z0, z1): (usize, usize, usize, usize),
+        mut f: impl FnMut(&[(u32, u32)], u64),
+    ) {
+        let mut ranges = [(0u32, 0u32); MAX_ROWS];
+        let mut row = z0;
+        while row <= z1 {
+            let last = z1.min(row + MAX_ROWS - 1);
+            let (used, total) = self.row_ranges(x0, x1, row, last, &mut ranges);
+            f(&ranges[..used], total);
+            row = last + 1;
+        }
+    }
+
+    /// The per-unit walk shared by both forms of the pass: for each unit `i`
+    /// of `range`, calls `visit(i, query, rows)` with unit `i`'s query
+    /// (radius `r`, itself excluded) and its searched rows. A block is fixed
+    /// by the floors of four quotients ([`GridGeometry::axis_quotients`]);
+    /// when the next unit's quotients have the same floors (with units in
+    /// cell order, consecutive units mostly do), its row ranges are reused
+    /// after four float comparisons per axis, without recomputing them.
+    #[inline]
+    fn walk_units(
+        &self,
+        points: Points<'_>,
+        r: f32,
+        range: std::ops::Range<usize>,
+        mut visit: impl FnMut(usize, &KernelQuery, Rows<'_>),
+    ) {
+        /// Floors are compared as f32, exact below this magnitude.
+        const EXACT: f32 = 16_777_216.0;
+        let mut ranges = [(0u32, 0u32); MAX_ROWS];
+        let mut used = 0usize;
+        let mut span_total = 0u64;
+        // Floors of the four quotients of the cached block (lo x, hi x, lo z, hi z).
+        let mut cached: Option<[f32; 4]> = None;
+        let none = KernelQuery {
+            cx: 0.0,
+            cz: 0.0,
+            r2: -1.0,
+            exclude: super::NO_EXCLUDE,
+        };
+        for i in range {
+            let q = Query {
+                cx: points.x[i],
+                cz: points.z[i],
+                r,
+                exclude: i as u32,
+            };
+            let Some(kq) = q.kernel_query() else {
+                visit(i, &none, Rows::Empty);
+                continue;
+            };
+            let (lx, hx) = self.geo.axis_quotients(q.cx, r);
+            let (lz, hz) = self.geo.axis_quotients(q.cz, r);
+            let quot = [lx, hx, lz, hz];
+            let hit =
+                cached.is_some_and(|f| (0..4).all(|k| f[k] <= quot[k] && quot[k] < f[k] + 1.0));
+            if !hit {
+                cached = None;
+                match self.geo.block(q.cx, q.cz, r) {
+                    Some((x0, x1, z0, z1)) if z1 - z0 < MAX_ROWS => {
+                        (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
+                        let floors = quot.map(|v| floor_to_i64(v) as f32);
+                        if quot.iter().all(|v| v.abs() < EXACT) {
+                            cached = Some(floors);
+                        }
+                    }
+                    Some(block) => {
+                        visit(i, &kq, Rows::Tall(block));
+                        continue;
+                    }
+                    None => {
+                        visit(i, &kq, Rows::Empty);
+                        continue;
+                    }
+                }
+            }
+            visit(i, &kq, Rows::Ranges(&ranges[..used], span_total));
+        }
+    }
+
+    /// The fused per-unit pass: for units `start..start + out.len()`, writes
+    /// each unit's [`Near`] aggregates (radius `r`, itself excluded, teams
+    /// from the last [`SortedGrid::rebuild_tagged`]) into `out` and returns
+    /// the counters. No neighbor id is written anywhere. `points` and `teams`
+    /// must be what the index was rebuilt from. Same neighbor sets, and so
+    /// the same aggregates, as [`SpatialIndex::query_units`] summed through
+    /// [`Near::add`]. Allocates nothing.
+    ///
+    /// # Panics
+    /// If the last rebuild had no teams, or the units are out of range of
+    /// `points` or `teams`.
+    pub fn near_units(
+        &self,
+        points: Points<'_>,
+        teams: &[u8],
+        r: f32,
+        kernel: Kernel,
+        start: usize,
+        out: &mut [Near],
+    ) -> QueryStats {
+        assert_eq!(self.team.len(), self.x.len(), "rebuild_tagged with teams first");
+        let kernel = kernel.or_scalar();
+        let cols = (&self.x[..], &self.z[..], &self.ids[..], &self.team[..]);
+        let flush = FusedQuery::flush_for(r * r);
+        let mut stats = QueryStats::default();
+        self.walk_units(points, r, start..start + out.len(), |i, kq, rows| {
+            let fq = FusedQuery::with_flush(*kq, teams[i], flush);
+            let near = match rows {
+                Rows::Empty => Near::default(),
+                Rows::Ranges(ranges, total) => {
+                    stats.candidates += total;
+                    kernel.run_fused(cols, ranges, &fq, self.in_range)
+                }
+                Rows::Tall(block) => {
+                    let mut near = Near::default();
+                    self.row_batches(block, |ranges, total| {
+                        stats.candidates += total;
+                        near += kernel.run_fused(cols, ranges, &fq, self.in_range);
+                    });
+                    near
+                }
+            };
+            stats.neighbors += near.count as u64;
+            out[i - start] = near;
         });
+        stats
     }
 
     /// Writes the non-empty entry ranges of rows `z0..=z1` (at most
@@ -127,77 +368,17 @@ impl SortedGrid {
 
 impl SpatialIndex for SortedGrid {
     fn rebuild(&mut self, points: Points<'_>, cell_size: f32) {
-        self.geo = GridGeometry::fit(points, cell_size);
-        let cells = self.geo.cells();
-        self.cell_start.clear();
-        self.cell_start.resize(cells + 1, 0);
-        self.unit_cell.clear();
-        self.unit_cell.resize(points.len(), NOT_INDEXED);
-        // Count into cell_start[c + 1] so the prefix sum below is exclusive.
-        count_cells(
-            &self.geo,
-            points,
-            0,
-            &mut self.unit_cell,
-            &mut self.cell_start,
-        );
-        self.prefix_and_scatter(points);
+        self.rebuild_tagged(points, None, cell_size, None);
     }
 
-    /// The parallel rebuild: bounds, cell of every unit and per-thread counts
-    /// run on the pool's threads (each thread owns a contiguous range of
-    /// units and its own histogram); the per-cell sums, the prefix sum and the
-    /// scatter stay sequential, so the order within a cell (ascending ids) and
-    /// the whole index are the same as single-threaded.
+    /// The parallel rebuild of [`SortedGrid::rebuild_tagged`], without teams.
     fn rebuild_with(
         &mut self,
         points: Points<'_>,
         cell_size: f32,
         pool: Option<&rayon::ThreadPool>,
     ) {
-        let Some(pool) = pool.filter(|p| p.current_num_threads() > 1) else {
-            self.rebuild(points, cell_size);
-            return;
-        };
-        let n = points.len();
-        let threads = pool.current_num_threads();
-        let size = n.div_ceil(threads).max(1);
-        let bounds = pool.install(|| {
-            points
-                .x
-                .par_chunks(size)
-                .zip(points.z.par_chunks(size))
-                .map(|(x, z)| Bounds::of(Points::new(x, z)))
-                .reduce(|| Bounds::EMPTY, Bounds::merge)
-        });
-        self.geo = GridGeometry::from_bounds(&bounds, cell_size);
-        let cells = self.geo.cells();
-        self.unit_cell.clear();
-        self.unit_cell.resize(n, NOT_INDEXED);
-        if self.hist.len() < threads {
-            self.hist.resize_with(threads, Vec::new);
-        }
-        let geo = &self.geo;
-        pool.install(|| {
-            self.unit_cell
-                .par_chunks_mut(size)
-                .zip(self.hist.par_iter_mut())
-                .enumerate()
-                .for_each(|(t, (uc, h))| {
-                    h.clear();
-                    h.resize(cells + 1, 0);
-                    count_cells(geo, points, t * size, uc, h);
-                })
-        });
-        self.cell_start.clear();
-        self.cell_start.resize(cells + 1, 0);
-        // Only the first `n / size` histograms were filled this time.
-        for h in &self.hist[..n.div_ceil(size)] {
-            for (s, &c) in self.cell_start.iter_mut().zip(h.iter()) {
-                *s += c;
-            }
-        }
-        self.prefix_and_scatter(points);
+        self.rebuild_tagged(points, None, cell_size, pool);
     }
 
     fn query(
@@ -207,22 +388,17 @@ impl SpatialIndex for SortedGrid {
         kernel: Kernel,
         out: &mut Vec<u32>,
     ) -> QueryStats {
-        let Some((kq, (x0, x1, z0, z1))) = self.geo.search(q) else {
+        let Some((kq, block)) = self.geo.search(q) else {
             return QueryStats::default();
         };
         let before = out.len();
         let mut candidates = 0u64;
         // One contiguous range per row of the block, handed to the kernel in
         // batches so its constants are set up once per batch.
-        let mut ranges = [(0u32, 0u32); MAX_ROWS];
-        let mut row = z0;
-        while row <= z1 {
-            let last = z1.min(row + MAX_ROWS - 1);
-            let (used, tested) = self.row_ranges(x0, x1, row, last, &mut ranges);
-            candidates += tested;
-            kernel.run_ranges(&self.x, &self.z, &self.ids, &ranges[..used], &kq, out);
-            row = last + 1;
-        }
+        self.row_batches(block, |ranges, total| {
+            candidates += total;
+            kernel.run_ranges(&self.x, &self.z, &self.ids, ranges, &kq, out);
+        });
         QueryStats {
             candidates,
             neighbors: (out.len() - before) as u64,
@@ -233,13 +409,10 @@ impl SpatialIndex for SortedGrid {
         Some(&self.geo)
     }
 
-    /// The per-unit pass, sharing work between consecutive units. A block is
-    /// fixed by the floors of four quotients ([`GridGeometry::axis_quotients`]);
-    /// when the next unit's quotients have the same floors (with units in cell
-    /// order, consecutive units mostly do), its block and the row ranges are
-    /// reused after four float comparisons per axis, without recomputing them.
-    /// All rows of a query go to the kernel in one call. Same blocks and
-    /// results as [`SpatialIndex::query`].
+    /// The per-unit pass over the shared walk of [`SortedGrid::near_units`]
+    /// (blocks reused between consecutive units), with all rows of a query
+    /// handed to the kernel in one call. Same blocks and results as
+    /// [`SpatialIndex::query`].
     fn query_units(
         &self,
         points: Points<'_>,
@@ -247,66 +420,32 @@ impl SpatialIndex for SortedGrid {
         kernel: Kernel,
         chunk: &mut ChunkResults,
     ) -> QueryStats {
-        /// Floors are compared as f32, exact below this magnitude.
-        const EXACT: f32 = 16_777_216.0;
         let kernel = kernel.or_scalar();
         let mut stats = QueryStats::default();
-        let mut ranges = [(0u32, 0u32); MAX_ROWS];
-        let mut used = 0usize;
-        let mut span_total = 0u64;
-        // Floors of the four quotients of the cached block (lo x, hi x, lo z, hi z).
-        let mut cached: Option<[f32; 4]> = None;
-        for i in chunk.start..chunk.end {
-            let q = Query {
-                cx: points.x[i],
-                cz: points.z[i],
-                r,
-                exclude: i as u32,
-            };
-            let Some(kq) = q.kernel_query() else {
-                chunk.offsets.push(chunk.ids.len() as u32);
-                continue;
-            };
-            let (lx, hx) = self.geo.axis_quotients(q.cx, r);
-            let (lz, hz) = self.geo.axis_quotients(q.cz, r);
-            let quot = [lx, hx, lz, hz];
-            let hit =
-                cached.is_some_and(|f| (0..4).all(|k| f[k] <= quot[k] && quot[k] < f[k] + 1.0));
-            if !hit {
-                cached = None;
-                match self.geo.block(q.cx, q.cz, r) {
-                    Some((x0, x1, z0, z1)) if z1 - z0 < MAX_ROWS => {
-                        (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
-                        let floors = quot.map(|v| floor_to_i64(v) as f32);
-                        if quot.iter().all(|v| v.abs() < EXACT) {
-                            cached = Some(floors);
-                        }
-                    }
-                    Some(_) => {
-                        // More rows than one kernel call takes: the general path.
-                        stats += self.query(points, &q, kernel, &mut chunk.ids);
-                        chunk.offsets.push(chunk.ids.len() as u32);
-                        continue;
-                    }
-                    None => {
-                        chunk.offsets.push(chunk.ids.len() as u32);
-                        continue;
-                    }
+        let ChunkResults {
+            start,
+            end,
+            offsets,
+            ids,
+            ..
+        } = chunk;
+        let (xs, zs, is) = (&self.x[..], &self.z[..], &self.ids[..]);
+        self.walk_units(points, r, *start..*end, |_, kq, rows| {
+            let before = ids.len();
+            match rows {
+                Rows::Empty => {}
+                Rows::Ranges(ranges, total) => {
+                    stats.candidates += total;
+                    kernel.run_ranges(xs, zs, is, ranges, kq, ids);
                 }
+                Rows::Tall(block) => self.row_batches(block, |ranges, total| {
+                    stats.candidates += total;
+                    kernel.run_ranges(xs, zs, is, ranges, kq, ids);
+                }),
             }
-            let before = chunk.ids.len();
-            kernel.run_ranges(
-                &self.x,
-                &self.z,
-                &self.ids,
-                &ranges[..used],
-                &kq,
-                &mut chunk.ids,
-            );
-            stats.candidates += span_total;
-            stats.neighbors += (chunk.ids.len() - before) as u64;
-            chunk.offsets.push(chunk.ids.len() as u32);
-        }
+            stats.neighbors += (ids.len() - before) as u64;
+            offsets.push(ids.len() as u32);
+        });
         stats
     }
 }

@@ -62,6 +62,10 @@ impl UnitLayout for HotCold {
         self.hot.team[i]
     }
 
+    fn teams(&self) -> Option<&[u8]> {
+        Some(&self.hot.team)
+    }
+
     fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
         self.hot.move_units(world, dt, pool);
     }

@@ -351,6 +351,12 @@ pub trait UnitLayout: Positions + Send + Sync {
     /// If `i >= len()`.
     fn team(&self, i: usize) -> u8;
 
+    /// Every unit's team as one dense array, when the layout stores it so
+    /// (SoA, hot/cold); the fused pass gathers it otherwise.
+    fn teams(&self) -> Option<&[u8]> {
+        None
+    }
+
     /// Moves every unit by `v * dt` and reflects it off the world border
     /// ([`crate::sim::move_hot`] per unit; results identical in every
     /// layout), on `pool`'s threads when given.

@@ -108,6 +108,10 @@ impl UnitLayout for Units {
         self.team[i]
     }
 
+    fn teams(&self) -> Option<&[u8]> {
+        Some(&self.team)
+    }
+
     fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
         match pool {
             Some(p) if p.current_num_threads() > 1 => {

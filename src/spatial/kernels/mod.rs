@@ -175,15 +175,33 @@ impl FusedQuery {
     /// truncation adds less than 1), capped at `2^31 - 1` (the bound that
     /// [`FIXED_RANGE`] guarantees).
     pub fn new(q: KernelQuery, team: u8) -> FusedQuery {
-        let per_lane = (q.r2.max(0.0) as f64).sqrt() * FIXED_SCALE as f64 * (1.0 + 1e-5) + 2.0;
-        let limit = i32::MAX as f64;
-        let flush = (limit / per_lane.min(limit)).floor().clamp(1.0, u32::MAX as f64) as u32;
+        FusedQuery::with_flush(q, team, FusedQuery::flush_for(q.r2))
+    }
+
+    /// [`FusedQuery::new`] with a `flush` computed once by
+    /// [`FusedQuery::flush_for`] for many queries of one radius.
+    #[inline]
+    pub fn with_flush(q: KernelQuery, team: u8, flush: u32) -> FusedQuery {
         FusedQuery {
             q,
             team: team as u32,
             fx: fixed(q.cx),
             fz: fixed(q.cz),
-            flush,
+            flush: flush.max(1),
+        }
+    }
+
+    /// The flush interval of [`FusedQuery::new`] for squared radius `r2`
+    /// (>= 1; 1 for NaN or huge radii).
+    pub fn flush_for(r2: f32) -> u32 {
+        let r = (r2.max(0.0) as f64).sqrt();
+        let per_lane = r * FIXED_SCALE as f64 * (1.0 + 1e-5) + 2.0;
+        let limit = i32::MAX as f64;
+        let flush = (limit / per_lane.min(limit)).floor();
+        if flush.is_nan() {
+            1
+        } else {
+            flush.clamp(1.0, u32::MAX as f64) as u32
         }
     }
 }
