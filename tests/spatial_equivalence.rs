@@ -20,7 +20,7 @@ use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, Just,
 use proptest::strategy::Strategy as _;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::sim::{spawn, world_size, Layout, Settings, Simulation, Workload};
+use spatial_query_lab::sim::{spawn, world_size, Layout, Pass, Settings, Simulation, Workload};
 use spatial_query_lab::spatial::{
     query_all, Kernel, Points, Query, QueryResults, Strategy, NO_EXCLUDE,
 };
@@ -209,6 +209,7 @@ fn check_per_unit_with(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32) -
             diff(want, &def, x, z)
         );
     }
+    check_fused(ks, x, z, r, cell, &reference);
     for s in Strategy::ALL {
         let mut index = s.create();
         index.rebuild(points, cell);
@@ -242,6 +243,59 @@ fn check_per_unit_with(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32) -
         }
     }
     reference
+}
+
+/// The team of unit `i` in the fused checks: a mix of both teams that is
+/// not periodic with any small cell layout.
+fn team_of(i: usize) -> u8 {
+    ((i * 7919) % 5 < 2) as u8
+}
+
+/// The fused pass of the CSR grid (every kernel in `ks` x thread count in
+/// [`THREADS`]) must give every unit exactly the aggregates of its reference
+/// list summed by `Near::add`: count, enemies and the fixed-point offset
+/// sums, bit for bit.
+fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference: &[Vec<u32>]) {
+    use spatial_query_lab::spatial::results::{near_chunks, NearResults};
+    use spatial_query_lab::spatial::{Near, SortedGrid};
+    let n = x.len();
+    let points = Points::new(x, z);
+    let teams: Vec<u8> = (0..n).map(team_of).collect();
+    let want: Vec<Near> = reference
+        .iter()
+        .enumerate()
+        .map(|(i, list)| {
+            let mut a = Near::default();
+            for &j in list {
+                let j = j as usize;
+                a.add((x[i], z[i], teams[i]), (x[j], z[j], teams[j]));
+            }
+            a
+        })
+        .collect();
+    let total: u64 = want.iter().map(|a| a.count as u64).sum();
+    let mut res = NearResults::default();
+    for &k in ks {
+        for t in THREADS {
+            let p = pool(t);
+            let mut grid = SortedGrid::default();
+            grid.rebuild_tagged(points, Some(&teams), cell, p);
+            let stats = near_chunks(n, p, &mut res, |first, near, _| {
+                grid.near_units(points, &teams, r, k, first, near)
+            });
+            assert_eq!(
+                stats.neighbors, total,
+                "fused {k}/{t} threads: total, r {r}, cell {cell}, n {n}"
+            );
+            for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    got, want,
+                    "fused {k}/{t} threads: unit {i} at ({}, {}), r {r}, cell {cell}, n {n}",
+                    x[i], z[i]
+                );
+            }
+        }
+    }
 }
 
 /// Seeded random queries: centers in `[lo, hi]^2`, radii in `[0, r_max]`,
@@ -699,6 +753,7 @@ struct SimState {
     vx: Vec<u32>,
     vz: Vec<u32>,
     enemies: Vec<u16>,
+    danger: Vec<u32>,
     totals: Vec<u64>,
 }
 
@@ -718,14 +773,16 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
         .into_iter()
         .flat_map(|l| Strategy::ALL.map(|s| (l, s)))
     {
-        for &kernel in &ks {
-            for threads in [1usize, 2] {
+        for (&kernel, pass) in ks.iter().flat_map(|k| Pass::ALL.map(|p| (k, p))) {
+            for threads in [1usize, 2, 3] {
                 let settings = Settings {
                     units: 3000,
                     strategy,
                     kernel,
                     threads,
                     layout,
+                    pass,
+                    workload: Workload::Battle,
                     ..Settings::default()
                 };
                 let mut sim = Simulation::new(&settings);
@@ -740,9 +797,10 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
                     vx: bits(&u.vx),
                     vz: bits(&u.vz),
                     enemies: u.enemies.clone(),
+                    danger: bits(&u.danger),
                     totals,
                 };
-                let ctx = format!("{layout}/{strategy}/{kernel}/{threads} threads");
+                let ctx = format!("{layout}/{strategy}/{kernel}/{pass}/{threads} threads");
                 match &reference {
                     None => {
                         assert!(
@@ -762,6 +820,7 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
                         assert!(state.vx == want.vx, "{ctx}: units.vx not bit-identical");
                         assert!(state.vz == want.vz, "{ctx}: units.vz not bit-identical");
                         assert!(state.enemies == want.enemies, "{ctx}: units.enemies differ");
+                        assert!(state.danger == want.danger, "{ctx}: units.danger differ");
                     }
                 }
                 configs += 1;
@@ -770,7 +829,7 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
     }
     assert_eq!(
         configs,
-        Layout::ALL.len() * Strategy::ALL.len() * ks.len() * 2
+        Layout::ALL.len() * Strategy::ALL.len() * ks.len() * Pass::ALL.len() * 3
     );
 }
 
