@@ -14,7 +14,7 @@ use super::{FusedQuery, KernelQuery, Near};
 /// The CPU must support AVX2, the three slices must have equal lengths and
 /// every range must satisfy `a <= b <= len` (all checked by
 /// `Kernel::run_ranges`).
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub unsafe fn run_ranges(
     x: &[f32],
     z: &[f32],
@@ -32,7 +32,7 @@ pub unsafe fn run_ranges(
 /// # Safety
 /// As for [`run_ranges`], plus `team.len() == x.len()` and the position range
 /// of [`driver::fused`].
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub unsafe fn run_fused(
     x: &[f32],
     z: &[f32],

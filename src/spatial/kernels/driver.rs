@@ -32,40 +32,79 @@ impl<V: Lanes> Consts<V> {
     }
 
     /// The lanes of one vector that are neighbors: `dx*dx + dz*dz <= r2`
-    /// (ordered, so NaN fails) and `id != exclude`, within `live`.
+    /// (ordered, so NaN fails) and `id != exclude`.
     #[inline(always)]
-    unsafe fn test(&self, xv: V::F, zv: V::F, idv: V::I, live: V::M) -> V::M {
+    unsafe fn test(&self, xv: V::F, zv: V::F, idv: V::I) -> V::M {
         let dx = V::sub(xv, self.cx);
         let dz = V::sub(zv, self.cz);
         let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
-        V::and(V::and(V::le(d2, self.r2), V::ne_i(idv, self.exclude)), live)
+        V::andnot(V::eq_i(idv, self.exclude), V::le(d2, self.r2))
     }
 }
 
-/// Loads entry `i` onward of one range: a whole vector, or the first `rest`
-/// lanes when `rest < N`. Returns the loaded vectors and the live mask.
+/// Walks the entries of every range of `$ranges` in vectors of `$v::N`:
+/// runs `$step` with `$k` = the first entry and `$rest = N` for each whole
+/// vector, then with `$rest` = the last `rest < N` entries of a range. A
+/// macro rather than a closure: a closure would be compiled without the
+/// caller's `#[target_feature]`s and called, not inlined, in the hot loop.
+macro_rules! for_vectors {
+    ($v:ty, $ranges:expr, |$k:ident, $rest:ident| $step:block) => {
+        for &(a, b) in $ranges {
+            let (mut $k, b) = (a as usize, b as usize);
+            while $k + <$v>::N <= b {
+                let $rest = <$v>::N;
+                $step
+                $k += <$v>::N;
+            }
+            if $k < b {
+                let $rest = b - $k;
+                $step
+            }
+        }
+    };
+}
+
+/// Loads entries `k..k + N` of a column, or only the first `rest` of them
+/// (the rest 0) when `rest < N`.
 #[inline(always)]
-unsafe fn load<V: Lanes>(
-    xp: *const f32,
-    zp: *const f32,
-    ip: *const u32,
+unsafe fn load_f<V: Lanes>(p: *const f32, k: usize, rest: usize) -> V::F {
+    if rest >= V::N {
+        V::load_f(p.add(k))
+    } else {
+        V::load_f_part(p.add(k), rest)
+    }
+}
+
+/// [`load_f`] for an integer column.
+#[inline(always)]
+unsafe fn load_i<V: Lanes>(p: *const u32, k: usize, rest: usize) -> V::I {
+    if rest >= V::N {
+        V::load_i(p.add(k))
+    } else {
+        V::load_i_part(p.add(k), rest)
+    }
+}
+
+/// The neighbor lanes of the vector at `k` with `rest` live entries.
+#[inline(always)]
+unsafe fn test_at<V: Lanes>(
+    c: &Consts<V>,
+    (xp, zp, ip): (*const f32, *const f32, *const u32),
+    k: usize,
     rest: usize,
 ) -> (V::F, V::F, V::I, V::M) {
-    if rest >= V::N {
-        (
-            V::load_f(xp),
-            V::load_f(zp),
-            V::load_i(ip),
-            V::first(V::N),
-        )
+    let (xv, zv, idv) = (
+        load_f::<V>(xp, k, rest),
+        load_f::<V>(zp, k, rest),
+        load_i::<V>(ip, k, rest),
+    );
+    let keep = c.test(xv, zv, idv);
+    let keep = if rest >= V::N {
+        keep
     } else {
-        (
-            V::load_f_part(xp, rest),
-            V::load_f_part(zp, rest),
-            V::load_i_part(ip, rest),
-            V::first(rest),
-        )
-    }
+        V::and(keep, V::first(rest))
+    };
+    (xv, zv, idv, keep)
 }
 
 /// Total entries of `ranges`.
@@ -96,22 +135,17 @@ pub unsafe fn collect<V: Lanes>(
     let start = out.len();
     let dst = out.as_mut_ptr().add(start);
     let c = Consts::<V>::of(q);
+    let (xp, zp, ip) = (x.as_ptr(), z.as_ptr(), ids.as_ptr());
     let mut w = 0usize;
-    for &(a, b) in ranges {
-        let (a, n) = (a as usize, (b - a) as usize);
-        let (xp, zp, ip) = (x.as_ptr().add(a), z.as_ptr().add(a), ids.as_ptr().add(a));
-        let mut i = 0usize;
-        while i < n {
-            // SAFETY (whole step): a + n <= len (checked by the caller), so
-            // lanes i..min(i + N, n) are in bounds and `load` reads no
-            // further; the store writes N slots at dst + w with w <= (entries
-            // tested so far) < total, inside the total + N reserved slots.
-            let (xv, zv, idv, live) = load::<V>(xp.add(i), zp.add(i), ip.add(i), n - i);
-            let keep = c.test(xv, zv, idv, live);
-            w += V::compress_store(idv, keep, dst.add(w));
-            i += V::N;
-        }
-    }
+    // SAFETY (both steps): every range satisfies a <= b <= len (checked by
+    // the caller), so a whole vector at k (k + N <= b) and the first `rest`
+    // entries at k (k + rest = b) are in bounds, and a partial load reads no
+    // further. Each store writes N slots at dst + w with w <= (entries
+    // tested so far) < total, inside the total + N reserved slots.
+    for_vectors!(V, ranges, |k, rest| {
+        let (_, _, idv, keep) = test_at(&c, (xp, zp, ip), k, rest);
+        w += V::compress_store(idv, keep, dst.add(w));
+    });
     // SAFETY: the first `w` slots after `start` hold the packed matching ids
     // (a later store only writes at or beyond its own cursor).
     out.set_len(start + w);
@@ -140,47 +174,86 @@ pub unsafe fn fused<V: Lanes>(
     ranges: &[(u32, u32)],
     q: &FusedQuery,
 ) -> Near {
-    let c = Consts::<V>::of(&q.q);
-    let scale = V::splat_f(super::FIXED_SCALE);
-    let (fx, fz) = (V::splat_i(q.fx), V::splat_i(q.fz));
-    let my_team = V::splat_i(q.team as i32);
-    let zero = V::splat_i(0);
-    let (mut ax, mut az) = (zero, zero);
-    let mut near = Near::default();
-    let mut steps = 0u32;
-    for &(a, b) in ranges {
-        let (a, n) = (a as usize, (b - a) as usize);
-        let (xp, zp, ip) = (x.as_ptr().add(a), z.as_ptr().add(a), ids.as_ptr().add(a));
-        let tp = team.as_ptr().add(a);
-        let mut i = 0usize;
-        while i < n {
-            let rest = n - i;
-            // SAFETY (whole step): as in `collect`; `team` has the same
-            // length as `x`, so its lanes are in bounds too.
-            let (xv, zv, idv, live) = load::<V>(xp.add(i), zp.add(i), ip.add(i), rest);
-            let tv = if rest >= V::N {
-                V::load_i(tp.add(i))
-            } else {
-                V::load_i_part(tp.add(i), rest)
-            };
-            let keep = c.test(xv, zv, idv, live);
-            near.count += V::bits(keep).count_ones();
-            near.enemies += V::bits(V::and(keep, V::ne_i(tv, my_team))).count_ones();
-            // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
-            let ox = V::sub_i(V::trunc_i(V::mul(xv, scale)), fx);
-            let oz = V::sub_i(V::trunc_i(V::mul(zv, scale)), fz);
-            ax = V::add_masked_i(ax, keep, ox);
-            az = V::add_masked_i(az, keep, oz);
-            steps += 1;
-            if steps == q.flush {
-                near.sx += V::sum_i64(ax);
-                near.sz += V::sum_i64(az);
-                (ax, az, steps) = (zero, zero, 0);
-            }
-            i += V::N;
+    let mut acc = Acc::<V>::new(q);
+    let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
+    // SAFETY (both steps): as in `collect`; `team` has the same length as
+    // `x`, so its lanes are in bounds too.
+    for_vectors!(V, ranges, |k, rest| {
+        let (xv, zv, _, keep) = test_at(&acc.c, (xp, zp, ip), k, rest);
+        acc.add(xv, zv, load_i::<V>(tp, k, rest), keep);
+    });
+    acc.finish()
+}
+
+/// The running aggregates of one fused query: per-lane counts and offset
+/// sums, moved into the i64 totals of `near` every `flush` vectors.
+struct Acc<V: Lanes> {
+    c: Consts<V>,
+    scale: V::F,
+    fx: V::I,
+    fz: V::I,
+    team: V::I,
+    zero: V::I,
+    count: V::I,
+    enemies: V::I,
+    sx: V::I,
+    sz: V::I,
+    steps: u32,
+    flush: u32,
+    near: Near,
+}
+
+impl<V: Lanes> Acc<V> {
+    #[inline(always)]
+    unsafe fn new(q: &FusedQuery) -> Self {
+        let zero = V::splat_i(0);
+        Acc {
+            c: Consts::of(&q.q),
+            scale: V::splat_f(super::FIXED_SCALE),
+            fx: V::splat_i(q.fx),
+            fz: V::splat_i(q.fz),
+            team: V::splat_i(q.team as i32),
+            zero,
+            count: zero,
+            enemies: zero,
+            sx: zero,
+            sz: zero,
+            steps: 0,
+            flush: q.flush,
+            near: Near::default(),
         }
     }
-    near.sx += V::sum_i64(ax);
-    near.sz += V::sum_i64(az);
-    near
+
+    /// Adds the lanes of `keep` (neighbors at `xv`, `zv` of teams `tv`).
+    #[inline(always)]
+    unsafe fn add(&mut self, xv: V::F, zv: V::F, tv: V::I, keep: V::M) {
+        self.count = V::count(self.count, keep);
+        self.enemies = V::count(self.enemies, V::andnot(V::eq_i(tv, self.team), keep));
+        // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
+        let ox = V::sub_i(V::trunc_i(V::mul(xv, self.scale)), self.fx);
+        let oz = V::sub_i(V::trunc_i(V::mul(zv, self.scale)), self.fz);
+        self.sx = V::add_masked_i(self.sx, keep, ox);
+        self.sz = V::add_masked_i(self.sz, keep, oz);
+        self.steps += 1;
+        if self.steps == self.flush {
+            self.drain();
+        }
+    }
+
+    /// Moves the lane sums into the totals.
+    #[inline(always)]
+    unsafe fn drain(&mut self) {
+        self.near.count += V::sum_i64(self.count) as u32;
+        self.near.enemies += V::sum_i64(self.enemies) as u32;
+        self.near.sx += V::sum_i64(self.sx);
+        self.near.sz += V::sum_i64(self.sz);
+        (self.count, self.enemies, self.sx, self.sz) = (self.zero, self.zero, self.zero, self.zero);
+        self.steps = 0;
+    }
+
+    #[inline(always)]
+    unsafe fn finish(mut self) -> Near {
+        self.drain();
+        self.near
+    }
 }

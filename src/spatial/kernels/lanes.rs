@@ -55,10 +55,14 @@ pub trait Lanes: Copy {
     unsafe fn add(a: Self::F, b: Self::F) -> Self::F;
     /// Lane-wise `a <= b`, false when either is NaN (ordered compare).
     unsafe fn le(a: Self::F, b: Self::F) -> Self::M;
-    /// Lane-wise `a != b` on integers.
-    unsafe fn ne_i(a: Self::I, b: Self::I) -> Self::M;
+    /// Lane-wise `a == b` on integers.
+    unsafe fn eq_i(a: Self::I, b: Self::I) -> Self::M;
     /// Lane-wise `a && b`.
     unsafe fn and(a: Self::M, b: Self::M) -> Self::M;
+    /// Lane-wise `!a && b`.
+    unsafe fn andnot(a: Self::M, b: Self::M) -> Self::M;
+    /// Lane-wise wrapping `acc + 1` in the lanes of `m`, `acc` elsewhere.
+    unsafe fn count(acc: Self::I, m: Self::M) -> Self::I;
     /// The mask as bits, lane `k` at bit `k`.
     unsafe fn bits(m: Self::M) -> u32;
     /// Writes the lanes of `v` whose mask is set to `dst`, packed and in lane
@@ -132,12 +136,20 @@ impl Lanes for ScalarLanes {
         a <= b
     }
     #[inline(always)]
-    unsafe fn ne_i(a: i32, b: i32) -> bool {
-        a != b
+    unsafe fn eq_i(a: i32, b: i32) -> bool {
+        a == b
     }
     #[inline(always)]
     unsafe fn and(a: bool, b: bool) -> bool {
         a & b
+    }
+    #[inline(always)]
+    unsafe fn andnot(a: bool, b: bool) -> bool {
+        !a & b
+    }
+    #[inline(always)]
+    unsafe fn count(acc: i32, m: bool) -> i32 {
+        acc.wrapping_add(m as i32)
     }
     #[inline(always)]
     unsafe fn bits(m: bool) -> u32 {
@@ -237,12 +249,21 @@ mod x86 {
             _mm_castps_si128(_mm_cmple_ps(a, b))
         }
         #[inline(always)]
-        unsafe fn ne_i(a: __m128i, b: __m128i) -> __m128i {
-            _mm_xor_si128(_mm_cmpeq_epi32(a, b), _mm_set1_epi32(-1))
+        unsafe fn eq_i(a: __m128i, b: __m128i) -> __m128i {
+            _mm_cmpeq_epi32(a, b)
         }
         #[inline(always)]
         unsafe fn and(a: __m128i, b: __m128i) -> __m128i {
             _mm_and_si128(a, b)
+        }
+        #[inline(always)]
+        unsafe fn andnot(a: __m128i, b: __m128i) -> __m128i {
+            _mm_andnot_si128(a, b)
+        }
+        #[inline(always)]
+        unsafe fn count(acc: __m128i, m: __m128i) -> __m128i {
+            // A set lane is -1.
+            _mm_sub_epi32(acc, m)
         }
         #[inline(always)]
         unsafe fn bits(m: __m128i) -> u32 {
@@ -362,12 +383,21 @@ mod x86 {
             _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b))
         }
         #[inline(always)]
-        unsafe fn ne_i(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_xor_si256(_mm256_cmpeq_epi32(a, b), _mm256_set1_epi32(-1))
+        unsafe fn eq_i(a: __m256i, b: __m256i) -> __m256i {
+            _mm256_cmpeq_epi32(a, b)
         }
         #[inline(always)]
         unsafe fn and(a: __m256i, b: __m256i) -> __m256i {
             _mm256_and_si256(a, b)
+        }
+        #[inline(always)]
+        unsafe fn andnot(a: __m256i, b: __m256i) -> __m256i {
+            _mm256_andnot_si256(a, b)
+        }
+        #[inline(always)]
+        unsafe fn count(acc: __m256i, m: __m256i) -> __m256i {
+            // A set lane is -1.
+            _mm256_sub_epi32(acc, m)
         }
         #[inline(always)]
         unsafe fn bits(m: __m256i) -> u32 {
@@ -464,12 +494,20 @@ mod x86 {
             _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)
         }
         #[inline(always)]
-        unsafe fn ne_i(a: __m512i, b: __m512i) -> __mmask16 {
-            _mm512_cmpneq_epi32_mask(a, b)
+        unsafe fn eq_i(a: __m512i, b: __m512i) -> __mmask16 {
+            _mm512_cmpeq_epi32_mask(a, b)
         }
         #[inline(always)]
         unsafe fn and(a: __mmask16, b: __mmask16) -> __mmask16 {
             a & b
+        }
+        #[inline(always)]
+        unsafe fn andnot(a: __mmask16, b: __mmask16) -> __mmask16 {
+            !a & b
+        }
+        #[inline(always)]
+        unsafe fn count(acc: __m512i, m: __mmask16) -> __m512i {
+            _mm512_mask_sub_epi32(acc, m, acc, _mm512_set1_epi32(-1))
         }
         #[inline(always)]
         unsafe fn bits(m: __mmask16) -> u32 {
