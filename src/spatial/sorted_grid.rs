@@ -6,6 +6,7 @@ use super::csr;
 use super::geometry::floor_to_i64;
 use rayon::prelude::*;
 
+use super::kernels::driver::GROUP;
 use super::{
     Bounds, ChunkResults, FusedQuery, GridGeometry, Kernel, KernelQuery, Near, Points, Query,
     QueryStats, SpatialIndex, FIXED_RANGE,
@@ -46,6 +47,14 @@ pub struct SortedGrid {
 /// Most rows of a block handed to the kernel in one call.
 const MAX_ROWS: usize = 64;
 
+/// A query that matches nothing (a placeholder in a group's query array).
+const NOTHING: KernelQuery = KernelQuery {
+    cx: 0.0,
+    cz: 0.0,
+    r2: -1.0,
+    exclude: super::NO_EXCLUDE,
+};
+
 /// Writes the cell of units `first..first + unit_cell.len()` into `unit_cell`
 /// ([`NOT_INDEXED`] for non-finite positions) and counts them into
 /// `counts[c + 1]`.
@@ -67,6 +76,7 @@ fn count_cells(
 }
 
 /// The searched rows of one query, as the per-unit walk hands them over.
+#[derive(Clone, Copy)]
 enum Rows<'a> {
     /// Nothing to search (invalid query, or a block off the grid).
     Empty,
@@ -202,20 +212,24 @@ impl SortedGrid {
         }
     }
 
-    /// The per-unit walk shared by both forms of the pass: for each unit `i`
-    /// of `range`, calls `visit(i, query, rows)` with unit `i`'s query
-    /// (radius `r`, itself excluded) and its searched rows. A block is fixed
-    /// by the floors of four quotients ([`GridGeometry::axis_quotients`]);
-    /// when the next unit's quotients have the same floors (with units in
-    /// cell order, consecutive units mostly do), its row ranges are reused
-    /// after four float comparisons per axis, without recomputing them.
+    /// The per-unit walk shared by both forms of the pass: splits the units
+    /// of `range` (in order) into groups of consecutive units with the same
+    /// searched rows (radius `r`), at most [`GROUP`] units each, and calls
+    /// `visit(units, rows)` once per group. A block is fixed by the floors of
+    /// four quotients ([`GridGeometry::axis_quotients`]); when the next
+    /// unit's quotients have the same floors (with units in cell order,
+    /// consecutive units of a cell do), it joins the group after four float
+    /// comparisons per axis, without recomputing the block. A unit whose
+    /// query is invalid or whose block is off the grid gets
+    /// [`Rows::Empty`]; a block taller than [`MAX_ROWS`] rows is visited
+    /// alone as [`Rows::Tall`].
     #[inline]
-    fn walk_units(
+    fn walk_groups(
         &self,
         points: Points<'_>,
         r: f32,
         range: std::ops::Range<usize>,
-        mut visit: impl FnMut(usize, &KernelQuery, Rows<'_>),
+        mut visit: impl FnMut(std::ops::Range<usize>, Rows<'_>),
     ) {
         /// Floors are compared as f32, exact below this magnitude.
         const EXACT: f32 = 16_777_216.0;
@@ -224,59 +238,68 @@ impl SortedGrid {
         let mut span_total = 0u64;
         // Floors of the four quotients of the cached block (lo x, hi x, lo z, hi z).
         let mut cached: Option<[f32; 4]> = None;
-        let none = KernelQuery {
-            cx: 0.0,
-            cz: 0.0,
-            r2: -1.0,
-            exclude: super::NO_EXCLUDE,
-        };
-        for i in range {
-            let q = Query {
-                cx: points.x[i],
-                cz: points.z[i],
-                r,
-                exclude: i as u32,
-            };
-            let Some(kq) = q.kernel_query() else {
-                visit(i, &none, Rows::Empty);
-                continue;
-            };
-            let (lx, hx) = self.geo.axis_quotients(q.cx, r);
-            let (lz, hz) = self.geo.axis_quotients(q.cz, r);
+        // The open group: units first..i share `ranges[..used]`.
+        let mut first = range.start;
+        let mut open = false;
+        for i in range.clone() {
+            let (cx, cz) = (points.x[i], points.z[i]);
+            let valid = Query::new(cx, cz, r).kernel_query().is_some();
+            let (lx, hx) = self.geo.axis_quotients(cx, r);
+            let (lz, hz) = self.geo.axis_quotients(cz, r);
             let quot = [lx, hx, lz, hz];
-            let hit =
-                cached.is_some_and(|f| (0..4).all(|k| f[k] <= quot[k] && quot[k] < f[k] + 1.0));
-            if !hit {
-                cached = None;
-                match self.geo.block(q.cx, q.cz, r) {
-                    Some((x0, x1, z0, z1)) if z1 - z0 < MAX_ROWS => {
-                        (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
-                        let floors = quot.map(|v| floor_to_i64(v) as f32);
-                        if quot.iter().all(|v| v.abs() < EXACT) {
-                            cached = Some(floors);
-                        }
+            let hit = valid
+                && cached.is_some_and(|f| (0..4).all(|k| f[k] <= quot[k] && quot[k] < f[k] + 1.0));
+            if hit && i - first < GROUP {
+                continue;
+            }
+            if open {
+                visit(first..i, Rows::Ranges(&ranges[..used], span_total));
+                open = false;
+            }
+            first = i;
+            if hit {
+                // Same block, but the group was full.
+                open = true;
+                continue;
+            }
+            cached = None;
+            if !valid {
+                visit(i..i + 1, Rows::Empty);
+                first = i + 1;
+                continue;
+            }
+            match self.geo.block(cx, cz, r) {
+                Some((x0, x1, z0, z1)) if z1 - z0 < MAX_ROWS => {
+                    (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
+                    if quot.iter().all(|v| v.abs() < EXACT) {
+                        cached = Some(quot.map(|v| floor_to_i64(v) as f32));
                     }
-                    Some(block) => {
-                        visit(i, &kq, Rows::Tall(block));
-                        continue;
-                    }
-                    None => {
-                        visit(i, &kq, Rows::Empty);
-                        continue;
-                    }
+                    open = true;
+                }
+                Some(block) => {
+                    visit(i..i + 1, Rows::Tall(block));
+                    first = i + 1;
+                }
+                None => {
+                    visit(i..i + 1, Rows::Empty);
+                    first = i + 1;
                 }
             }
-            visit(i, &kq, Rows::Ranges(&ranges[..used], span_total));
+        }
+        if open {
+            visit(first..range.end, Rows::Ranges(&ranges[..used], span_total));
         }
     }
 
     /// The fused per-unit pass: for units `start..start + out.len()`, writes
     /// each unit's [`Near`] aggregates (radius `r`, itself excluded, teams
     /// from the last [`SortedGrid::rebuild_tagged`]) into `out` and returns
-    /// the counters. No neighbor id is written anywhere. `points` and `teams`
-    /// must be what the index was rebuilt from. Same neighbor sets, and so
-    /// the same aggregates, as [`SpatialIndex::query_units`] summed through
-    /// [`Near::add`]. Allocates nothing.
+    /// the counters. No neighbor id is written anywhere: each group of units
+    /// sharing a block ([`SortedGrid::walk_groups`]) goes to the multi-query
+    /// fused kernel in one call. `points` and `teams` must be what the index
+    /// was rebuilt from. Same neighbor sets, and so the same aggregates, as
+    /// [`SpatialIndex::query_units`] summed through [`Near::add`]. Allocates
+    /// nothing.
     ///
     /// # Panics
     /// If the last rebuild had no teams, or the units are out of range of
@@ -295,25 +318,53 @@ impl SortedGrid {
         let cols = (&self.x[..], &self.z[..], &self.ids[..], &self.team[..]);
         let flush = FusedQuery::flush_for(r * r);
         let mut stats = QueryStats::default();
-        self.walk_units(points, r, start..start + out.len(), |i, kq, rows| {
-            let fq = FusedQuery::with_flush(*kq, teams[i], flush);
-            let near = match rows {
-                Rows::Empty => Near::default(),
+        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
+        self.walk_groups(points, r, start..start + out.len(), |units, rows| {
+            let g = units.len();
+            let dst = &mut out[units.start - start..units.end - start];
+            let Some(ranges) = (match rows {
+                Rows::Empty => None,
                 Rows::Ranges(ranges, total) => {
-                    stats.candidates += total;
-                    kernel.run_fused(cols, ranges, &fq, self.in_range)
+                    stats.candidates += total * g as u64;
+                    Some(ranges)
                 }
                 Rows::Tall(block) => {
+                    // Alone in its group: the rows in batches, summed.
+                    let i = units.start;
+                    let q = Query {
+                        exclude: i as u32,
+                        ..Query::new(points.x[i], points.z[i], r)
+                    };
+                    let kq = q.kernel_query().unwrap_or(NOTHING);
+                    let fq = [FusedQuery::with_flush(kq, teams[i], flush)];
                     let mut near = Near::default();
                     self.row_batches(block, |ranges, total| {
                         stats.candidates += total;
-                        near += kernel.run_fused(cols, ranges, &fq, self.in_range);
+                        let mut one = [Near::default()];
+                        kernel.run_fused(cols, ranges, &fq, &mut one, self.in_range);
+                        near += one[0];
                     });
-                    near
+                    dst[0] = near;
+                    stats.neighbors += near.count as u64;
+                    None
                 }
+            }) else {
+                if matches!(rows, Rows::Empty) {
+                    dst.fill(Near::default());
+                }
+                return;
             };
-            stats.neighbors += near.count as u64;
-            out[i - start] = near;
+            for (q, i) in qs.iter_mut().zip(units.clone()) {
+                let kq = Query {
+                    exclude: i as u32,
+                    ..Query::new(points.x[i], points.z[i], r)
+                }
+                .kernel_query()
+                .unwrap_or(NOTHING);
+                *q = FusedQuery::with_flush(kq, teams[i], flush);
+            }
+            kernel.run_fused(cols, ranges, &qs[..g], dst, self.in_range);
+            stats.neighbors += dst.iter().map(|n| n.count as u64).sum::<u64>();
         });
         stats
     }
@@ -430,21 +481,28 @@ impl SpatialIndex for SortedGrid {
             ..
         } = chunk;
         let (xs, zs, is) = (&self.x[..], &self.z[..], &self.ids[..]);
-        self.walk_units(points, r, *start..*end, |_, kq, rows| {
-            let before = ids.len();
-            match rows {
-                Rows::Empty => {}
-                Rows::Ranges(ranges, total) => {
-                    stats.candidates += total;
-                    kernel.run_ranges(xs, zs, is, ranges, kq, ids);
+        self.walk_groups(points, r, *start..*end, |units, rows| {
+            for i in units {
+                let before = ids.len();
+                let kq = Query {
+                    exclude: i as u32,
+                    ..Query::new(points.x[i], points.z[i], r)
                 }
-                Rows::Tall(block) => self.row_batches(block, |ranges, total| {
-                    stats.candidates += total;
-                    kernel.run_ranges(xs, zs, is, ranges, kq, ids);
-                }),
+                .kernel_query();
+                match (rows, kq) {
+                    (Rows::Ranges(ranges, total), Some(kq)) => {
+                        stats.candidates += total;
+                        kernel.run_ranges(xs, zs, is, ranges, &kq, ids);
+                    }
+                    (Rows::Tall(block), Some(kq)) => self.row_batches(block, |ranges, total| {
+                        stats.candidates += total;
+                        kernel.run_ranges(xs, zs, is, ranges, &kq, ids);
+                    }),
+                    _ => {}
+                }
+                stats.neighbors += (ids.len() - before) as u64;
+                offsets.push(ids.len() as u32);
             }
-            stats.neighbors += (ids.len() - before) as u64;
-            offsets.push(ids.len() as u32);
         });
         stats
     }

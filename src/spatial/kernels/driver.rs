@@ -1,6 +1,7 @@
 //! The kernels, written once over [`Lanes`]: the id-collecting span kernel
-//! ([`collect`]) and the fused kernel ([`fused`]) that sums a query's
-//! neighbor aggregates while testing, without writing any id.
+//! ([`collect`]) and the fused multi-query kernel ([`fused`]) that sums the
+//! neighbor aggregates of a group of queries while testing, without writing
+//! any id.
 //!
 //! Both walk each range in whole vectors of `V::N` entries and finish it with
 //! one partial vector (masked or copied loads of the remaining entries), so
@@ -12,13 +13,20 @@ use super::lanes::Lanes;
 use super::{FusedQuery, KernelQuery, Near};
 
 /// The per-query constants, splatted once per kernel call.
-#[derive(Clone, Copy)]
 struct Consts<V: Lanes> {
     cx: V::F,
     cz: V::F,
     r2: V::F,
     exclude: V::I,
 }
+
+impl<V: Lanes> Clone for Consts<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V: Lanes> Copy for Consts<V> {}
 
 impl<V: Lanes> Consts<V> {
     #[inline(always)]
@@ -151,18 +159,28 @@ pub unsafe fn collect<V: Lanes>(
     out.set_len(start + w);
 }
 
-/// The fused kernel: tests the same entries as [`collect`] and, instead of
-/// writing ids, returns the query's [`Near`] aggregates (count, enemies,
-/// offset sums in fixed point), reading the team of each entry from `team`.
+/// The fused kernel for a group of queries that share their searched
+/// entries (consecutive units of one cell have the same block): tests every
+/// entry of `ranges` against every query of `qs` and writes query `g`'s
+/// [`Near`] aggregates (count, enemies, offset sums in fixed point) to
+/// `out[g]`, reading each entry's team from `team`. No id is written.
+///
+/// Register blocking the other way round from one call per query: each
+/// vector of entries is loaded and converted to fixed point once and then
+/// tested against all queries, and the loop over the ranges (whose trip
+/// counts vary from query to query and defeat branch prediction) runs once
+/// per group instead of once per query.
 ///
 /// Offsets are summed per lane in wrapping i32 and moved into i64 totals
-/// every `q.flush` vectors and at the end; [`FusedQuery::new`] picks `flush`
-/// so that no lane can overflow in between, which makes the sums exact and
-/// therefore independent of the order and grouping of the entries.
+/// every `flush` vectors (the smallest `flush` of the group) and at the end;
+/// [`FusedQuery::new`] picks `flush` so that no lane can overflow in between,
+/// which makes the sums exact and therefore independent of the order and
+/// grouping of the entries.
 ///
 /// # Safety
-/// As for [`collect`], plus `team.len() == x.len()`, and every entry within
-/// the radius must have `|x| * 64 < 2^31` and `|z| * 64 < 2^31`
+/// As for [`collect`], plus `team.len() == x.len()`, `1 <= qs.len() <=
+/// GROUP`, `out.len() == qs.len()`, and every entry within the radius of a
+/// query must have `|x| * 64 < 2^31` and `|z| * 64 < 2^31`
 /// (`Kernel::run_fused` checks the lengths; the caller guarantees the
 /// range, see [`super::FIXED_RANGE`]).
 #[inline(always)]
@@ -172,88 +190,123 @@ pub unsafe fn fused<V: Lanes>(
     ids: &[u32],
     team: &[u32],
     ranges: &[(u32, u32)],
-    q: &FusedQuery,
-) -> Near {
-    let mut acc = Acc::<V>::new(q);
+    qs: &[FusedQuery],
+    out: &mut [Near],
+) {
+    let g = qs.len();
+    let scale = V::splat_f(super::FIXED_SCALE);
+    // The squared radius is the same for the whole group: one register.
+    let r2 = V::splat_f(qs[0].q.r2);
+    let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
+    // Counts share one lane (count + 65536 * enemies): drain before 65,536 steps.
+    let mut flush = qs[0].flush.min(u16::MAX as u32);
+    for k in 1..g {
+        accs[k] = Acc::new(&qs[k]);
+        flush = flush.min(qs[k].flush);
+    }
+    let accs = &mut accs[..g];
+    let mut steps = 0u32;
     let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
-    // SAFETY (both steps): as in `collect`; `team` has the same length as
+    let (one, enemy) = (V::splat_i(1), V::splat_i(1 << 16));
+    // SAFETY (whole walk): as in `collect`; `team` has the same length as
     // `x`, so its lanes are in bounds too.
     for_vectors!(V, ranges, |k, rest| {
-        let (xv, zv, _, keep) = test_at(&acc.c, (xp, zp, ip), k, rest);
-        acc.add(xv, zv, load_i::<V>(tp, k, rest), keep);
+        let (xv, zv, idv) = (
+            load_f::<V>(xp, k, rest),
+            load_f::<V>(zp, k, rest),
+            load_i::<V>(ip, k, rest),
+        );
+        let tv = load_i::<V>(tp, k, rest);
+        let (fxv, fzv) = (
+            V::trunc_i(V::mul(xv, scale)),
+            V::trunc_i(V::mul(zv, scale)),
+        );
+        for acc in accs.iter_mut() {
+            let dx = V::sub(xv, V::splat_f(acc.cx));
+            let dz = V::sub(zv, V::splat_f(acc.cz));
+            let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
+            let keep = V::andnot(V::eq_i(idv, V::splat_i(acc.exclude)), V::le(d2, r2));
+            let keep = if rest >= V::N {
+                keep
+            } else {
+                V::and(keep, V::first(rest))
+            };
+            let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
+            acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
+            // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
+            acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, V::splat_i(acc.fx)));
+            acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, V::splat_i(acc.fz)));
+        }
+        steps += 1;
+        if steps == flush {
+            for acc in accs.iter_mut() {
+                acc.drain();
+            }
+            steps = 0;
+        }
     });
-    acc.finish()
+    for (acc, o) in accs.iter_mut().zip(out.iter_mut()) {
+        acc.drain();
+        *o = acc.near;
+    }
 }
 
-/// The running aggregates of one fused query: per-lane counts and offset
-/// sums, moved into the i64 totals of `near` every `flush` vectors.
+/// Most queries of one [`fused`] call.
+pub const GROUP: usize = 8;
+
+/// The running aggregates of one query of a [`fused`] group: its constants
+/// as scalars (broadcast where used) and three lane accumulators, moved
+/// into the i64 totals of `near` by [`Acc::drain`].
 struct Acc<V: Lanes> {
-    c: Consts<V>,
-    scale: V::F,
-    fx: V::I,
-    fz: V::I,
-    team: V::I,
-    zero: V::I,
-    count: V::I,
-    enemies: V::I,
+    cx: f32,
+    cz: f32,
+    exclude: i32,
+    team: i32,
+    fx: i32,
+    fz: i32,
+    /// Per lane: neighbors + 65536 * enemies.
+    tally: V::I,
     sx: V::I,
     sz: V::I,
-    steps: u32,
-    flush: u32,
     near: Near,
 }
+
+impl<V: Lanes> Clone for Acc<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V: Lanes> Copy for Acc<V> {}
 
 impl<V: Lanes> Acc<V> {
     #[inline(always)]
     unsafe fn new(q: &FusedQuery) -> Self {
         let zero = V::splat_i(0);
         Acc {
-            c: Consts::of(&q.q),
-            scale: V::splat_f(super::FIXED_SCALE),
-            fx: V::splat_i(q.fx),
-            fz: V::splat_i(q.fz),
-            team: V::splat_i(q.team as i32),
-            zero,
-            count: zero,
-            enemies: zero,
+            cx: q.q.cx,
+            cz: q.q.cz,
+            exclude: q.q.exclude as i32,
+            team: q.team as i32,
+            fx: q.fx,
+            fz: q.fz,
+            tally: zero,
             sx: zero,
             sz: zero,
-            steps: 0,
-            flush: q.flush,
             near: Near::default(),
-        }
-    }
-
-    /// Adds the lanes of `keep` (neighbors at `xv`, `zv` of teams `tv`).
-    #[inline(always)]
-    unsafe fn add(&mut self, xv: V::F, zv: V::F, tv: V::I, keep: V::M) {
-        self.count = V::count(self.count, keep);
-        self.enemies = V::count(self.enemies, V::andnot(V::eq_i(tv, self.team), keep));
-        // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
-        let ox = V::sub_i(V::trunc_i(V::mul(xv, self.scale)), self.fx);
-        let oz = V::sub_i(V::trunc_i(V::mul(zv, self.scale)), self.fz);
-        self.sx = V::add_masked_i(self.sx, keep, ox);
-        self.sz = V::add_masked_i(self.sz, keep, oz);
-        self.steps += 1;
-        if self.steps == self.flush {
-            self.drain();
         }
     }
 
     /// Moves the lane sums into the totals.
     #[inline(always)]
     unsafe fn drain(&mut self) {
-        self.near.count += V::sum_i64(self.count) as u32;
-        self.near.enemies += V::sum_i64(self.enemies) as u32;
+        let zero = V::splat_i(0);
+        // Each lane's low half counts at most `flush` < 65,536 neighbors, so
+        // it never carries into the enemies in the high half.
+        self.near.count += V::sum_i64(V::low16(self.tally)) as u32;
+        self.near.enemies += V::sum_i64(V::high16(self.tally)) as u32;
         self.near.sx += V::sum_i64(self.sx);
         self.near.sz += V::sum_i64(self.sz);
-        (self.count, self.enemies, self.sx, self.sz) = (self.zero, self.zero, self.zero, self.zero);
-        self.steps = 0;
-    }
-
-    #[inline(always)]
-    unsafe fn finish(mut self) -> Near {
-        self.drain();
-        self.near
+        (self.tally, self.sx, self.sz) = (zero, zero, zero);
     }
 }

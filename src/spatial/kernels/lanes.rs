@@ -77,6 +77,10 @@ pub trait Lanes: Copy {
     unsafe fn add_masked_i(acc: Self::I, m: Self::M, v: Self::I) -> Self::I;
     /// Sum of the lanes as i64 (no overflow for any lane values).
     unsafe fn sum_i64(v: Self::I) -> i64;
+    /// Lane-wise `v & 0xFFFF`.
+    unsafe fn low16(v: Self::I) -> Self::I;
+    /// Lane-wise `v >> 16`, logical.
+    unsafe fn high16(v: Self::I) -> Self::I;
 }
 
 /// One lane: plain `f32` and `i32` values. The reference every SIMD
@@ -176,6 +180,14 @@ impl Lanes for ScalarLanes {
     #[inline(always)]
     unsafe fn sum_i64(v: i32) -> i64 {
         v as i64
+    }
+    #[inline(always)]
+    unsafe fn low16(v: i32) -> i32 {
+        v & 0xFFFF
+    }
+    #[inline(always)]
+    unsafe fn high16(v: i32) -> i32 {
+        ((v as u32) >> 16) as i32
     }
 }
 
@@ -300,6 +312,14 @@ mod x86 {
             let mut lanes = [0i32; 4];
             _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
             lanes.iter().map(|&l| l as i64).sum()
+        }
+        #[inline(always)]
+        unsafe fn low16(v: __m128i) -> __m128i {
+            _mm_and_si128(v, _mm_set1_epi32(0xFFFF))
+        }
+        #[inline(always)]
+        unsafe fn high16(v: __m128i) -> __m128i {
+            _mm_srli_epi32::<16>(v)
         }
     }
 
@@ -431,6 +451,14 @@ mod x86 {
             _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, s);
             lanes.iter().sum()
         }
+        #[inline(always)]
+        unsafe fn low16(v: __m256i) -> __m256i {
+            _mm256_and_si256(v, _mm256_set1_epi32(0xFFFF))
+        }
+        #[inline(always)]
+        unsafe fn high16(v: __m256i) -> __m256i {
+            _mm256_srli_epi32::<16>(v)
+        }
     }
 
     /// AVX-512F: 16 lanes; masks are `__mmask16` registers; masked loads for
@@ -535,6 +563,14 @@ mod x86 {
             let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
             let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
             _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi))
+        }
+        #[inline(always)]
+        unsafe fn low16(v: __m512i) -> __m512i {
+            _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF))
+        }
+        #[inline(always)]
+        unsafe fn high16(v: __m512i) -> __m512i {
+            _mm512_srli_epi32::<16>(v)
         }
     }
 }

@@ -383,12 +383,12 @@ impl Kernel {
             // lengths and ranges were checked above.
             Kernel::Sse => unsafe { sse::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `or_scalar` returned Avx2 only because AVX2 was detected;
+            // SAFETY: `or_scalar` returned Avx2 only because AVX2 (and popcnt) was detected;
             // lengths and ranges were checked above.
             Kernel::Avx2 => unsafe { avx2::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `or_scalar` returned Avx512 only because AVX-512F was
-            // detected; lengths and ranges were checked above.
+            // SAFETY: `or_scalar` returned Avx512 only because AVX-512F (and
+            // popcnt) was detected; lengths and ranges were checked above.
             Kernel::Avx512 => unsafe { avx512::run_ranges(x, z, ids, ranges, q, out) },
             #[cfg(not(target_arch = "x86_64"))]
             _ => scalar::run_ranges(x, z, ids, ranges, q, out),
@@ -397,26 +397,30 @@ impl Kernel {
 }
 
 impl Kernel {
-    /// The fused form of [`Kernel::run_ranges`]: tests the same entries and
-    /// returns the [`Near`] aggregates of the matches instead of appending
-    /// their ids, reading each entry's team from `team` (parallel to `x`).
-    /// Allocates nothing. The SIMD kernels are used only when `in_range` is
-    /// true, which the caller must set only when every entry of the slices
-    /// has `|x|, |z| < FIXED_RANGE`; otherwise an exact scalar loop with i64
-    /// sums runs ([`scalar::run_fused_exact`]; the result is the same
-    /// wherever both are defined).
+    /// The fused form of [`Kernel::run_ranges`] for a group of up to
+    /// [`driver::GROUP`] queries that search the same entries: tests them
+    /// against every query of `qs` and writes query `g`'s [`Near`]
+    /// aggregates to `out[g]` instead of appending ids, reading each entry's
+    /// team from `team` (parallel to `x`). Allocates nothing. The SIMD
+    /// kernels are used only when `in_range` is true, which the caller must
+    /// set only when every entry of the slices has `|x|, |z| < FIXED_RANGE`;
+    /// otherwise an exact scalar loop with i64 sums runs
+    /// ([`scalar::run_fused_exact`]; the result is the same wherever both
+    /// are defined).
     ///
     /// # Panics
-    /// If `x`, `z`, `ids` and `team` differ in length or a range has `a > b`
-    /// or `b > x.len()`.
+    /// If `x`, `z`, `ids` and `team` differ in length, a range has `a > b`
+    /// or `b > x.len()`, `qs` is empty or longer than [`driver::GROUP`], or
+    /// `out` is shorter than `qs`.
     #[inline]
     pub fn run_fused(
         self,
         (x, z, ids, team): (&[f32], &[f32], &[u32], &[u32]),
         ranges: &[(u32, u32)],
-        q: &FusedQuery,
+        qs: &[FusedQuery],
+        out: &mut [Near],
         in_range: bool,
-    ) -> Near {
+    ) {
         let n = x.len();
         assert!(
             z.len() == n && ids.len() == n && team.len() == n,
@@ -426,24 +430,32 @@ impl Kernel {
             ranges.iter().all(|&(a, b)| a <= b && b as usize <= n),
             "kernel range out of bounds"
         );
+        assert!(
+            (1..=driver::GROUP).contains(&qs.len()) && out.len() >= qs.len(),
+            "1 to GROUP queries, one output each"
+        );
+        let out = &mut out[..qs.len()];
         if !in_range {
-            return scalar::run_fused_exact((x, z, ids, team), ranges, q);
+            for (q, o) in qs.iter().zip(out.iter_mut()) {
+                *o = scalar::run_fused_exact((x, z, ids, team), ranges, q);
+            }
+            return;
         }
         match self.or_scalar() {
-            Kernel::Scalar => scalar::run_fused(x, z, ids, team, ranges, q),
+            Kernel::Scalar => scalar::run_fused(x, z, ids, team, ranges, qs, out),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `or_scalar` returned Sse only because SSE2 was detected;
-            // lengths and ranges were checked above; `in_range` is the
-            // caller's promise of the position range.
-            Kernel::Sse => unsafe { sse::run_fused(x, z, ids, team, ranges, q) },
+            // lengths, ranges and the group size were checked above;
+            // `in_range` is the caller's promise of the position range.
+            Kernel::Sse => unsafe { sse::run_fused(x, z, ids, team, ranges, qs, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above, AVX2 was detected.
-            Kernel::Avx2 => unsafe { avx2::run_fused(x, z, ids, team, ranges, q) },
+            // SAFETY: as above, AVX2 and popcnt were detected.
+            Kernel::Avx2 => unsafe { avx2::run_fused(x, z, ids, team, ranges, qs, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above, AVX-512F was detected.
-            Kernel::Avx512 => unsafe { avx512::run_fused(x, z, ids, team, ranges, q) },
+            // SAFETY: as above, AVX-512F and popcnt were detected.
+            Kernel::Avx512 => unsafe { avx512::run_fused(x, z, ids, team, ranges, qs, out) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::run_fused(x, z, ids, team, ranges, q),
+            _ => scalar::run_fused(x, z, ids, team, ranges, qs, out),
         }
     }
 }

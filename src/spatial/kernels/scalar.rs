@@ -26,11 +26,12 @@ pub fn run_ranges(
     unsafe { driver::collect::<ScalarLanes>(x, z, ids, ranges, q, out) }
 }
 
-/// The [`Near`] aggregates of the entries of `ranges` within `q` (see
-/// [`super::Kernel::run_fused`] for the contract).
+/// The [`Near`] aggregates of the entries of `ranges` within each query of
+/// `qs`, into `out` (see [`super::Kernel::run_fused`] for the contract).
 ///
 /// # Panics
-/// If the slices differ in length or a range is out of bounds of them.
+/// If the slices differ in length, a range is out of bounds of them, or
+/// `qs` is empty, longer than [`driver::GROUP`] or longer than `out`.
 #[inline]
 pub fn run_fused(
     x: &[f32],
@@ -38,13 +39,20 @@ pub fn run_fused(
     ids: &[u32],
     team: &[u32],
     ranges: &[(u32, u32)],
-    q: &FusedQuery,
-) -> Near {
+    qs: &[FusedQuery],
+    out: &mut [Near],
+) {
     check(x, z, ids, ranges);
     assert_eq!(team.len(), x.len(), "team and x must have equal lengths");
-    // SAFETY: as in `run_ranges`; the scalar conversion saturates, so no
-    // position range is needed for memory safety.
-    unsafe { driver::fused::<ScalarLanes>(x, z, ids, team, ranges, q) }
+    assert!(
+        (1..=driver::GROUP).contains(&qs.len()) && out.len() >= qs.len(),
+        "1 to GROUP queries, one output each"
+    );
+    let out = &mut out[..qs.len()];
+    // SAFETY: as in `run_ranges`, and the group size was checked above; the
+    // scalar conversion saturates, so no position range is needed for memory
+    // safety.
+    unsafe { driver::fused::<ScalarLanes>(x, z, ids, team, ranges, qs, out) }
 }
 
 /// [`run_fused`] for positions of any magnitude: one entry at a time with
@@ -59,6 +67,8 @@ pub fn run_fused_exact(
     ranges: &[(u32, u32)],
     q: &FusedQuery,
 ) -> Near {
+    check(x, z, ids, ranges);
+    assert_eq!(team.len(), x.len(), "team and x must have equal lengths");
     let mut near = Near::default();
     let me = (q.q.cx, q.q.cz, q.team as u8);
     for &(a, b) in ranges {

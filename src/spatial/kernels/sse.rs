@@ -28,11 +28,13 @@ pub unsafe fn run_ranges(
 }
 
 /// [`driver::fused`] for SSE2 (always present on x86_64): the [`Near`] aggregates of the entries of
-/// `ranges` within `q` (see [`super::Kernel::run_fused`]).
+/// `ranges` within each query of `qs`, into `out` (see
+/// [`super::Kernel::run_fused`]).
 ///
 /// # Safety
-/// As for [`run_ranges`], plus `team.len() == x.len()` and the position range
-/// of [`driver::fused`].
+/// As for [`run_ranges`], plus `team.len() == x.len()`, `1 <= qs.len() <=
+/// GROUP`, `out.len() == qs.len()` and the position range of
+/// [`driver::fused`].
 #[target_feature(enable = "sse2")]
 pub unsafe fn run_fused(
     x: &[f32],
@@ -40,7 +42,8 @@ pub unsafe fn run_fused(
     ids: &[u32],
     team: &[u32],
     ranges: &[(u32, u32)],
-    q: &FusedQuery,
-) -> Near {
-    driver::fused::<SseLanes>(x, z, ids, team, ranges, q)
+    qs: &[FusedQuery],
+    out: &mut [Near],
+) {
+    driver::fused::<SseLanes>(x, z, ids, team, ranges, qs, out)
 }
