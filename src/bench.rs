@@ -2,6 +2,8 @@
 //! standard workloads (`shared/WORKLOADS.md`) for every strategy x kernel x
 //! thread count, reported as per-phase medians.
 
+pub mod roofline;
+
 use serde::Serialize;
 
 use crate::format::{length, thousands};

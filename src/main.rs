@@ -151,6 +151,9 @@ struct BenchArgs {
     /// Separation steering while timed, 0 to 5 (default 0: steering off, so clustered and hotspot keep their shape, as shared/WORKLOADS.md asks).
     #[arg(long, default_value_t = 0.0, value_parser = parse_separation)]
     separation: f32,
+    /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).
+    #[arg(long)]
+    roofline: bool,
     /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0).
     #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
     skip_above: f64,
@@ -397,6 +400,13 @@ fn run_bench(b: BenchArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
+    }
+    if b.roofline {
+        let table = bench::roofline::table(&rows);
+        let _ = match b.format {
+            Format::Markdown => write!(out, "\nRoofline of the sorted-grid rows\n\n{table}"),
+            Format::Json => write!(std::io::stderr(), "\n{table}"),
+        };
     }
     ExitCode::SUCCESS
 }

@@ -57,7 +57,7 @@ fn markdown_lists_each_measured_row() {
     );
     let md = to_markdown(&rows);
     assert!(
-        md.contains("| 3000 | cells | soa | naive | scalar | 1 |"),
+        md.contains("| 3000 | cells | soa | fused | naive | scalar | 1 |"),
         "{md}"
     );
 }
@@ -83,7 +83,7 @@ fn progress_lines_tell_every_row_apart() {
         lines.iter().map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(heads.len(), 4, "{lines:#?}");
     assert!(
-        lines[0].contains("1,500 units, order off, soa, grid scalar x1"),
+        lines[0].contains("1,500 units, order off, soa, fused, grid scalar x1"),
         "{}",
         lines[0]
     );
@@ -198,15 +198,15 @@ fn cell_size_is_reported_in_json_and_markdown() {
     let md = to_markdown(&rows);
     assert!(md.contains("| threads | cell | move ms |"), "{md}");
     assert!(
-        md.contains("| 1500 | cells | soa | naive | scalar | 1 | - |"),
+        md.contains("| 1500 | cells | soa | fused | naive | scalar | 1 | - |"),
         "{md}"
     );
     assert!(
-        md.contains("| 1500 | cells | soa | grid | scalar | 1 | 5.00 |"),
+        md.contains("| 1500 | cells | soa | fused | grid | scalar | 1 | 5.00 |"),
         "{md}"
     );
     assert!(
-        md.contains("| 1500 | cells | soa | grid | scalar | 1 | 20.00 |"),
+        md.contains("| 1500 | cells | soa | fused | grid | scalar | 1 | 20.00 |"),
         "{md}"
     );
 }

@@ -50,6 +50,8 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["bench", "--skip-above", "inf"], "--skip-above"),
         (&["bench", "--layouts", "soa,objects"], "--layouts"),
         (&["--layout", "fat"], "--layout"),
+        (&["--pass", "lists"], "--pass"),
+        (&["bench", "--pass", "fused,"], "--pass"),
         (&["--select", "99999999"], "--select"),
         (&["--units", "500", "--select", "500"], "--select"),
         (&["--screenshot", "shot.jpg"], "--screenshot"),
@@ -123,6 +125,7 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
             "candidates",
             "neighbors",
             "layout",
+            "pass",
             "cell_size",
             "deaths",
             "spawns",
@@ -132,6 +135,7 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
             assert!(r.get(key).is_some(), "missing {key} in {r}");
         }
         assert_eq!(r["layout"], "soa");
+        assert_eq!(r["pass"], "fused", "fused is the bench default");
         // Hardware counters: numbers where perf_event_open works, null elsewhere.
         assert!(
             r["l1d_misses_per_query"].is_null() || r["l1d_misses_per_query"].as_f64().is_some()
@@ -171,7 +175,7 @@ fn bench_markdown_reports_speedups() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("| 1000 | cells | soa | naive | scalar | 1 |"),
+        text.contains("| 1000 | cells | soa | fused | naive | scalar | 1 |"),
         "{text}"
     );
     assert!(
@@ -256,4 +260,63 @@ fn skipped_rows_have_null_times_and_the_header_states_steering() {
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("separation 1.5 (steering on"), "{err}");
+}
+
+/// `bench --pass collect,fused` runs both passes with the same neighbor
+/// totals and tells them apart in the `pass` column; `--roofline` appends
+/// the roofline table with both measured limits.
+#[test]
+fn bench_compares_passes_and_prints_the_roofline() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "2000",
+            "--frames",
+            "2",
+            "--warmup",
+            "0",
+            "--strategies",
+            "sorted-grid",
+            "--kernels",
+            "scalar",
+            "--pass",
+            "collect,fused",
+            "--roofline",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| 2000 | cells | soa |") && l.contains("| sorted-grid |"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0].contains("| collect |") && rows[1].contains("| fused |"),
+        "{text}"
+    );
+    let neighbors = |row: &str| {
+        row.split('|')
+            .map(str::trim)
+            .nth(15)
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(neighbors(rows[0]), neighbors(rows[1]), "{text}");
+    assert!(neighbors(rows[0]).parse::<u64>().unwrap() > 0, "{text}");
+    assert!(text.contains("Roofline of the sorted-grid rows"), "{text}");
+    assert!(
+        text.contains("GB/s") && text.contains("ns per candidate test"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| 2000 | fused | scalar | 1 | query |"),
+        "{text}"
+    );
 }

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spatial_query_lab::sim::layout::{Aos, AosPointers, Cold, HotCold, UnitLayout};
 use spatial_query_lab::sim::{
-    spawn, Hot, Layout, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
+    spawn, Hot, Layout, Pass, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
 };
 use spatial_query_lab::spatial::{Kernel, Naive, Points, Query, SpatialIndex, Strategy};
 
@@ -77,6 +77,8 @@ fn every_layout_returns_the_neighbor_sets_of_soa_on_seeded_worlds() {
                     strategy,
                     threads,
                     seed: 7,
+                    // The lists of the collect pass are compared across layouts.
+                    pass: Pass::Collect,
                     ..Settings::default()
                 };
                 let mut want: Option<Snapshot> = None;
@@ -122,6 +124,7 @@ fn layouts_agree_through_a_thousand_frames_of_random_deaths_and_spawns() {
         layout,
         speed: 1.0,
         seed: 11,
+        pass: Pass::Collect,
         ..Settings::default()
     };
     let mut sims: Vec<(Settings, Simulation)> = Layout::ALL

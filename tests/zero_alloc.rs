@@ -6,7 +6,7 @@
 //! parallel threads would count each other's allocations.
 
 use spatial_query_lab::alloc_count::{allocations, CountingAlloc};
-use spatial_query_lab::sim::{Settings, Simulation, Workload};
+use spatial_query_lab::sim::{Pass, Settings, Simulation, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
 
 #[global_allocator]
@@ -21,9 +21,11 @@ fn steady_state_allocations(
     kernel: Kernel,
     threads: usize,
     workload: Workload,
+    pass: Pass,
 ) -> u64 {
     let s = Settings {
         units: 20_000,
+        pass,
         strategy,
         kernel,
         threads,
@@ -49,26 +51,46 @@ fn steady_state_frames_do_not_allocate() {
     // whenever a frame sets a new record of deaths; reported below).
     for kernel in Kernel::available() {
         for workload in Workload::ALL.into_iter().filter(|&w| w != Workload::Battle) {
-            let n = steady_state_allocations(Strategy::SortedGrid, kernel, 1, workload);
-            assert_eq!(
-                n, 0,
-                "SortedGrid/{kernel}/{workload}, 1 thread: {n} allocations in {FRAMES} frames"
-            );
+            for pass in Pass::ALL {
+                let n = steady_state_allocations(Strategy::SortedGrid, kernel, 1, workload, pass);
+                assert_eq!(
+                    n, 0,
+                    "SortedGrid/{kernel}/{workload}/{pass}, 1 thread: {n} allocations in {FRAMES} frames"
+                );
+            }
         }
     }
     // With a thread pool our buffers still never grow, but handing a job from
     // the calling thread to rayon's pool goes through its injector queue, which
     // allocates one block per 63 jobs (two jobs per frame). Bound it so that a
     // per-frame allocation in our code would still fail the test.
-    let n = steady_state_allocations(Strategy::SortedGrid, Kernel::best(), 2, Workload::Uniform);
+    let n = steady_state_allocations(
+        Strategy::SortedGrid,
+        Kernel::best(),
+        2,
+        Workload::Uniform,
+        Pass::Fused,
+    );
     assert!(
         n <= 2 * FRAMES / 63 + 1,
         "SortedGrid, 2 threads: {n} allocations in {FRAMES} frames"
     );
     // The seed-style Grid is reported, not asserted: its per-cell Vecs grow
     // whenever a cell sets a new occupancy record.
-    let n = steady_state_allocations(Strategy::Grid, Kernel::best(), 1, Workload::Uniform);
+    let n = steady_state_allocations(
+        Strategy::Grid,
+        Kernel::best(),
+        1,
+        Workload::Uniform,
+        Pass::Fused,
+    );
     eprintln!("Grid, 1 thread: {n} allocations in {FRAMES} frames (per-cell Vec growth)");
-    let n = steady_state_allocations(Strategy::SortedGrid, Kernel::best(), 1, Workload::Battle);
+    let n = steady_state_allocations(
+        Strategy::SortedGrid,
+        Kernel::best(),
+        1,
+        Workload::Battle,
+        Pass::Fused,
+    );
     eprintln!("SortedGrid, battle: {n} allocations in {FRAMES} frames (churn buffers growing)");
 }

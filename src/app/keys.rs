@@ -15,6 +15,8 @@ pub enum Action {
     NextKernel,
     /// Next data layout.
     NextLayout,
+    /// Switch the pass between collect ids and fused.
+    TogglePass,
     /// Next thread count (1 to the core count).
     NextThreads,
     /// Pause or resume movement.
@@ -120,6 +122,11 @@ pub const BINDINGS: &[Binding] = &[
         Action::NextLayout,
         "next data layout (AoS pointers / AoS / SoA / hot-cold)",
     ),
+    bind(
+        &[KeyCode::P],
+        Action::TogglePass,
+        "pass: fused (aggregates summed in the kernel) / collect ids (neighbor lists written, then read back)",
+    ),
     bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
     bind(
         &[KeyCode::Space],
@@ -223,6 +230,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::R => "R",
         KeyCode::S => "S",
         KeyCode::T => "T",
+        KeyCode::P => "P",
         KeyCode::W => "W",
         _ => "?",
     }

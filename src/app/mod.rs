@@ -42,7 +42,7 @@ use crate::render::{draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Hi
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
 use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
-use crate::sim::{memory, Layout, Settings, Simulation, Workload};
+use crate::sim::{memory, Layout, Pass, Settings, Simulation, Workload};
 use crate::spatial::{Kernel, Query, Strategy};
 use crate::ui::memory_view::{self, MemoryView};
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
@@ -321,6 +321,12 @@ impl App {
                 let i = all.iter().position(|l| *l == s.layout).unwrap_or(0);
                 s.layout = all[(i + 1) % all.len()];
             }
+            Action::TogglePass => {
+                s.pass = match s.pass {
+                    Pass::Collect => Pass::Fused,
+                    Pass::Fused => Pass::Collect,
+                }
+            }
             Action::NextThreads => s.threads = s.threads % self.stats.cores.max(1) + 1,
             Action::TogglePause => s.paused = !s.paused,
             Action::CellSmaller | Action::CellLarger => {
@@ -483,6 +489,7 @@ impl App {
             None => self.sim.step(dt, &self.settings),
         };
         self.stats.step_allocations = alloc_count::allocations() - allocs;
+        self.stats.result_bytes = self.sim.result_bytes();
         if let (Some(sw), Some(_)) = (self.sweep.as_mut(), sweep_cell) {
             sw.record(&self.stats.step);
             self.stats.sweep.clone_from(&self.sweep);
@@ -667,7 +674,7 @@ impl App {
         }
         self.stats.selected = self.selection.index().map(|i| SelectedUnit {
             id: self.sim.store().hot(i).id,
-            neighbors: self.sim.results().neighbors(i).len(),
+            neighbors: self.sim.neighbor_count(i),
             enemies: self.sim.store().hot(i).enemies,
             follow: self.selection.follows(),
             inspected: (self.inspected == Some(i)).then_some((

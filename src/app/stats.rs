@@ -267,6 +267,8 @@ pub struct FrameStats {
     pub means: PhaseMeans,
     /// Heap allocations made by the last simulation step.
     pub step_allocations: u64,
+    /// Bytes of query results the last step wrote ([`crate::sim::Pass::result_bytes`]).
+    pub result_bytes: u64,
     /// Unit count.
     pub units: usize,
     /// World edge, world units.

@@ -210,7 +210,6 @@ pub fn pack_instances(
 ) {
     let store = sim.store();
     let n = store.len();
-    let results = sim.results();
     let cold = neighbor_heat(0, 1.0);
     out.clear();
     out.extend((0..n).map(|i| {
@@ -230,15 +229,11 @@ pub fn pack_instances(
         }
     }));
     if mode == ColorMode::NeighborHeat {
-        let pairs: usize = results.chunks.iter().map(|c| c.ids.len()).sum();
+        let pairs: usize = (0..n).map(|i| sim.neighbor_count(i)).sum();
         let top = heat_top(pairs, n);
-        for c in &results.chunks {
-            for (k, w) in c.offsets.windows(2).enumerate() {
-                if let Some(inst) = out.get_mut(c.start + k) {
-                    let [r, g, b] = neighbor_heat((w[1] - w[0]) as usize, top);
-                    inst.color = [r, g, b, 255];
-                }
-            }
+        for (i, inst) in out.iter_mut().enumerate() {
+            let [r, g, b] = neighbor_heat(sim.neighbor_count(i), top);
+            inst.color = [r, g, b, 255];
         }
     }
     if let Some(h) = highlight.filter(|h| h.selected < out.len()) {
@@ -428,12 +423,10 @@ mod tests {
         let mut out = Vec::new();
         pack_instances(&sim, ColorMode::NeighborHeat, None, 2.0, &mut out);
         assert_eq!(out.len(), sim.len());
-        let pairs: usize = (0..sim.len())
-            .map(|i| sim.results().neighbors(i).len())
-            .sum();
+        let pairs: usize = (0..sim.len()).map(|i| sim.neighbor_count(i)).sum();
         let top = heat_top(pairs, sim.len());
         for (i, inst) in out.iter().enumerate().step_by(97) {
-            let [r, g, b] = neighbor_heat(sim.results().neighbors(i).len(), top);
+            let [r, g, b] = neighbor_heat(sim.neighbor_count(i), top);
             assert_eq!(inst.color, [r, g, b, 255], "unit {i}");
         }
         pack_instances(&sim, ColorMode::MemoryOrder, None, 2.0, &mut out);

@@ -115,6 +115,8 @@ mod tests {
             cell_follows_radius: false,
             reorder: Reorder::Cells,
             reorder_every: 2,
+            // The lists of the collect pass are what the inspector is checked against.
+            pass: crate::sim::Pass::Collect,
             ..Settings::default()
         }
     }

@@ -36,8 +36,8 @@ pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
 
 use crate::spatial::results::{near_chunks, near_per_unit, NearResults};
 use crate::spatial::{
-    fixed, query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Near, Points, Positions,
-    Query, QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
+    fixed, query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Near, Points, Positions, Query,
+    QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
 };
 
 /// How the per-unit pass hands its results to the apply step.
@@ -76,7 +76,9 @@ impl Pass {
     /// Parses [`Pass::key`] or [`Pass::name`], case-insensitively.
     pub fn from_key(s: &str) -> Option<Pass> {
         let s = s.trim().to_ascii_lowercase();
-        Pass::ALL.into_iter().find(|p| s == p.key() || s == p.name())
+        Pass::ALL
+            .into_iter()
+            .find(|p| s == p.key() || s == p.name())
     }
 
     /// One-sentence explanation for tooltips and help.

@@ -135,10 +135,16 @@ pub fn par_scatter(
         "output columns of equal length"
     );
     if let Some(t) = src.team {
-        assert!(t.len() == n && out.team.len() == len, "one team per key and slot");
+        assert!(
+            t.len() == n && out.team.len() == len,
+            "one team per key and slot"
+        );
     }
     let size = size.max(1);
-    assert!(cursors.len() >= n.div_ceil(size), "one cursor array per range");
+    assert!(
+        cursors.len() >= n.div_ceil(size),
+        "one cursor array per range"
+    );
     let dst = Dst {
         x: out.x.as_mut_ptr(),
         z: out.z.as_mut_ptr(),

@@ -67,6 +67,31 @@ fn count_cells(
 ) {
     let end = first + unit_cell.len();
     let (xs, zs) = (&points.x[first..end], &points.z[first..end]);
+    /// Global cell indices below this magnitude are exact in i32 arithmetic.
+    const SMALL: i64 = 1 << 30;
+    let (nx, nz) = (geo.nx as i64, geo.nz as i64);
+    if geo.origin_x.abs() + nx < SMALL && geo.origin_z.abs() + nz < SMALL && nx > 0 && nz > 0 {
+        // The fast path: the points of the rebuild lie inside the grid, so
+        // every `x / cell` is below 2^30 in magnitude and truncates exactly
+        // to i32; the same floor and clamp as `GridGeometry::cell_of`.
+        let (ox, oz) = (geo.origin_x as i32, geo.origin_z as i32);
+        let (mx, mz) = (nx as i32 - 1, nz as i32 - 1);
+        let cell = geo.cell;
+        let floor = |q: f32| {
+            let t = q as i32;
+            t - ((t as f32) > q) as i32
+        };
+        for (uc, (&x, &z)) in unit_cell.iter_mut().zip(xs.iter().zip(zs)) {
+            if x.is_finite() && z.is_finite() {
+                let i = (floor(x / cell) - ox).clamp(0, mx) as usize;
+                let j = (floor(z / cell) - oz).clamp(0, mz) as usize;
+                let c = j * geo.nx + i;
+                *uc = c as u32;
+                counts[c + 1] += 1;
+            }
+        }
+        return;
+    }
     for (uc, (&x, &z)) in unit_cell.iter_mut().zip(xs.iter().zip(zs)) {
         if let Some(c) = geo.cell_of(x, z) {
             *uc = c as u32;
@@ -313,7 +338,11 @@ impl SortedGrid {
         start: usize,
         out: &mut [Near],
     ) -> QueryStats {
-        assert_eq!(self.team.len(), self.x.len(), "rebuild_tagged with teams first");
+        assert_eq!(
+            self.team.len(),
+            self.x.len(),
+            "rebuild_tagged with teams first"
+        );
         let kernel = kernel.or_scalar();
         let cols = (&self.x[..], &self.z[..], &self.ids[..], &self.team[..]);
         let flush = FusedQuery::flush_for(r * r);

@@ -12,7 +12,7 @@ use crate::app::stats::{format_fps, FrameStats, PHASES};
 use crate::app::RENDER_BUDGET_S;
 use crate::format::{length, thousands};
 use crate::render::ColorMode;
-use crate::sim::{Layout, Reorder, Settings, Workload};
+use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
 use crate::ui::sweep::{self, SweepAction};
 
@@ -186,6 +186,7 @@ impl Overlay {
         order_row(ui, s);
         ui.horizontal(|ui| {
             layout_row(ui, s);
+            pass_row(ui, s, stats);
             colors_row(ui, view);
         });
         ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
@@ -499,6 +500,26 @@ fn layout_row(ui: &mut egui::Ui, s: &mut Settings) {
     resp.on_hover_text(format!(
         "How the units are stored (key L). Naive and Grid read every candidate's position through it; SortedGrid copies positions into cell order once per frame and queries its packed copy. Now: {}",
         s.layout.describe()
+    ));
+}
+
+fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
+    let resp = egui::ComboBox::from_id_salt("pass")
+        .selected_text(format!(
+            "{} · {}",
+            s.pass.name(),
+            crate::format::bytes(st.result_bytes as usize)
+        ))
+        .show_ui(ui, |ui| {
+            for p in Pass::ALL {
+                ui.selectable_value(&mut s.pass, p, p.name())
+                    .on_hover_text(p.explain());
+            }
+        })
+        .response;
+    resp.on_hover_text(format!(
+        "How query results reach the steering (key P), and the bytes of results the last frame wrote. {}",
+        s.pass.explain()
     ));
 }
 

@@ -217,10 +217,7 @@ pub unsafe fn fused<V: Lanes>(
             load_i::<V>(ip, k, rest),
         );
         let tv = load_i::<V>(tp, k, rest);
-        let (fxv, fzv) = (
-            V::trunc_i(V::mul(xv, scale)),
-            V::trunc_i(V::mul(zv, scale)),
-        );
+        let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
         for acc in accs.iter_mut() {
             let dx = V::sub(xv, V::splat_f(acc.cx));
             let dz = V::sub(zv, V::splat_f(acc.cz));

@@ -235,8 +235,7 @@ fn features() -> Features {
                 sse: is_x86_feature_detected!("sse2"),
                 // The AVX2 and AVX-512 kernels also count mask bits with popcnt.
                 avx2: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt"),
-                avx512: is_x86_feature_detected!("avx512f")
-                    && is_x86_feature_detected!("popcnt"),
+                avx512: is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt"),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -1,0 +1,233 @@
+//! The roofline of a frame: how close each phase of a measured CSR-grid
+//! frame comes to the two limits of this machine, memory bandwidth and the
+//! cost of one distance test.
+//!
+//! Both limits are measured here, on the spot: [`bandwidth`] times a large
+//! copy (read + write) on the frame's threads, and [`candidate_cost`] times
+//! the fused multi-query kernel on an L1-resident block. The bytes each phase
+//! must move are a model of the frame's arrays ([`phase_bytes`]): the least
+//! traffic the phase's algorithm needs, every array read or written once,
+//! never a miss counted twice. A phase's limit is the larger of its memory
+//! time (bytes / bandwidth) and, for the query, its compute time (candidate
+//! tests x cost / threads); "% of limit" is limit / measured, so 100% means
+//! the phase runs at the machine's limit and 20% that it takes five times
+//! longer than the limit. The roofline model: S. Williams, A. Waterman,
+//! D. Patterson, "Roofline: an insightful visual performance model for
+//! multicore architectures", CACM 52(4), 2009.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::BenchRow;
+use crate::sim::Pass;
+use crate::spatial::kernels::driver::GROUP;
+use crate::spatial::{FusedQuery, Kernel, KernelQuery, Near};
+
+/// Bytes copied by [`bandwidth`] (256 MiB, far beyond any cache here).
+const COPY_BYTES: usize = 256 << 20;
+
+/// Best-of-five memory bandwidth of a large copy with `threads` threads,
+/// bytes per second, counting the bytes read plus the bytes written.
+/// Allocates two buffers of 256 MiB for the duration of the call.
+pub fn bandwidth(threads: usize) -> f64 {
+    let n = COPY_BYTES / 4;
+    let src: Vec<u32> = (0..n as u32).collect();
+    let mut dst = vec![0u32; n];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build();
+    let size = n.div_ceil(threads.max(1));
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = Instant::now();
+        match &pool {
+            Ok(p) if threads > 1 => p.install(|| {
+                dst.par_chunks_mut(size)
+                    .zip(src.par_chunks(size))
+                    .for_each(|(d, s)| d.copy_from_slice(s))
+            }),
+            _ => dst.copy_from_slice(&src),
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+        std::hint::black_box(&dst);
+    }
+    2.0 * COPY_BYTES as f64 / best
+}
+
+/// Seconds per distance test of the fused multi-query kernel `kernel` on
+/// one thread, with everything in L1: a block of three rows of 16 entries
+/// tested against groups of [`GROUP`] / 2 queries (the mean group of the
+/// uniform workload is about 4.4), about 16 neighbors each.
+pub fn candidate_cost(kernel: Kernel) -> f64 {
+    const ROW: usize = 16;
+    let entries = 3 * ROW;
+    let x: Vec<f32> = (0..entries).map(|k| (k % ROW) as f32 * 1.3).collect();
+    let z: Vec<f32> = (0..entries).map(|k| (k / ROW) as f32 * 9.0).collect();
+    let ids: Vec<u32> = (0..entries as u32).collect();
+    let team: Vec<u32> = (0..entries as u32).map(|k| k % 2).collect();
+    let ranges = [(0u32, 16u32), (16, 32), (32, 48)];
+    let g = GROUP / 2;
+    let qs: Vec<FusedQuery> = (0..g)
+        .map(|k| {
+            let q = KernelQuery {
+                cx: 8.0 + k as f32,
+                cz: 9.0,
+                r2: 100.0,
+                exclude: k as u32,
+            };
+            FusedQuery::new(q, (k % 2) as u8)
+        })
+        .collect();
+    let mut out = vec![Near::default(); g];
+    let calls = 200_000usize;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        for _ in 0..calls {
+            kernel.run_fused(
+                (&x, &z, &ids, &team),
+                std::hint::black_box(&ranges),
+                &qs,
+                &mut out,
+                true,
+            );
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+        std::hint::black_box(&out);
+    }
+    best / (calls * entries * g) as f64
+}
+
+/// The least bytes each phase of one CSR-grid frame moves for `units` units
+/// with `neighbors` pairs, as `[move, rebuild, query, apply]`:
+/// - move: read and write x, z, vx, vz (32 B per unit);
+/// - rebuild: bounds (read x, z), cells and counts (read x, z, write the
+///   unit's cell), scatter (read cell, x, z, team; write x, z, id, team):
+///   49 B per unit;
+/// - query: read the sorted x, z, id, team once and the units' x, z, team
+///   (25 B), then fused: write one [`Near`] (24 B); collect: write 4 B per
+///   neighbor and per unit;
+/// - apply: fused: read the aggregates, velocity and danger (36 B), write
+///   and copy back the steering (16 + 16 + 14 B); collect: pack x, z, team
+///   (9 B read, 12 B written), read the lists (4 B per neighbor and per unit)
+///   and one 12-byte record per neighbor, then the same steering traffic.
+pub fn phase_bytes(pass: Pass, units: u64, neighbors: u64) -> [f64; 4] {
+    let n = units as f64;
+    let pairs = neighbors as f64;
+    let steer = 12.0 + 16.0 + 16.0 + 14.0;
+    let (query, apply) = match pass {
+        Pass::Fused => (25.0 * n + 24.0 * n, 24.0 * n + steer * n),
+        Pass::Collect => (
+            25.0 * n + 4.0 * (pairs + n),
+            21.0 * n + 4.0 * (pairs + n) + 12.0 * pairs + steer * n,
+        ),
+    };
+    [32.0 * n, 49.0 * n, query, apply]
+}
+
+/// The roofline table of the CSR-grid rows of `rows` (Markdown), with the
+/// bandwidth measured for each thread count in them and the candidate cost
+/// of each kernel in them. Runs the measurements (a few seconds).
+pub fn table(rows: &[BenchRow]) -> String {
+    let sorted: Vec<&BenchRow> = rows
+        .iter()
+        .filter(|r| r.strategy == "sorted-grid" && r.skipped.is_none())
+        .collect();
+    if sorted.is_empty() {
+        return "Roofline: no measured sorted-grid row (the model covers the CSR grid only).\n"
+            .to_string();
+    }
+    let mut threads: Vec<usize> = sorted.iter().map(|r| r.threads).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let bw: Vec<(usize, f64)> = threads.iter().map(|&t| (t, bandwidth(t))).collect();
+    let mut kernels: Vec<&str> = sorted.iter().map(|r| r.kernel.as_str()).collect();
+    kernels.sort_unstable();
+    kernels.dedup();
+    let cost: Vec<(&str, f64)> = kernels
+        .iter()
+        .map(|&k| {
+            (
+                k,
+                candidate_cost(Kernel::from_key(k).unwrap_or(Kernel::Scalar)),
+            )
+        })
+        .collect();
+    let mut s = String::from("Measured limits: ");
+    for (t, b) in &bw {
+        s += &format!("memory copy {:.1} GB/s on {t} thread(s); ", b / 1e9);
+    }
+    for (k, c) in &cost {
+        s += &format!("{k} fused kernel {:.3} ns per candidate test; ", c * 1e9);
+    }
+    s.truncate(s.trim_end_matches("; ").len());
+    s += ".\n\n| units | pass | kernel | threads | phase | MB moved | memory limit ms | compute limit ms | measured ms | % of limit |\n|---:|---|---|---:|---|---:|---:|---:|---:|---:|\n";
+    for r in sorted {
+        let b = bw
+            .iter()
+            .find(|(t, _)| *t == r.threads)
+            .map_or(1.0, |x| x.1);
+        let c = cost
+            .iter()
+            .find(|(k, _)| *k == r.kernel)
+            .map_or(0.0, |x| x.1);
+        let pass = Pass::from_key(&r.pass).unwrap_or_default();
+        let bytes = phase_bytes(pass, r.units as u64, r.neighbors);
+        let ms = r.ms();
+        let measured = [ms.move_, ms.rebuild, ms.query, ms.apply];
+        for (k, name) in ["move", "rebuild", "query", "apply"].iter().enumerate() {
+            let mem_ms = bytes[k] / b * 1e3;
+            let compute_ms = if k == 2 {
+                r.candidates as f64 * c / r.threads.max(1) as f64 * 1e3
+            } else {
+                0.0
+            };
+            let limit = mem_ms.max(compute_ms);
+            s += &format!(
+                "| {} | {} | {} | {} | {name} | {:.1} | {:.3} | {} | {:.3} | {:.0}% |\n",
+                r.units,
+                r.pass,
+                r.kernel,
+                r.threads,
+                bytes[k] / 1e6,
+                mem_ms,
+                if k == 2 {
+                    format!("{compute_ms:.3}")
+                } else {
+                    "-".to_string()
+                },
+                measured[k],
+                if measured[k] > 0.0 {
+                    limit / measured[k] * 100.0
+                } else {
+                    0.0
+                }
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collect_moves_more_than_fused_and_bytes_scale_with_units() {
+        let f = phase_bytes(Pass::Fused, 1000, 16_000);
+        let c = phase_bytes(Pass::Collect, 1000, 16_000);
+        assert!(c[2] > f[2] && c[3] > f[3], "{c:?} vs {f:?}");
+        assert_eq!(f[0], 32_000.0);
+        let f2 = phase_bytes(Pass::Fused, 2000, 32_000);
+        for k in 0..4 {
+            assert_eq!(f2[k], 2.0 * f[k], "phase {k}");
+        }
+    }
+
+    #[test]
+    fn candidate_cost_is_a_positive_finite_time() {
+        let c = candidate_cost(Kernel::Scalar);
+        assert!(c.is_finite() && c > 0.0, "{c}");
+    }
+}
