@@ -320,7 +320,7 @@ impl SortedGrid {
     /// each unit's [`Near`] aggregates (radius `r`, itself excluded, teams
     /// from the last [`SortedGrid::rebuild_tagged`]) into `out` and returns
     /// the counters. No neighbor id is written anywhere: each group of units
-    /// sharing a block ([`SortedGrid::walk_groups`]) goes to the multi-query
+    /// sharing a block (consecutive units of one cell) goes to the multi-query
     /// fused kernel in one call. `points` and `teams` must be what the index
     /// was rebuilt from. Same neighbor sets, and so the same aggregates, as
     /// [`SpatialIndex::query_units`] summed through [`Near::add`]. Allocates
