@@ -366,15 +366,7 @@ impl Kernel {
         q: &KernelQuery,
         out: &mut Vec<u32>,
     ) {
-        let n = x.len();
-        assert!(
-            z.len() == n && ids.len() == n,
-            "x, z and ids must have equal lengths"
-        );
-        assert!(
-            ranges.iter().all(|&(a, b)| a <= b && b as usize <= n),
-            "kernel range out of bounds"
-        );
+        scalar::check(x, z, ids, ranges);
         match self.or_scalar() {
             Kernel::Scalar => scalar::run_ranges(x, z, ids, ranges, q, out),
             #[cfg(target_arch = "x86_64")]
@@ -420,15 +412,8 @@ impl Kernel {
         out: &mut [Near],
         in_range: bool,
     ) {
-        let n = x.len();
-        assert!(
-            z.len() == n && ids.len() == n && team.len() == n,
-            "x, z, ids and team must have equal lengths"
-        );
-        assert!(
-            ranges.iter().all(|&(a, b)| a <= b && b as usize <= n),
-            "kernel range out of bounds"
-        );
+        scalar::check(x, z, ids, ranges);
+        assert_eq!(team.len(), x.len(), "team and x must have equal lengths");
         assert!(
             (1..=driver::GROUP).contains(&qs.len()) && out.len() >= qs.len(),
             "1 to GROUP queries, one output each"

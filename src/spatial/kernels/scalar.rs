@@ -82,7 +82,12 @@ pub fn run_fused_exact(
     near
 }
 
-fn check(x: &[f32], z: &[f32], ids: &[u32], ranges: &[(u32, u32)]) {
+/// The precondition every kernel checks before it reads: equal column
+/// lengths and ranges with `a <= b <= len`.
+///
+/// # Panics
+/// If either does not hold.
+pub(super) fn check(x: &[f32], z: &[f32], ids: &[u32], ranges: &[(u32, u32)]) {
     let n = x.len();
     assert!(
         z.len() == n && ids.len() == n,
