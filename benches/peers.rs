@@ -13,6 +13,12 @@
 //! - `kiddo`: `ImmutableKdTree<f32, 2>` built from `[f32; 2]` points, queried
 //!   with `within::<SquaredEuclidean<f32>>(r * r)` (squared radius, inclusive
 //!   by default), unsorted, streamed through `visit`.
+//! - `kiddo-batch`: the same tree, all queries in one `query_batch(..)
+//!   .within(..).unsorted().execute()` call, copied into the CSR.
+//! - `kiddo-self-join`: kiddo's dual-tree radius join
+//!   (`query_tree(..).within(..).without_distances().execute()`), which needs
+//!   two tree objects (the points are built twice); self pairs dropped, the
+//!   pairs grouped into the CSR by a counting sort.
 //! - `rstar`: `RTree::bulk_load` of `GeomWithData<[f32; 2], u32>`, queried with
 //!   `locate_within_distance(p, r * r)` (squared radius, inclusive).
 //! - `flat_spatial`: its point `Grid<u32, [f32; 2]>` (the crate's only point
@@ -221,6 +227,76 @@ fn run_kiddo(x: &[f32], z: &[f32], pts: &mut Vec<[f32; 2]>, out: &mut Csr) -> u6
     out.pairs()
 }
 
+/// kiddo's batch API: the same tree, all queries in one `query_batch` call
+/// (`within`, unsorted, serial executor: kiddo is built without
+/// `multi-threaded`), results collected per query, then copied into the CSR.
+fn run_kiddo_batch(x: &[f32], z: &[f32], pts: &mut Vec<[f32; 2]>, out: &mut Csr) -> u64 {
+    pts.clear();
+    pts.extend(x.iter().zip(z).map(|(&x, &z)| [x, z]));
+    let tree: ImmutableKdTree<f32, 2> =
+        ImmutableKdTree::new_from_slice(pts).expect("kiddo build from finite points");
+    let batch = tree
+        .query_batch(pts)
+        .within::<SquaredEuclidean<f32>>(R * R)
+        .unsorted()
+        .execute();
+    out.clear();
+    for (i, hits) in batch.iter().enumerate() {
+        let me = i as u32;
+        out.ids
+            .extend(hits.iter().map(|h| h.item).filter(|&item| item != me));
+        out.end_query();
+    }
+    out.pairs()
+}
+
+/// kiddo's tree self-join: every pair within the radius from one dual-tree
+/// traversal. The join needs two distinct tree objects, so the same points
+/// are built twice; pairs `(i, i)` are dropped and the rest grouped by
+/// their left item into the CSR with a counting sort (`counts` reused).
+fn run_kiddo_join(
+    x: &[f32],
+    z: &[f32],
+    pts: &mut Vec<[f32; 2]>,
+    counts: &mut Vec<u32>,
+    out: &mut Csr,
+) -> u64 {
+    pts.clear();
+    pts.extend(x.iter().zip(z).map(|(&x, &z)| [x, z]));
+    let left: ImmutableKdTree<f32, 2> =
+        ImmutableKdTree::new_from_slice(pts).expect("kiddo build from finite points");
+    let right: ImmutableKdTree<f32, 2> =
+        ImmutableKdTree::new_from_slice(pts).expect("kiddo build from finite points");
+    let pairs = left
+        .query_tree(&right)
+        .within::<SquaredEuclidean<f32>>(R * R)
+        .without_distances()
+        .execute();
+    let n = x.len();
+    counts.clear();
+    counts.resize(n + 1, 0);
+    for p in &pairs {
+        if p.left_item != p.right_item {
+            counts[p.left_item as usize + 1] += 1;
+        }
+    }
+    for k in 1..=n {
+        counts[k] += counts[k - 1];
+    }
+    out.offsets.clear();
+    out.offsets.extend_from_slice(counts);
+    out.ids.clear();
+    out.ids.resize(counts[n] as usize, 0);
+    for p in &pairs {
+        if p.left_item != p.right_item {
+            let slot = &mut counts[p.left_item as usize];
+            out.ids[*slot as usize] = p.right_item;
+            *slot += 1;
+        }
+    }
+    out.pairs()
+}
+
 /// rstar: bulk-load an R*-tree of points tagged with their index, then query.
 fn run_rstar(x: &[f32], z: &[f32], out: &mut Csr) -> u64 {
     let pts: Vec<GeomWithData<[f32; 2], u32>> = x
@@ -355,6 +431,11 @@ fn peers(c: &mut Criterion) {
         let (mut pts, mut out) = (Vec::new(), Csr::default());
         run_kiddo(x, z, &mut pts, &mut out);
         check(&case, "kiddo", &reference, &out);
+        run_kiddo_batch(x, z, &mut pts, &mut out);
+        check(&case, "kiddo-batch", &reference, &out);
+        let mut counts = Vec::new();
+        run_kiddo_join(x, z, &mut pts, &mut counts, &mut out);
+        check(&case, "kiddo-self-join", &reference, &out);
         run_rstar(x, z, &mut out);
         check(&case, "rstar", &reference, &out);
         run_flat_spatial(x, z, &mut out);
@@ -375,6 +456,12 @@ fn peers(c: &mut Criterion) {
         });
         group.bench_function("ours-grid", |b| b.iter(|| grid.run(points)));
         group.bench_function("kiddo", |b| b.iter(|| run_kiddo(x, z, &mut pts, &mut out)));
+        group.bench_function("kiddo-batch", |b| {
+            b.iter(|| run_kiddo_batch(x, z, &mut pts, &mut out))
+        });
+        group.bench_function("kiddo-self-join", |b| {
+            b.iter(|| run_kiddo_join(x, z, &mut pts, &mut counts, &mut out))
+        });
         group.bench_function("rstar", |b| b.iter(|| run_rstar(x, z, &mut out)));
         group.bench_function("flat_spatial", |b| {
             b.iter(|| run_flat_spatial(x, z, &mut out))
