@@ -256,7 +256,7 @@ fn team_of(i: usize) -> u8 {
 /// list summed by `Near::add`: count, enemies and the fixed-point offset
 /// sums, bit for bit.
 fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference: &[Vec<u32>]) {
-    use spatial_query_lab::spatial::results::{near_chunks, NearResults};
+    use spatial_query_lab::spatial::results::NearResults;
     use spatial_query_lab::spatial::{Near, SortedGrid};
     let n = x.len();
     let points = Points::new(x, z);
@@ -280,9 +280,7 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
             let p = pool(t);
             let mut grid = SortedGrid::default();
             grid.rebuild_tagged(points, Some(&teams), cell, p);
-            let stats = near_chunks(n, p, &mut res, |first, near, _| {
-                grid.near_units(points, &teams, r, k, first, near)
-            });
+            let stats = grid.near_all(r, k, p, &mut res);
             assert_eq!(
                 stats.neighbors, total,
                 "fused {k}/{t} threads: total, r {r}, cell {cell}, n {n}"

@@ -836,10 +836,7 @@ fn neighbor_pass<L: UnitLayout>(
             let teams = teams_of(l, gathered_teams);
             g.rebuild_tagged(points, Some(teams), s.cell_size, pool);
             let t = start();
-            let stats = near_chunks(n, pool, res, |first, near, _| {
-                g.near_units(points, teams, r, kernel, first, near)
-            });
-            (t, stats)
+            (t, g.near_all(r, kernel, pool, res))
         }
     }
 }

@@ -82,6 +82,9 @@ pub struct Columns<'a> {
     pub ids: &'a mut [u32],
     /// Team of the unit in each slot (or empty).
     pub team: &'a mut [u32],
+    /// Slot of each unit (indexed by unit, one per key), `skip` for units
+    /// left out: the inverse of `ids`.
+    pub slot_of: &'a mut [u32],
 }
 
 /// What [`par_scatter`] saw while placing the units.
@@ -111,7 +114,8 @@ unsafe impl Sync for Dst {}
 /// With cursors from [`thread_cursors`], every slot is written exactly once
 /// and the units of one key keep their input order, so the result is
 /// identical for every thread count. Copies x, z, the unit index and (when
-/// given) the team into `out`. Allocates nothing.
+/// given) the team into `out`, and records each unit's slot in
+/// `out.slot_of` (`skip` for the units left out). Allocates nothing.
 ///
 /// # Panics
 /// If the sources differ in length from `keys`, there are fewer cursor
@@ -140,6 +144,7 @@ pub fn par_scatter(
             "one team per key and slot"
         );
     }
+    assert_eq!(out.slot_of.len(), n, "one slot per key");
     let size = size.max(1);
     assert!(
         cursors.len() >= n.div_ceil(size),
@@ -153,17 +158,18 @@ pub fn par_scatter(
         len,
     };
     let dst = &dst;
-    let part = |(t, cursor): (usize, &mut Vec<u32>)| -> f32 {
+    let part = |(t, (cursor, slot_of)): (usize, (&mut Vec<u32>, &mut [u32]))| -> f32 {
         let first = t * size;
-        let end = (first + size).min(n);
         let mut max_abs = 0f32;
-        for i in first..end {
+        for (i, slot_i) in (first..).zip(slot_of.iter_mut()) {
             let k = keys[i];
             if k == skip {
+                *slot_i = skip;
                 continue;
             }
             let slot = &mut cursor[k as usize];
             let at = *slot as usize;
+            *slot_i = *slot;
             *slot += 1;
             assert!(at < dst.len, "scatter slot out of range");
             let (x, z) = (src.x[i], src.z[i]);
@@ -190,12 +196,14 @@ pub fn par_scatter(
         Some(p) if ranges > 1 => p.install(|| {
             cursors[..ranges]
                 .par_iter_mut()
+                .zip(out.slot_of.par_chunks_mut(size))
                 .enumerate()
                 .map(part)
                 .reduce(|| 0.0, f32::max)
         }),
         _ => cursors[..ranges]
             .iter_mut()
+            .zip(out.slot_of.chunks_mut(size))
             .enumerate()
             .map(part)
             .fold(0.0, f32::max),

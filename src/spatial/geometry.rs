@@ -279,9 +279,40 @@ impl GridGeometry {
         ((c - r - margin) / self.cell, (c + r + margin) / self.cell)
     }
 
+    /// A block that contains the block ([`GridGeometry::block`]) of every
+    /// query of radius `r` centered in the box `[x.0, x.1] x [z.0, z.1]`
+    /// (world units), or `None` when it misses the grid: the block of the
+    /// box's corners, widened by twice the margin of
+    /// [`GridGeometry::block`] taken at the box's largest magnitude. The
+    /// extra margin exceeds every rounding difference between the two
+    /// computations (a few ULPs against 2^-20 of the magnitude), so each
+    /// query's own block lies inside it. Used to search once for all units
+    /// of a cell.
     #[inline]
-    fn axis_range(&self, c: f32, r: f32, origin: i64, n: usize) -> Option<(usize, usize)> {
-        let (lo_q, hi_q) = self.axis_quotients(c, r);
+    pub fn box_block(
+        &self,
+        x: (f32, f32),
+        z: (f32, f32),
+        r: f32,
+    ) -> Option<(usize, usize, usize, usize)> {
+        if self.nx == 0 {
+            return None;
+        }
+        let axis = |(lo, hi): (f32, f32), origin: i64, n: usize| {
+            let margin = (lo.abs().max(hi.abs()) + r) * (2.0 / 1_048_576.0) + 2e-20;
+            let lo_q = (lo - r - margin) / self.cell;
+            let hi_q = (hi + r + margin) / self.cell;
+            Self::clip(lo_q, hi_q, origin, n)
+        };
+        let (x0, x1) = axis(x, self.origin_x, self.nx)?;
+        let (z0, z1) = axis(z, self.origin_z, self.nz)?;
+        Some((x0, x1, z0, z1))
+    }
+
+    /// The grid columns (or rows) from `floor(lo_q)` to `floor(hi_q)`,
+    /// intersected with `0..n` (`origin` = the global index of column 0).
+    #[inline]
+    fn clip(lo_q: f32, hi_q: f32, origin: i64, n: usize) -> Option<(usize, usize)> {
         let lo = floor_to_i64(lo_q).saturating_sub(origin).max(0);
         let hi = floor_to_i64(hi_q).saturating_sub(origin).min(n as i64 - 1);
         if lo > hi {
@@ -289,5 +320,11 @@ impl GridGeometry {
         } else {
             Some((lo as usize, hi as usize))
         }
+    }
+
+    #[inline]
+    fn axis_range(&self, c: f32, r: f32, origin: i64, n: usize) -> Option<(usize, usize)> {
+        let (lo_q, hi_q) = self.axis_quotients(c, r);
+        Self::clip(lo_q, hi_q, origin, n)
     }
 }

@@ -176,6 +176,9 @@ pub struct NearResults {
     /// One scratch list per chunk (128-byte aligned, so threads never share
     /// a line).
     scratch: Vec<ChunkResults>,
+    /// Aggregates by slot of the CSR grid, before they are gathered into
+    /// unit order ([`super::SortedGrid::near_all`]).
+    pub by_slot: Vec<Near>,
     /// Counters of the last pass.
     pub stats: QueryStats,
 }

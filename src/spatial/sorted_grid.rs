@@ -36,6 +36,9 @@ pub struct SortedGrid {
     /// Team of each entry, in cell order, when the rebuild was given teams
     /// ([`SortedGrid::rebuild_tagged`]); empty otherwise.
     team: Vec<u32>,
+    /// Slot of each unit in the sorted arrays ([`NOT_INDEXED`] for units
+    /// left out): the inverse of `ids`.
+    slot_of: Vec<u32>,
     /// Whether every indexed coordinate is within [`FIXED_RANGE`] (the SIMD
     /// fused kernels' precondition).
     in_range: bool,
@@ -46,6 +49,13 @@ pub struct SortedGrid {
 
 /// Most rows of a block handed to the kernel in one call.
 const MAX_ROWS: usize = 64;
+
+/// Cell ranges per pool thread in the fused pass (more ranges than threads
+/// balance uneven cells).
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// Units per task when the fused pass gathers its results into unit order.
+const GATHER: usize = 16_384;
 
 /// A query that matches nothing (a placeholder in a group's query array).
 const NOTHING: KernelQuery = KernelQuery {
@@ -203,11 +213,13 @@ impl SortedGrid {
         if teams.is_some() {
             self.team.resize(indexed, 0);
         }
+        self.slot_of.resize(n, NOT_INDEXED);
         let out = csr::Columns {
             x: &mut self.x,
             z: &mut self.z,
             ids: &mut self.ids,
             team: &mut self.team,
+            slot_of: &mut self.slot_of,
         };
         let src = csr::Sources {
             x: points.x,
@@ -316,85 +328,167 @@ impl SortedGrid {
         }
     }
 
-    /// The fused per-unit pass: for units `start..start + out.len()`, writes
-    /// each unit's [`Near`] aggregates (radius `r`, itself excluded, teams
-    /// from the last [`SortedGrid::rebuild_tagged`]) into `out` and returns
-    /// the counters. No neighbor id is written anywhere: each group of units
-    /// sharing a block (consecutive units of one cell) goes to the multi-query
-    /// fused kernel in one call. `points` and `teams` must be what the index
-    /// was rebuilt from. Same neighbor sets, and so the same aggregates, as
-    /// [`SpatialIndex::query_units`] summed through [`Near::add`]. Allocates
-    /// nothing.
+    /// The fused pass, cell by cell: writes every unit's [`Near`]
+    /// aggregates (radius `r`, itself excluded, teams from the last
+    /// [`SortedGrid::rebuild_tagged`]) into `res.near` (unit `i` at index `i`;
+    /// units left out of the index get zeros) and returns the counters.
+    ///
+    /// The queries are taken in cell order straight from the sorted arrays:
+    /// for each cell, one block contains every block its units need
+    /// ([`GridGeometry::box_block`] of the box of their positions), and its
+    /// units go to the multi-query fused kernel in groups of up to
+    /// [`GROUP`], so no per-unit block is computed. Results are written by
+    /// slot, then gathered into unit order. With a `pool` of more than one
+    /// thread, the cells are split into four ranges of about equal units
+    /// per thread, run through `rayon::join` (no allocation). Same neighbor
+    /// sets, and so the same aggregates, as [`SpatialIndex::query_units`]
+    /// summed through [`Near::add`]; the candidate count can exceed it by
+    /// the units near a block's edge. Allocates only while `res` grows.
     ///
     /// # Panics
-    /// If the last rebuild had no teams, or the units are out of range of
-    /// `points` or `teams`.
-    pub fn near_units(
+    /// If the last rebuild had no teams.
+    pub fn near_all(
         &self,
-        points: Points<'_>,
-        teams: &[u8],
         r: f32,
         kernel: Kernel,
-        start: usize,
-        out: &mut [Near],
+        pool: Option<&rayon::ThreadPool>,
+        res: &mut super::results::NearResults,
     ) -> QueryStats {
         assert_eq!(
             self.team.len(),
             self.x.len(),
             "rebuild_tagged with teams first"
         );
+        let n = self.slot_of.len();
         let kernel = kernel.or_scalar();
-        let cols = (&self.x[..], &self.z[..], &self.ids[..], &self.team[..]);
-        let flush = FusedQuery::flush_for(r * r);
-        let mut stats = QueryStats::default();
-        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
-        self.walk_groups(points, r, start..start + out.len(), |units, rows| {
-            let g = units.len();
-            let dst = &mut out[units.start - start..units.end - start];
-            let Some(ranges) = (match rows {
-                Rows::Empty => None,
-                Rows::Ranges(ranges, total) => {
-                    stats.candidates += total * g as u64;
-                    Some(ranges)
-                }
-                Rows::Tall(block) => {
-                    // Alone in its group: the rows in batches, summed.
-                    let i = units.start;
-                    let q = Query {
-                        exclude: i as u32,
-                        ..Query::new(points.x[i], points.z[i], r)
-                    };
-                    let kq = q.kernel_query().unwrap_or(NOTHING);
-                    let fq = [FusedQuery::with_flush(kq, teams[i], flush)];
-                    let mut near = Near::default();
-                    self.row_batches(block, |ranges, total| {
-                        stats.candidates += total;
-                        let mut one = [Near::default()];
-                        kernel.run_fused(cols, ranges, &fq, &mut one, self.in_range);
-                        near += one[0];
-                    });
-                    dst[0] = near;
-                    stats.neighbors += near.count as u64;
-                    None
-                }
-            }) else {
-                if matches!(rows, Rows::Empty) {
-                    dst.fill(Near::default());
-                }
-                return;
-            };
-            for (q, i) in qs.iter_mut().zip(units.clone()) {
-                let kq = Query {
-                    exclude: i as u32,
-                    ..Query::new(points.x[i], points.z[i], r)
-                }
-                .kernel_query()
-                .unwrap_or(NOTHING);
-                *q = FusedQuery::with_flush(kq, teams[i], flush);
+        let slots = self.x.len();
+        res.by_slot.clear();
+        res.by_slot.resize(slots, Near::default());
+        let cells = self.geo.cells();
+        let valid = Query::new(0.0, 0.0, r).kernel_query().is_some();
+        let stats = match pool {
+            _ if !valid || cells == 0 => QueryStats::default(),
+            Some(p) if p.current_num_threads() > 1 => {
+                let parts = p.current_num_threads() * CHUNKS_PER_THREAD;
+                p.install(|| self.near_split(r, kernel, (0, cells), parts, &mut res.by_slot))
             }
-            kernel.run_fused(cols, ranges, &qs[..g], dst, self.in_range);
-            stats.neighbors += dst.iter().map(|n| n.count as u64).sum::<u64>();
-        });
+            _ => self.near_cells(r, kernel, 0..cells, &mut res.by_slot),
+        };
+        // Back to unit order.
+        res.near.resize(n, Near::default());
+        let (by_slot, slot_of) = (&res.by_slot, &self.slot_of);
+        let gather = |(k, out): (usize, &mut [Near])| {
+            for (o, &s) in out.iter_mut().zip(&slot_of[k * GATHER..]) {
+                *o = by_slot.get(s as usize).copied().unwrap_or_default();
+            }
+        };
+        match pool {
+            Some(p) if p.current_num_threads() > 1 => {
+                p.install(|| res.near.par_chunks_mut(GATHER).enumerate().for_each(gather))
+            }
+            _ => res.near.chunks_mut(GATHER).enumerate().for_each(gather),
+        }
+        res.stats = stats;
+        stats
+    }
+
+    /// [`SortedGrid::near_cells`] over cells `c0..c1` split into `parts`
+    /// ranges of about equal units, run in parallel by halving with
+    /// `rayon::join`. `out` holds the slots of cells `c0..c1`.
+    fn near_split(
+        &self,
+        r: f32,
+        kernel: Kernel,
+        (c0, c1): (usize, usize),
+        parts: usize,
+        out: &mut [Near],
+    ) -> QueryStats {
+        if parts <= 1 || c1 - c0 <= 1 {
+            return self.near_cells(r, kernel, c0..c1, out);
+        }
+        // The cell where the first half of the parts' units ends.
+        let (s0, s1) = (self.cell_start[c0], self.cell_start[c1]);
+        let target = s0 + ((s1 - s0) as u64 * (parts / 2) as u64 / parts as u64) as u32;
+        let mid =
+            (c0 + self.cell_start[c0..c1].partition_point(|&s| s < target)).clamp(c0 + 1, c1 - 1);
+        let (left, right) = out.split_at_mut((self.cell_start[mid] - s0) as usize);
+        let (a, b) = rayon::join(
+            || self.near_split(r, kernel, (c0, mid), parts / 2, left),
+            || self.near_split(r, kernel, (mid, c1), parts - parts / 2, right),
+        );
+        let mut stats = a;
+        stats += b;
+        stats
+    }
+
+    /// The fused queries of the units of `cells`, in slot order: `out`
+    /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
+    fn near_cells(
+        &self,
+        r: f32,
+        kernel: Kernel,
+        cells: std::ops::Range<usize>,
+        out: &mut [Near],
+    ) -> QueryStats {
+        let cols = (&self.x[..], &self.z[..], &self.ids[..], &self.team[..]);
+        let r2 = r * r;
+        let flush = FusedQuery::flush_for(r2);
+        let base = self.cell_start[cells.start] as usize;
+        let mut stats = QueryStats::default();
+        let mut ranges = [(0u32, 0u32); MAX_ROWS];
+        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
+        let mut sums = [Near::default(); GROUP];
+        for c in cells {
+            let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
+            if a == b {
+                continue;
+            }
+            let (xs, zs) = (&self.x[a..b], &self.z[a..b]);
+            let span = |v: &[f32]| {
+                v.iter()
+                    .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
+            };
+            let Some(block) = self.geo.box_block(span(xs), span(zs), r) else {
+                continue;
+            };
+            let (x0, x1, z0, z1) = block;
+            let tall = z1 - z0 >= MAX_ROWS;
+            let (used, total) = if tall {
+                (0, 0)
+            } else {
+                self.row_ranges(x0, x1, z0, z1, &mut ranges)
+            };
+            let mut k = a;
+            while k < b {
+                let g = (b - k).min(GROUP);
+                for (j, q) in qs[..g].iter_mut().enumerate() {
+                    let s = k + j;
+                    let kq = KernelQuery {
+                        cx: self.x[s],
+                        cz: self.z[s],
+                        r2,
+                        exclude: self.ids[s],
+                    };
+                    *q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+                }
+                let dst = &mut out[k - base..k - base + g];
+                if tall {
+                    dst.fill(Near::default());
+                    self.row_batches(block, |rs, t| {
+                        stats.candidates += t * g as u64;
+                        kernel.run_fused(cols, rs, &qs[..g], &mut sums[..g], self.in_range);
+                        for (d, s) in dst.iter_mut().zip(&sums[..g]) {
+                            *d += *s;
+                        }
+                    });
+                } else {
+                    stats.candidates += total * g as u64;
+                    kernel.run_fused(cols, &ranges[..used], &qs[..g], dst, self.in_range);
+                }
+                stats.neighbors += dst.iter().map(|d| d.count as u64).sum::<u64>();
+                k += g;
+            }
+        }
         stats
     }
 
