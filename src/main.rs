@@ -84,7 +84,7 @@ struct WindowArgs {
     /// How the units are stored: aos-pointers, aos, soa or hot-cold.
     #[arg(long, value_parser = parse_layout, default_value = "soa")]
     layout: Layout,
-    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists) or collect (neighbor id lists written, then read back); key P toggles.
+    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists), collect (neighbor id lists written, then read back) or fused-half (fused, SortedGrid testing each pair once); key P cycles.
     #[arg(long, value_parser = parse_pass, default_value = "fused")]
     pass: Pass,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
@@ -142,7 +142,7 @@ struct BenchArgs {
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
     #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
     layouts: Vec<Layout>,
-    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists) and collect (neighbor id lists written for the whole frame, then read back).
+    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists), collect (neighbor id lists written for the whole frame, then read back) and fused-half (fused, SortedGrid testing each pair once and crediting both units).
     #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "fused")]
     pass: Vec<Pass>,
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
@@ -275,7 +275,7 @@ fn parse_layout(s: &str) -> Result<Layout, String> {
 }
 
 fn parse_pass(s: &str) -> Result<Pass, String> {
-    Pass::from_key(s).ok_or_else(|| "expected collect or fused".to_string())
+    Pass::from_key(s).ok_or_else(|| "expected collect, fused or fused-half".to_string())
 }
 
 fn parse_reorder_every(s: &str) -> Result<u32, String> {

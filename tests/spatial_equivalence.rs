@@ -278,19 +278,23 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
     for &k in ks {
         for t in THREADS {
             let p = pool(t);
-            let mut grid = SortedGrid::default();
-            grid.rebuild_tagged(points, Some(&teams), cell, p);
-            let stats = grid.near_all(r, k, p, &mut res);
-            assert_eq!(
-                stats.neighbors, total,
-                "fused {k}/{t} threads: total, r {r}, cell {cell}, n {n}"
-            );
-            for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
+            for full in [false, true] {
+                let stencil = if full { "full" } else { "half" };
+                let mut grid = SortedGrid::default();
+                grid.set_full_stencil(full);
+                grid.rebuild_tagged(points, Some(&teams), cell, p);
+                let stats = grid.near_all(r, k, p, &mut res);
                 assert_eq!(
-                    got, want,
-                    "fused {k}/{t} threads: unit {i} at ({}, {}), r {r}, cell {cell}, n {n}",
-                    x[i], z[i]
+                    stats.neighbors, total,
+                    "fused {k}/{t} threads, {stencil} stencil: total, r {r}, cell {cell}, n {n}"
                 );
+                for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        got, want,
+                        "fused {k}/{t} threads, {stencil} stencil: unit {i} at ({}, {}), r {r}, cell {cell}, n {n}",
+                        x[i], z[i]
+                    );
+                }
             }
         }
     }

@@ -125,7 +125,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         &[KeyCode::P],
         Action::TogglePass,
-        "pass: fused (aggregates summed in the kernel) / collect ids (neighbor lists written, then read back)",
+        "pass: collect ids (neighbor lists written, then read back) / fused (aggregates summed in the kernel) / fused, half stencil",
     ),
     bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
     bind(

@@ -322,10 +322,8 @@ impl App {
                 s.layout = all[(i + 1) % all.len()];
             }
             Action::TogglePass => {
-                s.pass = match s.pass {
-                    Pass::Collect => Pass::Fused,
-                    Pass::Fused => Pass::Collect,
-                }
+                let i = Pass::ALL.iter().position(|p| *p == s.pass).unwrap_or(0);
+                s.pass = Pass::ALL[(i + 1) % Pass::ALL.len()];
             }
             Action::NextThreads => s.threads = s.threads % self.stats.cores.max(1) + 1,
             Action::TogglePause => s.paused = !s.paused,

@@ -51,25 +51,38 @@ pub enum Pass {
     /// kernel; the other strategies aggregate each query's list at once).
     #[default]
     Fused,
+    /// [`Pass::Fused`] with the CSR grid testing each pair once (half
+    /// stencil: a cell's units against the cells after it, both units
+    /// credited); Naive and Grid run [`Pass::Fused`]. Same results; kept to
+    /// measure that halving the tests does not pay here (see the README).
+    FusedHalf,
 }
 
 impl Pass {
-    /// Both passes, the default last.
-    pub const ALL: [Pass; 2] = [Pass::Collect, Pass::Fused];
+    /// Every pass.
+    pub const ALL: [Pass; 3] = [Pass::Collect, Pass::Fused, Pass::FusedHalf];
 
-    /// Lower-case name for the command line and JSON (`collect`, `fused`).
+    /// Whether the pass writes aggregates rather than neighbor lists.
+    pub fn is_fused(self) -> bool {
+        self != Pass::Collect
+    }
+
+    /// Lower-case name for the command line and JSON (`collect`, `fused`,
+    /// `fused-half`).
     pub fn key(self) -> &'static str {
         match self {
             Pass::Collect => "collect",
             Pass::Fused => "fused",
+            Pass::FusedHalf => "fused-half",
         }
     }
 
-    /// Display name (`collect ids`, `fused`).
+    /// Display name (`collect ids`, `fused`, `fused, half stencil`).
     pub fn name(self) -> &'static str {
         match self {
             Pass::Collect => "collect ids",
             Pass::Fused => "fused",
+            Pass::FusedHalf => "fused, half stencil",
         }
     }
 
@@ -86,6 +99,7 @@ impl Pass {
         match self {
             Pass::Collect => "Every query writes its neighbor ids into lists for the whole frame (4 bytes per neighbor plus 4 per unit), and the apply step reads them back, fetching each neighbor's position again.",
             Pass::Fused => "The kernel sums what steering needs (neighbor count, enemies, offset sums) while it tests candidates: no neighbor list is written or read back, 24 bytes per unit.",
+            Pass::FusedHalf => "Fused, and SortedGrid tests each pair once (a cell's units against the cells after it) and credits both units: half the distance tests, but every match is added to memory twice. Naive and Grid run the plain fused pass.",
         }
     }
 
@@ -94,7 +108,7 @@ impl Pass {
     pub fn result_bytes(self, units: usize, neighbors: u64) -> u64 {
         match self {
             Pass::Collect => neighbors * 4 + units as u64 * 4,
-            Pass::Fused => units as u64 * std::mem::size_of::<Near>() as u64,
+            Pass::Fused | Pass::FusedHalf => units as u64 * std::mem::size_of::<Near>() as u64,
         }
     }
 }
@@ -404,7 +418,7 @@ impl Simulation {
     /// ran; 0 before the first step or for an index past the units.
     pub fn neighbor_count(&self, i: usize) -> usize {
         match self.pass {
-            Pass::Fused => self.near.near.get(i).map_or(0, |n| n.count as usize),
+            Pass::Fused | Pass::FusedHalf => self.near.near.get(i).map_or(0, |n| n.count as usize),
             Pass::Collect => self
                 .results
                 .chunks
@@ -421,7 +435,7 @@ impl Simulation {
                 let ids: usize = self.results.chunks.iter().map(|c| c.ids.len()).sum();
                 Pass::Collect.result_bytes(self.len(), ids as u64)
             }
-            Pass::Fused => Pass::Fused.result_bytes(self.near.near.len(), 0),
+            p => p.result_bytes(self.near.near.len(), 0),
         }
     }
 
@@ -604,7 +618,7 @@ impl Simulation {
                 near.clear();
                 Out::Lists(results)
             }
-            Pass::Fused => {
+            Pass::Fused | Pass::FusedHalf => {
                 // The lists of an earlier collect frame are freed: their
                 // memory is what the fused pass saves.
                 *results = QueryResults::default();
@@ -618,7 +632,7 @@ impl Simulation {
         st.query_cache = counters.map(|c| c.stop());
         let found = match settings.pass {
             Pass::Collect => Found::Lists(&self.results),
-            Pass::Fused => Found::Near(&self.near.near),
+            Pass::Fused | Pass::FusedHalf => Found::Near(&self.near.near),
         };
         with_layout!(&mut self.store, l => apply(
             l,
@@ -834,6 +848,7 @@ fn neighbor_pass<L: UnitLayout>(
         (Index::Sorted(g), Out::Near(res, gathered_teams)) => {
             let points = positions_of(l, gathered);
             let teams = teams_of(l, gathered_teams);
+            g.set_full_stencil(s.pass != Pass::FusedHalf);
             g.rebuild_tagged(points, Some(teams), s.cell_size, pool);
             let t = start();
             (t, g.near_all(r, kernel, pool, res))

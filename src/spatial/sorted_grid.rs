@@ -6,7 +6,8 @@ use super::csr;
 use super::geometry::floor_to_i64;
 use rayon::prelude::*;
 
-use super::kernels::driver::GROUP;
+use super::kernels::driver::{SlotSums, GROUP};
+use super::kernels::fixed;
 use super::{
     Bounds, ChunkResults, FusedQuery, GridGeometry, Kernel, KernelQuery, Near, Points, Query,
     QueryStats, SpatialIndex, FIXED_RANGE,
@@ -42,6 +43,10 @@ pub struct SortedGrid {
     /// Whether every indexed coordinate is within [`FIXED_RANGE`] (the SIMD
     /// fused kernels' precondition).
     in_range: bool,
+    /// When true, [`SortedGrid::near_all`] tests every pair from both sides
+    /// (full stencil) instead of once (half stencil, the default where the
+    /// positions allow it); see [`SortedGrid::set_full_stencil`].
+    full_stencil: bool,
     /// Per-thread cell counts of the rebuild, then per-thread scatter
     /// cursors (`cells + 1` each).
     hist: Vec<Vec<u32>>,
@@ -56,6 +61,30 @@ const CHUNKS_PER_THREAD: usize = 4;
 
 /// Units per task when the fused pass gathers its results into unit order.
 const GATHER: usize = 16_384;
+
+/// The per-slot columns of the symmetric pass, shared by the stripes that
+/// run at once.
+struct SharedSums(SlotSums);
+
+// SAFETY: the stripes running at once write disjoint slots
+// (`SortedGrid::near_symmetric`); the columns outlive the parallel section.
+unsafe impl Sync for SharedSums {}
+
+/// Adds one query's (or one pair side's) aggregates to slot `s`.
+///
+/// # Safety
+/// `s` must index the columns of `sums`, and no other thread may access
+/// slot `s` during the call.
+#[inline]
+unsafe fn credit(sums: SlotSums, s: usize, count: u32, enemies: u32, sx: i64, sz: i64) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        *sums.count.add(s) += count;
+        *sums.enemies.add(s) += enemies;
+        *sums.sx.add(s) += sx;
+        *sums.sz.add(s) += sz;
+    }
+}
 
 /// A query that matches nothing (a placeholder in a group's query array).
 const NOTHING: KernelQuery = KernelQuery {
@@ -366,29 +395,258 @@ impl SortedGrid {
         res.by_slot.resize(slots, Near::default());
         let cells = self.geo.cells();
         let valid = Query::new(0.0, 0.0, r).kernel_query().is_some();
-        let stats = match pool {
+        let symmetric = !self.full_stencil
+            && valid
+            && self.in_range
+            && FusedQuery::flush_for(r * r) as usize >= GROUP;
+        let threads = pool.map_or(1, |p| p.current_num_threads());
+        let mut stats = match pool {
             _ if !valid || cells == 0 => QueryStats::default(),
-            Some(p) if p.current_num_threads() > 1 => {
-                let parts = p.current_num_threads() * CHUNKS_PER_THREAD;
+            _ if symmetric => self.near_symmetric(r, kernel, pool, &mut res.sums),
+            Some(p) if threads > 1 => {
+                let parts = threads * CHUNKS_PER_THREAD;
                 p.install(|| self.near_split(r, kernel, (0, cells), parts, &mut res.by_slot))
             }
             _ => self.near_cells(r, kernel, 0..cells, &mut res.by_slot),
         };
         // Back to unit order.
         res.near.resize(n, Near::default());
-        let (by_slot, slot_of) = (&res.by_slot, &self.slot_of);
+        let slot_of = &self.slot_of;
+        let (by_slot, sums) = (&res.by_slot, &res.sums);
         let gather = |(k, out): (usize, &mut [Near])| {
             for (o, &s) in out.iter_mut().zip(&slot_of[k * GATHER..]) {
-                *o = by_slot.get(s as usize).copied().unwrap_or_default();
+                let s = s as usize;
+                *o = if s >= slots {
+                    Near::default()
+                } else if symmetric {
+                    Near {
+                        count: sums.count[s],
+                        enemies: sums.enemies[s],
+                        sx: sums.sx[s],
+                        sz: sums.sz[s],
+                    }
+                } else {
+                    by_slot[s]
+                };
             }
         };
         match pool {
-            Some(p) if p.current_num_threads() > 1 => {
+            Some(p) if threads > 1 => {
                 p.install(|| res.near.par_chunks_mut(GATHER).enumerate().for_each(gather))
             }
             _ => res.near.chunks_mut(GATHER).enumerate().for_each(gather),
         }
+        if symmetric {
+            stats.neighbors = res.sums.count.iter().map(|&c| c as u64).sum();
+        }
         res.stats = stats;
+        stats
+    }
+
+    /// Makes [`SortedGrid::near_all`] test every pair from both sides (the
+    /// full stencil, `true`) or once (the half stencil, `false`, the
+    /// default). Both give the same aggregates; the switch exists to measure
+    /// and test them against each other.
+    pub fn set_full_stencil(&mut self, full: bool) {
+        self.full_stencil = full;
+    }
+
+    /// The symmetric fused pass (each pair tested once): zeroes `sums`,
+    /// then walks the cells in horizontal stripes of at least the rows a
+    /// cell's block reaches below it, so that a stripe only writes the slots
+    /// of its own rows and of the stripe after it. With a `pool`, the even
+    /// stripes run in parallel, then the odd ones: no two running stripes
+    /// write the same slot. The sums are integers, so the result does not
+    /// depend on the thread count. Returns the candidates tested (the
+    /// neighbors are counted from `sums` by the caller).
+    fn near_symmetric(
+        &self,
+        r: f32,
+        kernel: Kernel,
+        pool: Option<&rayon::ThreadPool>,
+        sums: &mut super::results::SlotColumns,
+    ) -> QueryStats {
+        let slots = self.x.len();
+        sums.zero(slots);
+        let ptrs = SharedSums(sums.pointers());
+        let (nx, nz) = (self.geo.nx, self.geo.nz);
+        let reach = self.reach(r);
+        let threads = pool.map_or(1, |p| p.current_num_threads());
+        let height = reach
+            .max(nz / (threads * 2 * CHUNKS_PER_THREAD).max(1))
+            .max(1);
+        let stripes = nz.div_ceil(height);
+        let stripe = |k: usize| {
+            let rows = (k * height, ((k + 1) * height).min(nz));
+            self.near_cells_sym(r, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
+        };
+        match pool {
+            Some(p) if threads > 1 && stripes > 2 => p.install(|| {
+                let mut stats = QueryStats::default();
+                for phase in 0..2 {
+                    stats += (0..stripes.div_ceil(2))
+                        .into_par_iter()
+                        .map(|h| 2 * h + phase)
+                        .filter(|&k| k < stripes)
+                        .map(stripe)
+                        .reduce(QueryStats::default, |mut a, b| {
+                            a += b;
+                            a
+                        });
+                }
+                stats
+            }),
+            _ => {
+                let mut stats = QueryStats::default();
+                for k in 0..stripes {
+                    stats += stripe(k);
+                }
+                stats
+            }
+        }
+    }
+
+    /// The most rows a cell's block ([`GridGeometry::box_block`]) reaches
+    /// below the cell's own row, for radius `r`: one for the cell, the rings
+    /// of `r` plus the margin at the grid's largest coordinate, and one for
+    /// rounding. Checked while walking (a violation panics instead of racing).
+    fn reach(&self, r: f32) -> usize {
+        let g = &self.geo;
+        let far = [
+            g.origin_x,
+            g.origin_x + g.nx as i64,
+            g.origin_z,
+            g.origin_z + g.nz as i64,
+        ]
+        .iter()
+        .map(|v| v.unsigned_abs() as f64)
+        .fold(0.0, f64::max)
+            * g.cell as f64;
+        let margin = (far + r as f64) * (2.0 / 1_048_576.0) + 2e-20;
+        let rings = ((r as f64 + margin) / g.cell as f64).ceil();
+        if rings.is_finite() && rings < (g.nz as f64) {
+            rings as usize + 2
+        } else {
+            g.nz.max(1)
+        }
+    }
+
+    /// The symmetric pass over cells `c0..c1` (whole rows): for each cell,
+    /// the pairs inside it (scalar, each once) and its units against the
+    /// entries of the cells after it in its block (the rest of its row to
+    /// the block's right edge, then the block's rows below), through the
+    /// symmetric multi-query kernel. Writes slots of rows up to `reach` rows
+    /// below `c1`'s row.
+    fn near_cells_sym(
+        &self,
+        r: f32,
+        kernel: Kernel,
+        (c0, c1): (usize, usize),
+        reach: usize,
+        sums: &SharedSums,
+    ) -> QueryStats {
+        let cols = (&self.x[..], &self.z[..], &self.team[..]);
+        let nx = self.geo.nx;
+        let r2 = r * r;
+        let flush = FusedQuery::flush_for(r2);
+        let sums = sums.0;
+        let mut stats = QueryStats::default();
+        let mut fwd = [(0u32, 0u32); MAX_ROWS];
+        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
+        let mut own = [Near::default(); GROUP];
+        let mut part = [Near::default(); GROUP];
+        for c in c0..c1 {
+            let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
+            if a == b {
+                continue;
+            }
+            // Pairs inside the cell, each once.
+            for i in a..b {
+                for j in i + 1..b {
+                    let (dx, dz) = (self.x[j] - self.x[i], self.z[j] - self.z[i]);
+                    if dx * dx + dz * dz <= r2 {
+                        let foe = (self.team[i] != self.team[j]) as u32;
+                        let ox = fixed(self.x[j]) as i64 - fixed(self.x[i]) as i64;
+                        let oz = fixed(self.z[j]) as i64 - fixed(self.z[i]) as i64;
+                        // SAFETY: slots i and j are in this cell, inside this
+                        // stripe's rows, which no other running stripe writes.
+                        unsafe {
+                            credit(sums, i, 1, foe, ox, oz);
+                            credit(sums, j, 1, foe, -ox, -oz);
+                        }
+                    }
+                }
+            }
+            stats.candidates += ((b - a) * (b - a - 1) / 2) as u64;
+            let (xs, zs) = (&self.x[a..b], &self.z[a..b]);
+            let span = |v: &[f32]| {
+                v.iter()
+                    .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
+            };
+            let Some((x0, x1, z0, z1)) = self.geo.box_block(span(xs), span(zs), r) else {
+                continue;
+            };
+            let (xc, zc) = (c % nx, c / nx);
+            assert!(
+                z1 < zc + reach && z0 <= zc && (x0..=x1).contains(&xc),
+                "a cell's block reaches further than its stripe allows"
+            );
+            // The entries after the cell in its block, in batches of rows.
+            let mut row = zc;
+            while row <= z1 {
+                let last = z1.min(row + MAX_ROWS - 1);
+                let mut used = 0;
+                let mut total = 0u64;
+                for z in row..=last {
+                    let first = if z == zc { c + 1 } else { z * nx + x0 };
+                    let end = z * nx + x1 + 1;
+                    if first >= end {
+                        continue;
+                    }
+                    let (s0, s1) = (self.cell_start[first], self.cell_start[end]);
+                    if s1 > s0 {
+                        fwd[used] = (s0, s1);
+                        used += 1;
+                        total += (s1 - s0) as u64;
+                    }
+                }
+                row = last + 1;
+                if used == 0 {
+                    continue;
+                }
+                let mut k = a;
+                while k < b {
+                    let g = (b - k).min(GROUP);
+                    for (j, q) in qs[..g].iter_mut().enumerate() {
+                        let s = k + j;
+                        let kq = KernelQuery {
+                            cx: self.x[s],
+                            cz: self.z[s],
+                            r2,
+                            exclude: super::NO_EXCLUDE,
+                        };
+                        *q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+                    }
+                    // SAFETY: the entries of `fwd` lie in rows zc..=z1, all
+                    // within this stripe or the next (z1 < zc + reach, and
+                    // stripes are at least `reach` rows high), which no
+                    // other running stripe writes; positions are within
+                    // FIXED_RANGE (`in_range`) and flush >= GROUP (both
+                    // checked by `near_all`).
+                    unsafe {
+                        kernel.run_fused_sym(cols, &fwd[..used], &qs[..g], &mut part, sums);
+                    }
+                    for (j, p) in part[..g].iter().enumerate() {
+                        own[j] = *p;
+                        // SAFETY: slot k + j is in this cell (see above).
+                        unsafe { credit(sums, k + j, p.count, p.enemies, p.sx, p.sz) };
+                    }
+                    stats.candidates += total * g as u64;
+                    k += g;
+                }
+            }
+        }
+        let _ = own;
         stats
     }
 

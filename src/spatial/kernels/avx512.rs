@@ -46,3 +46,21 @@ pub unsafe fn run_fused(
 ) {
     driver::fused::<Avx512Lanes>(x, z, ids, team, ranges, qs, out)
 }
+
+/// [`driver::fused_sym`] for this instruction set (see
+/// [`super::Kernel::run_fused_sym`]).
+///
+/// # Safety
+/// As for [`run_fused`], plus the contract of [`driver::fused_sym`].
+#[target_feature(enable = "avx512f,popcnt")]
+pub unsafe fn run_fused_sym(
+    x: &[f32],
+    z: &[f32],
+    team: &[u32],
+    ranges: &[(u32, u32)],
+    qs: &[FusedQuery],
+    own: &mut [Near],
+    sums: driver::SlotSums,
+) {
+    driver::fused_sym::<Avx512Lanes>(x, z, team, ranges, qs, own, sums)
+}

@@ -307,3 +307,105 @@ impl<V: Lanes> Acc<V> {
         (self.tally, self.sx, self.sz) = (zero, zero, zero);
     }
 }
+
+/// Per-slot aggregate columns of the symmetric fused pass ([`fused_sym`]),
+/// as raw pointers because disjoint groups of slots are written from several
+/// threads (see the safety contract there).
+#[derive(Clone, Copy, Debug)]
+pub struct SlotSums {
+    /// Neighbors per slot.
+    pub count: *mut u32,
+    /// Neighbors of another team per slot.
+    pub enemies: *mut u32,
+    /// Offset sums on x per slot, 1/64 world unit.
+    pub sx: *mut i64,
+    /// Offset sums on z per slot, 1/64 world unit.
+    pub sz: *mut i64,
+}
+
+/// The symmetric (half-stencil) fused kernel: tests every entry of `ranges`
+/// against every query of `qs` once and credits both sides of each pair:
+/// query `g`'s own aggregates go to `own[g]`, and the entry's (the same
+/// count and enemy test, the negated offsets) are added to `sums` at the
+/// entry's slot. The caller visits each pair once (entries in cells after
+/// the query's cell), which halves the distance tests of [`fused`]. Per
+/// vector, the entries' side is summed over the group in registers and
+/// added to memory once (masked to the live entries).
+///
+/// # Safety
+/// As for [`fused`] (without `ids`: the ranges never hold a query's own
+/// slot), plus: every slot of `ranges` must be a valid index of the four
+/// `sums` columns, no other thread may access those slots during the call,
+/// and `GROUP * (64 * r * (1 + 1e-5) + 2) < 2^31` (`flush >= GROUP` for
+/// every query), so the group's per-lane offset sum fits an i32.
+#[inline(always)]
+pub unsafe fn fused_sym<V: Lanes>(
+    x: &[f32],
+    z: &[f32],
+    team: &[u32],
+    ranges: &[(u32, u32)],
+    qs: &[FusedQuery],
+    own: &mut [Near],
+    sums: SlotSums,
+) {
+    let g = qs.len();
+    let scale = V::splat_f(super::FIXED_SCALE);
+    let r2 = V::splat_f(qs[0].q.r2);
+    let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
+    let mut flush = qs[0].flush.min(u16::MAX as u32);
+    for k in 1..g {
+        accs[k] = Acc::new(&qs[k]);
+        flush = flush.min(qs[k].flush);
+    }
+    let accs = &mut accs[..g];
+    let mut steps = 0u32;
+    let (xp, zp, tp) = (x.as_ptr(), z.as_ptr(), team.as_ptr());
+    let (zero, one, enemy) = (V::splat_i(0), V::splat_i(1), V::splat_i(1 << 16));
+    // SAFETY (whole walk): loads as in `fused`; the read-modify-writes of
+    // `sums` touch only the `rest` live slots of each vector, which the
+    // caller owns exclusively.
+    for_vectors!(V, ranges, |k, rest| {
+        let (xv, zv, tv) = (
+            load_f::<V>(xp, k, rest),
+            load_f::<V>(zp, k, rest),
+            load_i::<V>(tp, k, rest),
+        );
+        let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
+        let (mut jt, mut jx, mut jz) = (zero, zero, zero);
+        for acc in accs.iter_mut() {
+            let dx = V::sub(xv, V::splat_f(acc.cx));
+            let dz = V::sub(zv, V::splat_f(acc.cz));
+            let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
+            let keep = V::le(d2, r2);
+            let keep = if rest >= V::N {
+                keep
+            } else {
+                V::and(keep, V::first(rest))
+            };
+            let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
+            acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
+            jt = V::add_masked_i(V::add_masked_i(jt, keep, one), foe, enemy);
+            let (qx, qz) = (V::splat_i(acc.fx), V::splat_i(acc.fz));
+            acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, qx));
+            acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, qz));
+            jx = V::add_masked_i(jx, keep, V::sub_i(qx, fxv));
+            jz = V::add_masked_i(jz, keep, V::sub_i(qz, fzv));
+        }
+        let n = rest.min(V::N);
+        V::add_to_u32(sums.count.add(k), V::low16(jt), n);
+        V::add_to_u32(sums.enemies.add(k), V::high16(jt), n);
+        V::add_to_i64(sums.sx.add(k), jx, n);
+        V::add_to_i64(sums.sz.add(k), jz, n);
+        steps += 1;
+        if steps == flush {
+            for acc in accs.iter_mut() {
+                acc.drain();
+            }
+            steps = 0;
+        }
+    });
+    for (acc, o) in accs.iter_mut().zip(own.iter_mut()) {
+        acc.drain();
+        *o = acc.near;
+    }
+}

@@ -81,6 +81,12 @@ pub trait Lanes: Copy {
     unsafe fn low16(v: Self::I) -> Self::I;
     /// Lane-wise `v >> 16`, logical.
     unsafe fn high16(v: Self::I) -> Self::I;
+    /// Adds lane `k` of `v` to `p[k]` (wrapping) for `k < rest`
+    /// (`1 <= rest <= N`); reads and writes only those `rest` slots.
+    unsafe fn add_to_u32(p: *mut u32, v: Self::I, rest: usize);
+    /// Adds lane `k` of `v`, sign-extended, to `p[k]` for `k < rest`
+    /// (`1 <= rest <= N`); reads and writes only those `rest` slots.
+    unsafe fn add_to_i64(p: *mut i64, v: Self::I, rest: usize);
 }
 
 /// One lane: plain `f32` and `i32` values. The reference every SIMD
@@ -188,6 +194,14 @@ impl Lanes for ScalarLanes {
     #[inline(always)]
     unsafe fn high16(v: i32) -> i32 {
         ((v as u32) >> 16) as i32
+    }
+    #[inline(always)]
+    unsafe fn add_to_u32(p: *mut u32, v: i32, _: usize) {
+        *p = (*p).wrapping_add(v as u32);
+    }
+    #[inline(always)]
+    unsafe fn add_to_i64(p: *mut i64, v: i32, _: usize) {
+        *p += v as i64;
     }
 }
 
@@ -320,6 +334,22 @@ mod x86 {
         #[inline(always)]
         unsafe fn high16(v: __m128i) -> __m128i {
             _mm_srli_epi32::<16>(v)
+        }
+        #[inline(always)]
+        unsafe fn add_to_u32(p: *mut u32, v: __m128i, rest: usize) {
+            let mut lanes = [0u32; 4];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
+            for (k, &l) in lanes.iter().enumerate().take(rest) {
+                *p.add(k) = (*p.add(k)).wrapping_add(l);
+            }
+        }
+        #[inline(always)]
+        unsafe fn add_to_i64(p: *mut i64, v: __m128i, rest: usize) {
+            let mut lanes = [0i32; 4];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
+            for (k, &l) in lanes.iter().enumerate().take(rest) {
+                *p.add(k) += l as i64;
+            }
         }
     }
 
@@ -459,6 +489,39 @@ mod x86 {
         unsafe fn high16(v: __m256i) -> __m256i {
             _mm256_srli_epi32::<16>(v)
         }
+        #[inline(always)]
+        unsafe fn add_to_u32(p: *mut u32, v: __m256i, rest: usize) {
+            let p = p as *mut i32;
+            if rest >= 8 {
+                let sum = _mm256_add_epi32(_mm256_loadu_si256(p as *const __m256i), v);
+                _mm256_storeu_si256(p as *mut __m256i, sum);
+            } else {
+                // vpmaskmovd neither reads nor writes masked-off lanes.
+                let live = Self::first(rest);
+                let sum = _mm256_add_epi32(_mm256_maskload_epi32(p, live), v);
+                _mm256_maskstore_epi32(p, live, sum);
+            }
+        }
+        #[inline(always)]
+        unsafe fn add_to_i64(p: *mut i64, v: __m256i, rest: usize) {
+            let halves = [
+                _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v)),
+            ];
+            for (h, wide) in halves.into_iter().enumerate() {
+                let q = p.add(4 * h);
+                let live = rest.saturating_sub(4 * h).min(4);
+                if live == 4 {
+                    let sum = _mm256_add_epi64(_mm256_loadu_si256(q as *const __m256i), wide);
+                    _mm256_storeu_si256(q as *mut __m256i, sum);
+                } else if live > 0 {
+                    let iota = _mm256_setr_epi64x(0, 1, 2, 3);
+                    let mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(live as i64), iota);
+                    let sum = _mm256_add_epi64(_mm256_maskload_epi64(q as *const i64, mask), wide);
+                    _mm256_maskstore_epi64(q, mask, sum);
+                }
+            }
+        }
     }
 
     /// AVX-512F: 16 lanes; masks are `__mmask16` registers; masked loads for
@@ -571,6 +634,28 @@ mod x86 {
         #[inline(always)]
         unsafe fn high16(v: __m512i) -> __m512i {
             _mm512_srli_epi32::<16>(v)
+        }
+        #[inline(always)]
+        unsafe fn add_to_u32(p: *mut u32, v: __m512i, rest: usize) {
+            // Masked-off lanes are neither read nor written.
+            let live = Self::first(rest);
+            let p = p as *mut i32;
+            let sum = _mm512_add_epi32(_mm512_maskz_loadu_epi32(live, p), v);
+            _mm512_mask_storeu_epi32(p, live, sum);
+        }
+        #[inline(always)]
+        unsafe fn add_to_i64(p: *mut i64, v: __m512i, rest: usize) {
+            let live = Self::first(rest);
+            let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
+            let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
+            let (klo, khi) = ((live & 0xFF) as __mmask8, (live >> 8) as __mmask8);
+            let sum = _mm512_add_epi64(_mm512_maskz_loadu_epi64(klo, p), lo);
+            _mm512_mask_storeu_epi64(p, klo, sum);
+            if khi != 0 {
+                let q = p.add(8);
+                let sum = _mm512_add_epi64(_mm512_maskz_loadu_epi64(khi, q), hi);
+                _mm512_mask_storeu_epi64(q, khi, sum);
+            }
         }
     }
 }

@@ -444,6 +444,57 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// The symmetric form of [`Kernel::run_fused`] ([`driver::fused_sym`]):
+    /// each pair of a query of `qs` and an entry of `ranges` is tested once;
+    /// the query's aggregates go to `own` and the entry's are added to
+    /// `sums` at its slot. Allocates nothing.
+    ///
+    /// # Safety
+    /// Every slot of `ranges` must index the four `sums` columns and be
+    /// accessed by no other thread during the call; every entry of the
+    /// slices must have `|x|, |z| < FIXED_RANGE`; and every query must have
+    /// `flush >= GROUP` (offsets of a whole group fit an i32 lane).
+    ///
+    /// # Panics
+    /// If `x`, `z` and `team` differ in length, a range is out of bounds,
+    /// `qs` is empty or longer than [`driver::GROUP`], `own` is shorter than
+    /// `qs`, or a query's `flush` is below [`driver::GROUP`].
+    #[inline]
+    pub unsafe fn run_fused_sym(
+        self,
+        (x, z, team): (&[f32], &[f32], &[u32]),
+        ranges: &[(u32, u32)],
+        qs: &[FusedQuery],
+        own: &mut [Near],
+        sums: driver::SlotSums,
+    ) {
+        scalar::check(x, z, team, ranges);
+        assert!(
+            (1..=driver::GROUP).contains(&qs.len()) && own.len() >= qs.len(),
+            "1 to GROUP queries, one output each"
+        );
+        assert!(
+            qs.iter().all(|q| q.flush as usize >= driver::GROUP),
+            "a group's offsets must fit an i32 lane"
+        );
+        let own = &mut own[..qs.len()];
+        match self.or_scalar() {
+            // SAFETY (every arm): the caller's contract above; the checks
+            // above; and `or_scalar` picked an instruction set this CPU has.
+            Kernel::Scalar => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse => unsafe { sse::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { avx512::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+        }
+    }
+}
+
 impl std::fmt::Display for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

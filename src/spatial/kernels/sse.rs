@@ -47,3 +47,21 @@ pub unsafe fn run_fused(
 ) {
     driver::fused::<SseLanes>(x, z, ids, team, ranges, qs, out)
 }
+
+/// [`driver::fused_sym`] for this instruction set (see
+/// [`super::Kernel::run_fused_sym`]).
+///
+/// # Safety
+/// As for [`run_fused`], plus the contract of [`driver::fused_sym`].
+#[target_feature(enable = "sse2")]
+pub unsafe fn run_fused_sym(
+    x: &[f32],
+    z: &[f32],
+    team: &[u32],
+    ranges: &[(u32, u32)],
+    qs: &[FusedQuery],
+    own: &mut [Near],
+    sums: driver::SlotSums,
+) {
+    driver::fused_sym::<SseLanes>(x, z, team, ranges, qs, own, sums)
+}
