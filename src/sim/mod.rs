@@ -1056,6 +1056,32 @@ pub fn apply<L: UnitLayout>(
                 return;
             }
             assert_eq!(near.len(), n, "one aggregate per unit");
+            if let Some((vx, vz, danger, enemies)) = l.motion_columns() {
+                // SoA: steer every unit in place, in parallel, one pass.
+                let steer_in_place = |((((vx, vz), danger), enemies), near): (
+                    (((&mut [f32], &mut [f32]), &mut [f32]), &mut [u16]),
+                    &[Near],
+                )| {
+                    for k in 0..near.len() {
+                        let s = steer_of(&near[k], (vx[k], vz[k], danger[k]), gain, dt);
+                        (vx[k], vz[k], danger[k], enemies[k]) = (s.vx, s.vz, s.danger, s.enemies);
+                    }
+                };
+                let c = STEER_CHUNK;
+                match pool {
+                    Some(pool) if pool.current_num_threads() > 1 => pool.install(|| {
+                        vx.par_chunks_mut(c)
+                            .zip(vz.par_chunks_mut(c))
+                            .zip(danger.par_chunks_mut(c))
+                            .zip(enemies.par_chunks_mut(c))
+                            .zip(near.par_chunks(c))
+                            .for_each(steer_in_place)
+                    }),
+                    _ => steer_in_place(((((vx, vz), danger), enemies), near)),
+                }
+                return;
+            }
+            let units = &*l;
             let steer_chunk = |(k, (out, near)): (usize, (&mut [Steer], &[Near]))| {
                 let first = k * STEER_CHUNK;
                 for (j, (s, a)) in out.iter_mut().zip(near).enumerate() {

@@ -66,6 +66,10 @@ impl UnitLayout for HotCold {
         Some(&self.hot.team)
     }
 
+    fn motion_columns(&mut self) -> Option<super::MotionColumns<'_>> {
+        self.hot.motion_columns()
+    }
+
     fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
         self.hot.move_units(world, dt, pool);
     }

@@ -22,6 +22,10 @@ pub use aos_pointers::AosPointers;
 pub use hot_cold::HotCold;
 pub use soa::Units;
 
+/// The steering columns of a SoA layout: velocity x and z (world units per
+/// second), danger time (seconds) and enemies in range, one entry per unit.
+pub type MotionColumns<'a> = (&'a mut [f32], &'a mut [f32], &'a mut [f32], &'a mut [u16]);
+
 use crate::spatial::Positions;
 
 /// The data layouts, as chosen in the overlay and on the command line.
@@ -354,6 +358,13 @@ pub trait UnitLayout: Positions + Send + Sync {
     /// Every unit's team as one dense array, when the layout stores it so
     /// (SoA, hot/cold); the fused pass gathers it otherwise.
     fn teams(&self) -> Option<&[u8]> {
+        None
+    }
+
+    /// The steering columns `(vx, vz, danger, enemies)` as dense arrays
+    /// (SoA, hot/cold), so the fused apply can steer every unit in place
+    /// and in parallel; `None` for the layouts that store records.
+    fn motion_columns(&mut self) -> Option<MotionColumns<'_>> {
         None
     }
 

@@ -112,6 +112,15 @@ impl UnitLayout for Units {
         Some(&self.team)
     }
 
+    fn motion_columns(&mut self) -> Option<super::MotionColumns<'_>> {
+        Some((
+            &mut self.vx,
+            &mut self.vz,
+            &mut self.danger,
+            &mut self.enemies,
+        ))
+    }
+
     fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
         match pool {
             Some(p) if p.current_num_threads() > 1 => {
