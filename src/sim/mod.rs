@@ -1058,10 +1058,7 @@ pub fn apply<L: UnitLayout>(
             assert_eq!(near.len(), n, "one aggregate per unit");
             if let Some((vx, vz, danger, enemies)) = l.motion_columns() {
                 // SoA: steer every unit in place, in parallel, one pass.
-                let steer_in_place = |((((vx, vz), danger), enemies), near): (
-                    (((&mut [f32], &mut [f32]), &mut [f32]), &mut [u16]),
-                    &[Near],
-                )| {
+                let steer_in_place = |((((vx, vz), danger), enemies), near): SteerChunk<'_>| {
                     for k in 0..near.len() {
                         let s = steer_of(&near[k], (vx[k], vz[k], danger[k]), gain, dt);
                         (vx[k], vz[k], danger[k], enemies[k]) = (s.vx, s.vz, s.danger, s.enemies);
@@ -1106,6 +1103,16 @@ pub fn apply<L: UnitLayout>(
 
 /// Units per parallel task of the fused apply.
 const STEER_CHUNK: usize = 16_384;
+
+/// One task of the in-place fused apply: chunks of vx, vz, danger and
+/// enemies (zipped as rayon zips them) and the units' aggregates.
+type SteerChunk<'a> = (
+    (
+        ((&'a mut [f32], &'a mut [f32]), &'a mut [f32]),
+        &'a mut [u16],
+    ),
+    &'a [Near],
+);
 
 #[cfg(test)]
 mod tests {
