@@ -87,13 +87,6 @@ pub struct Columns<'a> {
     pub slot_of: &'a mut [u32],
 }
 
-/// What [`par_scatter`] saw while placing the units.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ScatterStats {
-    /// Largest `|x|` or `|z|` of the placed units, world units.
-    pub max_abs: f32,
-}
-
 /// Raw column pointers shared by the scatter threads.
 struct Dst {
     x: *mut f32,
@@ -129,7 +122,7 @@ pub fn par_scatter(
     src: Sources<'_>,
     out: Columns<'_>,
     pool: Option<&rayon::ThreadPool>,
-) -> ScatterStats {
+) {
     use rayon::prelude::*;
     let n = keys.len();
     assert!(src.x.len() == n && src.z.len() == n, "one position per key");
@@ -158,57 +151,72 @@ pub fn par_scatter(
         len,
     };
     let dst = &dst;
-    let part = |(t, (cursor, slot_of)): (usize, (&mut Vec<u32>, &mut [u32]))| -> f32 {
-        let first = t * size;
-        let mut max_abs = 0f32;
-        for (i, slot_i) in (first..).zip(slot_of.iter_mut()) {
-            let k = keys[i];
-            if k == skip {
-                *slot_i = skip;
-                continue;
+    let part = |(t, (cursor, slot_of)): (usize, (&mut Vec<u32>, &mut [u32]))| {
+        // Two loops, so the team test is not repeated per unit.
+        match src.team {
+            Some(team) => {
+                scatter_range(keys, skip, t * size, cursor, slot_of, src, dst, |at, i| {
+                    // SAFETY: as in `scatter_range`; `team` has `len` slots
+                    // (checked above) and `i < n`.
+                    unsafe { *dst.team.add(at) = team[i] as u32 }
+                })
             }
-            let slot = &mut cursor[k as usize];
-            let at = *slot as usize;
-            *slot_i = *slot;
-            *slot += 1;
-            assert!(at < dst.len, "scatter slot out of range");
-            let (x, z) = (src.x[i], src.z[i]);
-            max_abs = max_abs.max(x.abs()).max(z.abs());
-            // SAFETY: `at < len` was just checked, so the writes are in
-            // bounds of the columns (`team` only when it has `len` slots).
-            // Slot `at` is written by this range only: the cursors of
-            // different ranges cover disjoint slots of each key
-            // (`thread_cursors`), and one range advances its own cursor
-            // after each write.
-            unsafe {
-                *dst.x.add(at) = x;
-                *dst.z.add(at) = z;
-                *dst.ids.add(at) = i as u32;
-                if let Some(t) = src.team {
-                    *dst.team.add(at) = t[i] as u32;
-                }
-            }
+            None => scatter_range(keys, skip, t * size, cursor, slot_of, src, dst, |_, _| {}),
         }
-        max_abs
     };
     let ranges = n.div_ceil(size);
-    let max_abs = match pool {
+    match pool {
         Some(p) if ranges > 1 => p.install(|| {
             cursors[..ranges]
                 .par_iter_mut()
                 .zip(out.slot_of.par_chunks_mut(size))
                 .enumerate()
-                .map(part)
-                .reduce(|| 0.0, f32::max)
+                .for_each(part)
         }),
         _ => cursors[..ranges]
             .iter_mut()
             .zip(out.slot_of.chunks_mut(size))
             .enumerate()
-            .map(part)
-            .fold(0.0, f32::max),
-    };
-    ScatterStats { max_abs }
+            .for_each(part),
+    }
+}
+
+/// One range of [`par_scatter`]: units `first..first + slot_of.len()`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn scatter_range(
+    keys: &[u32],
+    skip: u32,
+    first: usize,
+    cursor: &mut [u32],
+    slot_of: &mut [u32],
+    src: Sources<'_>,
+    dst: &Dst,
+    mut extra: impl FnMut(usize, usize),
+) {
+    for (i, slot_i) in (first..).zip(slot_of.iter_mut()) {
+        let k = keys[i];
+        if k == skip {
+            *slot_i = skip;
+            continue;
+        }
+        let slot = &mut cursor[k as usize];
+        let at = *slot as usize;
+        *slot_i = *slot;
+        *slot += 1;
+        assert!(at < dst.len, "scatter slot out of range");
+        // SAFETY: `at < len` was just checked, so the writes are in bounds
+        // of the columns. Slot `at` is written by this range only: the
+        // cursors of different ranges cover disjoint slots of each key
+        // (`thread_cursors`), and one range advances its own cursor after
+        // each write.
+        unsafe {
+            *dst.x.add(at) = src.x[i];
+            *dst.z.add(at) = src.z[i];
+            *dst.ids.add(at) = i as u32;
+        }
+        extra(at, i);
+    }
 }
 
 #[cfg(test)]

@@ -60,13 +60,18 @@ impl Bounds {
         finite: 0,
     };
 
-    /// Bounds of the points whose coordinates are both finite. O(N), no allocation.
+    /// Bounds of the points whose coordinates are both finite. O(N), no
+    /// allocation; vectorized ([`super::kernels::cells::bounds`]).
     pub fn of(points: Points<'_>) -> Bounds {
-        let mut b = Bounds::EMPTY;
-        for (&x, &z) in points.x.iter().zip(points.z) {
-            b.add(x, z);
+        let (min_x, max_x, min_z, max_z, finite) =
+            super::kernels::cells::bounds(points.x, points.z);
+        Bounds {
+            min_x,
+            max_x,
+            min_z,
+            max_z,
+            finite,
         }
-        b
     }
 
     /// Grows the bounds to hold `(x, z)` when both are finite.

@@ -6,6 +6,7 @@ use super::csr;
 use super::geometry::floor_to_i64;
 use rayon::prelude::*;
 
+use super::kernels::cells::{cells, CellGrid};
 use super::kernels::driver::{SlotSums, GROUP};
 use super::kernels::fixed;
 use super::{
@@ -106,27 +107,23 @@ fn count_cells(
 ) {
     let end = first + unit_cell.len();
     let (xs, zs) = (&points.x[first..end], &points.z[first..end]);
-    /// Global cell indices below this magnitude are exact in i32 arithmetic.
-    const SMALL: i64 = 1 << 30;
+    /// Global cell indices below this magnitude are exact in f32.
+    const SMALL: i64 = 1 << 23;
     let (nx, nz) = (geo.nx as i64, geo.nz as i64);
     if geo.origin_x.abs() + nx < SMALL && geo.origin_z.abs() + nz < SMALL && nx > 0 && nz > 0 {
-        // The fast path: the points of the rebuild lie inside the grid, so
-        // every `x / cell` is below 2^30 in magnitude and truncates exactly
-        // to i32; the same floor and clamp as `GridGeometry::cell_of`.
-        let (ox, oz) = (geo.origin_x as i32, geo.origin_z as i32);
-        let (mx, mz) = (nx as i32 - 1, nz as i32 - 1);
-        let cell = geo.cell;
-        let floor = |q: f32| {
-            let t = q as i32;
-            t - ((t as f32) > q) as i32
+        // The fast path: cells computed branch-free (vectorized), then
+        // counted; the same cells as `GridGeometry::cell_of`.
+        let grid = CellGrid {
+            cell: geo.cell,
+            origin_x: geo.origin_x as f32,
+            origin_z: geo.origin_z as f32,
+            nx: geo.nx as u32,
+            nz: geo.nz as u32,
         };
-        for (uc, (&x, &z)) in unit_cell.iter_mut().zip(xs.iter().zip(zs)) {
-            if x.is_finite() && z.is_finite() {
-                let i = (floor(x / cell) - ox).clamp(0, mx) as usize;
-                let j = (floor(z / cell) - oz).clamp(0, mz) as usize;
-                let c = j * geo.nx + i;
-                *uc = c as u32;
-                counts[c + 1] += 1;
+        cells(xs, zs, grid, NOT_INDEXED, unit_cell);
+        for &c in unit_cell.iter() {
+            if c != NOT_INDEXED {
+                counts[c as usize + 1] += 1;
             }
         }
         return;
@@ -255,9 +252,12 @@ impl SortedGrid {
             z: points.z,
             team: teams,
         };
-        self.in_range = csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out, pool)
-            .max_abs
-            < FIXED_RANGE;
+        csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out, pool);
+        let far = [bounds.min_x, bounds.max_x, bounds.min_z, bounds.max_z]
+            .iter()
+            .fold(0f32, |m, v| m.max(v.abs()));
+        // No indexed point (`finite == 0`) leaves the bounds infinite.
+        self.in_range = bounds.finite == 0 || far < FIXED_RANGE;
     }
 
     /// Calls `f` with the non-empty row ranges of `block` and the entries they

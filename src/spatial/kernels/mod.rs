@@ -22,6 +22,7 @@
 pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512;
+pub mod cells;
 pub mod driver;
 pub mod lanes;
 pub mod scalar;
