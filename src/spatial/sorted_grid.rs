@@ -151,7 +151,7 @@ enum Rows<'a> {
 impl SortedGrid {
     /// Rebuilds the index like [`SpatialIndex::rebuild_with`] and, when
     /// `teams` is given (one per unit, parallel to `points`), also copies
-    /// each unit's team into cell order for [`SortedGrid::near_units`].
+    /// each unit's team into cell order for [`SortedGrid::near_all`].
     ///
     /// Threads (with a `pool` of more than one): bounds, each unit's cell and
     /// per-thread counts, and the scatter, where each thread places its own
@@ -278,7 +278,7 @@ impl SortedGrid {
         }
     }
 
-    /// The per-unit walk shared by both forms of the pass: splits the units
+    /// The per-unit walk of the collect pass (units in unit order): splits the units
     /// of `range` (in order) into groups of consecutive units with the same
     /// searched rows (radius `r`), at most [`GROUP`] units each, and calls
     /// `visit(units, rows)` once per group. A block is fixed by the floors of
@@ -841,9 +841,9 @@ impl SpatialIndex for SortedGrid {
         Some(&self.geo)
     }
 
-    /// The per-unit pass over the shared walk of [`SortedGrid::near_units`]
-    /// (blocks reused between consecutive units), with all rows of a query
-    /// handed to the kernel in one call. Same blocks and results as
+    /// The per-unit pass in unit order (blocks reused between consecutive
+    /// units by [`SortedGrid::walk_groups`]), with all rows of a query handed
+    /// to the kernel in one call. Same blocks and results as
     /// [`SpatialIndex::query`].
     fn query_units(
         &self,
