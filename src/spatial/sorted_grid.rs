@@ -842,7 +842,7 @@ impl SpatialIndex for SortedGrid {
     }
 
     /// The per-unit pass in unit order (blocks reused between consecutive
-    /// units by [`SortedGrid::walk_groups`]), with all rows of a query handed
+    /// units when their block quotients agree), with all rows of a query handed
     /// to the kernel in one call. Same blocks and results as
     /// [`SpatialIndex::query`].
     fn query_units(
