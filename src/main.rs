@@ -72,8 +72,8 @@ struct WindowArgs {
     /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     threads: usize,
-    /// Memory order of the units: off, cells (row-major cell order) or morton (Z-order of cells).
-    #[arg(long, value_parser = parse_reorder, default_value = "cells")]
+    /// Memory order of the units: off, cells (row-major cell order), morton (Z-order of cells) or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only).
+    #[arg(long, value_parser = parse_reorder, default_value = "resident")]
     reorder: Reorder,
     /// Frames between reorders (1 to 10,000).
     #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
@@ -133,8 +133,8 @@ struct BenchArgs {
     /// Kernels, comma-separated (scalar, sse, avx2, avx512). Default: all.
     #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
     kernels: Vec<Kernel>,
-    /// Unit memory orders to compare, comma-separated (off, cells, morton).
-    #[arg(long, value_delimiter = ',', value_parser = parse_reorder, default_value = "cells")]
+    /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).
+    #[arg(long, value_delimiter = ',', value_parser = parse_reorder, default_value = "resident")]
     reorder: Vec<Reorder>,
     /// Frames between reorders (1 to 10,000).
     #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
@@ -263,7 +263,7 @@ fn parse_kernel(s: &str) -> Result<Kernel, String> {
 }
 
 fn parse_reorder(s: &str) -> Result<Reorder, String> {
-    Reorder::from_key(s).ok_or_else(|| "expected off, cells or morton".to_string())
+    Reorder::from_key(s).ok_or_else(|| "expected off, cells, morton or resident".to_string())
 }
 
 fn parse_color(s: &str) -> Result<ColorMode, String> {

@@ -57,7 +57,7 @@ fn markdown_lists_each_measured_row() {
     );
     let md = to_markdown(&rows);
     assert!(
-        md.contains("| 3000 | cells | soa | fused | naive | scalar | 1 |"),
+        md.contains("| 3000 | resident | soa | fused | naive | scalar | 1 |"),
         "{md}"
     );
 }
@@ -198,15 +198,15 @@ fn cell_size_is_reported_in_json_and_markdown() {
     let md = to_markdown(&rows);
     assert!(md.contains("| threads | cell | move ms |"), "{md}");
     assert!(
-        md.contains("| 1500 | cells | soa | fused | naive | scalar | 1 | - |"),
+        md.contains("| 1500 | resident | soa | fused | naive | scalar | 1 | - |"),
         "{md}"
     );
     assert!(
-        md.contains("| 1500 | cells | soa | fused | grid | scalar | 1 | 5.00 |"),
+        md.contains("| 1500 | resident | soa | fused | grid | scalar | 1 | 5.00 |"),
         "{md}"
     );
     assert!(
-        md.contains("| 1500 | cells | soa | fused | grid | scalar | 1 | 20.00 |"),
+        md.contains("| 1500 | resident | soa | fused | grid | scalar | 1 | 20.00 |"),
         "{md}"
     );
 }

@@ -175,7 +175,7 @@ fn bench_markdown_reports_speedups() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("| 1000 | cells | soa | fused | naive | scalar | 1 |"),
+        text.contains("| 1000 | resident | soa | fused | naive | scalar | 1 |"),
         "{text}"
     );
     assert!(
@@ -294,7 +294,7 @@ fn bench_compares_passes_and_prints_the_roofline() {
     let text = String::from_utf8_lossy(&out.stdout);
     let rows: Vec<&str> = text
         .lines()
-        .filter(|l| l.starts_with("| 2000 | cells | soa |") && l.contains("| sorted-grid |"))
+        .filter(|l| l.starts_with("| 2000 | resident | soa |") && l.contains("| sorted-grid |"))
         .collect();
     assert_eq!(rows.len(), 2, "{text}");
     assert!(

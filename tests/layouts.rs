@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spatial_query_lab::sim::layout::{Aos, AosPointers, Cold, HotCold, UnitLayout};
 use spatial_query_lab::sim::{
-    spawn, Hot, Layout, Pass, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
+    spawn, Hot, Layout, Pass, Reorder, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
 };
 use spatial_query_lab::spatial::{Kernel, Naive, Points, Query, SpatialIndex, Strategy};
 
@@ -79,6 +79,9 @@ fn every_layout_returns_the_neighbor_sets_of_soa_on_seeded_worlds() {
                     seed: 7,
                     // The lists of the collect pass are compared across layouts.
                     pass: Pass::Collect,
+                    // Compared in storage order, so every layout must order
+                    // its units alike (`resident` applies to SoA alone).
+                    reorder: Reorder::Cells,
                     ..Settings::default()
                 };
                 let mut want: Option<Snapshot> = None;
@@ -301,4 +304,62 @@ fn permute_rejects_a_non_permutation_instead_of_duplicating_a_unit() {
         u.permute(&[0, 0, 1], &mut PermuteScratch::default());
     }));
     assert!(r.is_err(), "no panic; ids are now {:?}", u.id);
+}
+
+#[test]
+fn units_living_in_cell_order_match_the_periodic_reorder_through_battle_churn() {
+    // `resident` permutes the SoA units every frame inside SortedGrid's
+    // rebuild and leaves the handle table's indices as hints; `cells`
+    // reorders every 16 frames and keeps the table exact. The same units
+    // (by id) must be in the same state, and every handle must resolve.
+    const FRAMES: usize = 600;
+    let settings = |reorder| Settings {
+        units: 1_500,
+        workload: Workload::Battle,
+        strategy: Strategy::SortedGrid,
+        layout: Layout::Soa,
+        reorder,
+        threads: 2,
+        speed: 1.0,
+        seed: 5,
+        ..Settings::default()
+    };
+    let (a, b) = (settings(Reorder::Resident), settings(Reorder::Cells));
+    let (mut sa, mut sb) = (Simulation::new(&a), Simulation::new(&b));
+    let by_id = |sim: &Simulation| {
+        let u = sim.store().to_units();
+        let mut v: Vec<(u32, [u32; 5], u16)> = (0..u.len())
+            .map(|i| {
+                let f = [u.x[i], u.z[i], u.vx[i], u.vz[i], u.danger[i]].map(f32::to_bits);
+                (u.id[i], f, u.enemies[i])
+            })
+            .collect();
+        v.sort_unstable_by_key(|e| e.0);
+        v
+    };
+    let (mut deaths, mut stale) = (0u64, 0usize);
+    for frame in 0..FRAMES {
+        let (ta, tb) = (sa.step(1.0 / 60.0, &a), sb.step(1.0 / 60.0, &b));
+        assert!(ta.reordered, "frame {frame}: resident reorders every frame");
+        assert_eq!(ta.query.neighbors, tb.query.neighbors, "frame {frame}");
+        assert_eq!(
+            (ta.deaths, ta.spawns),
+            (tb.deaths, tb.spawns),
+            "frame {frame}"
+        );
+        deaths += ta.deaths as u64;
+        if frame % 50 == 49 {
+            assert!(by_id(&sa) == by_id(&sb), "frame {frame}: unit states by id");
+            for i in 0..sa.len() {
+                let h = sa.handle_of(i);
+                assert_eq!(sa.resolve(h), Some(i), "frame {frame}: handle of unit {i}");
+                stale += (sa.handles().resolve(h) != Some(i)) as usize;
+            }
+        }
+    }
+    assert!(deaths > 100, "churn happened: {deaths} deaths");
+    assert!(
+        stale > 0,
+        "the resident order moved units away from their hints"
+    );
 }

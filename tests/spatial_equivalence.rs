@@ -20,7 +20,9 @@ use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, Just,
 use proptest::strategy::Strategy as _;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::sim::{spawn, world_size, Layout, Pass, Settings, Simulation, Workload};
+use spatial_query_lab::sim::{
+    spawn, world_size, Layout, Pass, Reorder, Settings, Simulation, Workload,
+};
 use spatial_query_lab::spatial::{
     query_all, Kernel, Points, Query, QueryResults, Strategy, NO_EXCLUDE,
 };
@@ -257,7 +259,7 @@ fn team_of(i: usize) -> u8 {
 /// sums, bit for bit.
 fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference: &[Vec<u32>]) {
     use spatial_query_lab::spatial::results::NearResults;
-    use spatial_query_lab::spatial::{Near, SortedGrid};
+    use spatial_query_lab::spatial::{Near, SortedGrid, SpatialIndex};
     let n = x.len();
     let points = Points::new(x, z);
     let teams: Vec<u8> = (0..n).map(team_of).collect();
@@ -283,7 +285,7 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
                 let mut grid = SortedGrid::default();
                 grid.set_full_stencil(full);
                 grid.rebuild_tagged(points, Some(&teams), cell, p);
-                let stats = grid.near_all(r, k, p, &mut res);
+                let stats = grid.near_all(points, r, k, p, &mut res);
                 assert_eq!(
                     stats.neighbors, total,
                     "fused {k}/{t} threads, {stencil} stencil: total, r {r}, cell {cell}, n {n}"
@@ -294,6 +296,67 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
                         "fused {k}/{t} threads, {stencil} stencil: unit {i} at ({}, {}), r {r}, cell {cell}, n {n}",
                         x[i], z[i]
                     );
+                }
+                // The same with the units living in cell order: the rebuild
+                // permutes the positions, and slot s holds old unit perm[s].
+                let (mut xr, mut zr) = (x.to_vec(), z.to_vec());
+                let perm = grid
+                    .rebuild_resident(&mut xr, &mut zr, &teams, cell, p)
+                    .map(<[u32]>::to_vec);
+                let perm = match perm {
+                    Some(perm) => {
+                        let mut seen = vec![false; n];
+                        for (s, &old) in perm.iter().enumerate() {
+                            let old = old as usize;
+                            assert!(
+                                !std::mem::replace(&mut seen[old], true),
+                                "perm repeats {old}"
+                            );
+                            assert_eq!(
+                                (xr[s].to_bits(), zr[s].to_bits()),
+                                (x[old].to_bits(), z[old].to_bits())
+                            );
+                        }
+                        perm
+                    }
+                    // A unit left out of the index: nothing moved.
+                    None => {
+                        assert!(
+                            x.iter().chain(z).any(|v| !v.is_finite()),
+                            "resident refused finite points"
+                        );
+                        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                        assert_eq!((bits(&xr), bits(&zr)), (bits(x), bits(z)));
+                        (0..n as u32).collect()
+                    }
+                };
+                let stats = grid.near_all(Points::new(&xr, &zr), r, k, p, &mut res);
+                assert_eq!(
+                    stats.neighbors, total,
+                    "resident fused {k}/{t}, {stencil}: total"
+                );
+                for (s, got) in res.near.iter().enumerate() {
+                    let i = perm[s] as usize;
+                    assert_eq!(
+                        got, &want[i],
+                        "resident fused {k}/{t} threads, {stencil} stencil: unit {i} at slot {s}, r {r}, cell {cell}, n {n}"
+                    );
+                }
+                // The id query reads the resident columns and lists slots.
+                if n > 0 {
+                    let mut out = Vec::new();
+                    let s = n / 2;
+                    let i = perm[s] as usize;
+                    let q = Query {
+                        exclude: s as u32,
+                        ..Query::new(xr[s], zr[s], r)
+                    };
+                    grid.query(Points::new(&xr, &zr), &q, k, &mut out);
+                    let mut got: Vec<u32> = out.iter().map(|&o| perm[o as usize]).collect();
+                    got.sort_unstable();
+                    let mut expect = reference[i].clone();
+                    expect.sort_unstable();
+                    assert_eq!(got, expect, "resident query {k}, unit {i}");
                 }
             }
         }
@@ -748,7 +811,8 @@ proptest! {
 // ---------------------------------------------------------------- simulation
 
 /// The state compared between simulations: positions and velocities as bit
-/// patterns, enemy counts, and the neighbor total of every frame.
+/// patterns, enemy counts, and the neighbor total of every frame, by unit
+/// id (the memory order differs between `resident` and the other orders).
 struct SimState {
     x: Vec<u32>,
     z: Vec<u32>,
@@ -775,7 +839,18 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
         .into_iter()
         .flat_map(|l| Strategy::ALL.map(|s| (l, s)))
     {
-        for (&kernel, pass) in ks.iter().flat_map(|k| Pass::ALL.map(|p| (k, p))) {
+        // The units live in cell order (`resident`, the default) only with
+        // SoA and SortedGrid; there the periodic reorder runs too.
+        let orders: &[Reorder] = if (layout, strategy) == (Layout::Soa, Strategy::SortedGrid) {
+            &[Reorder::Resident, Reorder::Cells]
+        } else {
+            &[Reorder::Resident]
+        };
+        for (&kernel, pass, &reorder) in ks.iter().flat_map(|k| {
+            Pass::ALL
+                .into_iter()
+                .flat_map(move |p| orders.iter().map(move |o| (k, p, o)))
+        }) {
             for threads in [1usize, 2, 3] {
                 let settings = Settings {
                     units: 3000,
@@ -784,6 +859,7 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
                     threads,
                     layout,
                     pass,
+                    reorder,
                     workload: Workload::Battle,
                     ..Settings::default()
                 };
@@ -793,23 +869,27 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
                     .map(|_| sim.step(dt, &settings).query.neighbors)
                     .collect();
                 let u = &sim.store().to_units();
+                let mut by_id: Vec<usize> = (0..u.len()).collect();
+                by_id.sort_by_key(|&i| u.id[i]);
+                let pick = |v: &[f32]| bits(&by_id.iter().map(|&i| v[i]).collect::<Vec<_>>());
                 let state = SimState {
-                    x: bits(&u.x),
-                    z: bits(&u.z),
-                    vx: bits(&u.vx),
-                    vz: bits(&u.vz),
-                    enemies: u.enemies.clone(),
-                    danger: bits(&u.danger),
+                    x: pick(&u.x),
+                    z: pick(&u.z),
+                    vx: pick(&u.vx),
+                    vz: pick(&u.vz),
+                    enemies: by_id.iter().map(|&i| u.enemies[i]).collect(),
+                    danger: pick(&u.danger),
                     totals,
                 };
-                let ctx = format!("{layout}/{strategy}/{kernel}/{pass}/{threads} threads");
+                let ctx =
+                    format!("{layout}/{strategy}/{kernel}/{pass}/{reorder}/{threads} threads");
                 match &reference {
                     None => {
                         assert!(
                             state.totals.iter().all(|&t| t > 0),
                             "reference found no neighbors"
                         );
-                        assert_ne!(bits(&start_x), state.x, "units did not move");
+                        assert_ne!(bits(&start_x), bits(&u.x), "units did not move");
                         reference = Some(state);
                     }
                     Some(want) => {
@@ -831,7 +911,7 @@ fn simulation_is_bit_identical_across_layouts_strategies_kernels_threads() {
     }
     assert_eq!(
         configs,
-        Layout::ALL.len() * Strategy::ALL.len() * ks.len() * Pass::ALL.len() * 3
+        (Layout::ALL.len() * Strategy::ALL.len() + 1) * ks.len() * Pass::ALL.len() * 3
     );
 }
 
@@ -1052,7 +1132,8 @@ fn parallel_csr_rebuild_equals_sequential() {
                 par.cell_start(),
                 "n = {n}, {threads} threads"
             );
-            let (a, b) = (seq.sorted(), par.sorted());
+            let none = Points::new(&[], &[]);
+            let (a, b) = (seq.sorted(none), par.sorted(none));
             assert_eq!(a.2, b.2, "ids differ: n = {n}, {threads} threads");
             assert_eq!(a.0, b.0);
             assert_eq!(a.1, b.1);

@@ -172,7 +172,7 @@ impl App {
         let mut camera = framed(sim.world);
         if let Some(id) = opts.select {
             selection.select(id, true);
-            if let Some(i) = selection.resolve(sim.handles()) {
+            if let Some(i) = selection.resolve(sim.handles(), |h| sim.resolve(h)) {
                 let (x, z) = sim.store().pos(i);
                 camera.target = Vec3::new(x, 0.0, z);
                 camera.distance = 8.0 * settings.radius;
@@ -512,7 +512,9 @@ impl App {
             Ok(e) => (e, None),
             Err(why) => ("", Some(why.to_string())),
         };
-        let resolved = self.selection.resolve(self.sim.handles());
+        let resolved = self
+            .selection
+            .resolve(self.sim.handles(), |h| self.sim.resolve(h));
         if let Some(h) = self.selection.take_lost() {
             self.stats.status = Some((
                 format!(

@@ -63,17 +63,23 @@ impl Selection {
         self.follow = follow && self.target.is_some();
     }
 
-    /// Finds the selected unit's storage index through `handles` after the
-    /// last step. When the unit died (its handle no longer resolves) the
-    /// selection clears and [`Selection::take_lost`] returns the handle once.
-    /// Returns the index.
-    pub fn resolve(&mut self, handles: &Handles) -> Option<usize> {
+    /// Finds the selected unit's storage index after the last step: its
+    /// handle from `handles`, its index from `locate` (normally
+    /// [`crate::sim::Simulation::resolve`], which also finds units whose
+    /// handle entry is out of date). When the unit died (its handle no
+    /// longer resolves) the selection clears and [`Selection::take_lost`]
+    /// returns the handle once. Returns the index.
+    pub fn resolve(
+        &mut self,
+        handles: &Handles,
+        locate: impl Fn(Handle) -> Option<usize>,
+    ) -> Option<usize> {
         let target = self.target?;
         let handle = match target {
             Target::Handle(h) => Some(h),
             Target::Id(id) => handles.handle(id),
         };
-        self.index = handle.and_then(|h| handles.resolve(h));
+        self.index = handle.and_then(locate);
         match (handle, self.index) {
             (Some(h), Some(_)) => self.target = Some(Target::Handle(h)),
             (Some(h), None) => {
@@ -127,7 +133,7 @@ mod tests {
         );
         // Reordered: unit 1 moved to index 2.
         handles.moved(1, 2);
-        assert_eq!(s.resolve(&handles), Some(2));
+        assert_eq!(s.resolve(&handles, |h| handles.resolve(h)), Some(2));
         assert_eq!(s.handle(), Some(h));
     }
 
@@ -136,13 +142,13 @@ mod tests {
         let mut handles = Handles::identity(3);
         let mut s = Selection::default();
         s.select(2, true);
-        assert_eq!(s.resolve(&handles), Some(2));
+        assert_eq!(s.resolve(&handles, |h| handles.resolve(h)), Some(2));
         assert!(s.follows());
         let h = s.handle().unwrap();
         handles.remove(2);
         // The slot is reused by a new unit: the stale handle must not show it.
         assert_eq!(handles.insert(0), 2);
-        assert_eq!(s.resolve(&handles), None);
+        assert_eq!(s.resolve(&handles, |h| handles.resolve(h)), None);
         assert!(!s.follows());
         assert_eq!(s.take_lost(), Some(h));
         assert_eq!(s.take_lost(), None);
@@ -154,11 +160,11 @@ mod tests {
         let handles = Handles::identity(2);
         let mut s = Selection::default();
         s.select(1, true);
-        s.resolve(&handles);
+        s.resolve(&handles, |h| handles.resolve(h));
         s.clear();
         assert_eq!(s, Selection::default());
         s.select(5, true);
-        assert_eq!(s.resolve(&handles), None);
+        assert_eq!(s.resolve(&handles, |h| handles.resolve(h)), None);
         assert_eq!(s, Selection::default());
         s.set_follow(true);
         assert!(!s.follows(), "nothing selected, nothing to follow");

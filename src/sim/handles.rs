@@ -126,6 +126,16 @@ impl Handles {
         }
     }
 
+    /// Orders the last `k` freed slots so that the next inserts reuse them
+    /// lowest slot first, whatever order they were freed in: the ids given
+    /// to new units then do not depend on the memory order of the units
+    /// that died (the same simulation in any [`crate::sim::Reorder`] gives
+    /// its units the same ids). O(k log k); no allocation.
+    pub fn order_recent_free(&mut self, k: usize) {
+        let from = self.free.len().saturating_sub(k);
+        self.free[from..].sort_unstable_by(|a, b| b.cmp(a));
+    }
+
     /// Number of live units.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()

@@ -67,7 +67,7 @@ impl Inspection {
         } else if let Some(g) = sim.sorted_grid() {
             let geo = *crate::spatial::SpatialIndex::geometry(g).expect("a grid has a geometry");
             if let Some((_, b)) = geo.search(&q) {
-                let (starts, (_, _, ids)) = (g.cell_start(), g.sorted());
+                let (starts, (_, _, ids)) = (g.cell_start(), g.sorted(sim.index_points()));
                 for (first, end) in g.block_rows(b) {
                     let (a, e) = (starts[first] as usize, starts[end] as usize);
                     self.candidates.extend_from_slice(&ids[a..e]);

@@ -52,7 +52,7 @@ pub fn index_regions(sim: &Simulation) -> Vec<Region> {
         }
         out
     } else if let Some(g) = sim.sorted_grid() {
-        let (x, z, ids) = g.sorted();
+        let (x, z, ids) = g.sorted(sim.index_points());
         vec![
             r("CSR x (cell order)", x),
             r("CSR z (cell order)", z),
@@ -106,7 +106,7 @@ pub fn trace_query(sim: &Simulation, i: usize, r: f32, out: &mut QueryTrace) {
             return;
         };
         let starts = g.cell_start();
-        let (x, z, ids) = g.sorted();
+        let (x, z, ids) = g.sorted(sim.index_points());
         for (ka, ke) in g.block_rows(block) {
             out.index_reads
                 .push((std::ptr::from_ref(&starts[ka]) as usize, 4));

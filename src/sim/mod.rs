@@ -174,7 +174,7 @@ impl Default for Settings {
             speed: 4.0,
             separation: 1.0,
             paused: false,
-            reorder: Reorder::Cells,
+            reorder: Reorder::Resident,
             reorder_every: 16,
             layout: Layout::Soa,
             pass: Pass::Fused,
@@ -391,8 +391,33 @@ impl Simulation {
     }
 
     /// Storage index of the unit `h` refers to, or `None` when it died.
+    ///
+    /// The handle table's index is a hint: with [`Reorder::Resident`] the
+    /// units move every frame and the table is not rewritten (that would be
+    /// a random write per moved unit, ~2.6 ms a frame at 1,000,000 units);
+    /// the hint is checked against the unit's id and, when stale, the unit
+    /// is searched outward from it (units drift a few places per frame),
+    /// then over all units. O(1) when the hint is right, O(N) at worst.
     pub fn resolve(&self, h: Handle) -> Option<usize> {
-        self.handles.resolve(h).filter(|&i| i < self.len())
+        let hint = self.handles.resolve(h)?;
+        let n = self.len();
+        let is = |i: usize| self.store.hot(i).id == h.slot;
+        if hint < n && is(hint) {
+            return Some(hint);
+        }
+        let hint = hint.min(n.saturating_sub(1));
+        for d in 1..=NEAR_SEARCH.min(n) {
+            if hint + d < n && is(hint + d) {
+                return Some(hint + d);
+            }
+            if d <= hint && is(hint - d) {
+                return Some(hint - d);
+            }
+        }
+        match &self.store {
+            UnitStore::Soa(u) => u.id.iter().position(|&id| id == h.slot),
+            _ => (0..n).find(|&i| is(i)),
+        }
     }
 
     /// The neighbor lists of the last step (indices into the current storage
@@ -439,6 +464,13 @@ impl Simulation {
         }
     }
 
+    /// The positions the SortedGrid reads as its columns while the units
+    /// live in cell order ([`Reorder::Resident`]): the SoA layout's x and z,
+    /// empty in other layouts. Pass them to [`SortedGrid::sorted`].
+    pub fn index_points(&self) -> Points<'_> {
+        with_layout!(&self.store, l => l.soa()).unwrap_or(Points::new(&[], &[]))
+    }
+
     /// The spatial index of the last step.
     pub fn index(&self) -> &dyn SpatialIndex {
         self.index.as_dyn()
@@ -468,7 +500,7 @@ impl Simulation {
         with_layout!(store, l => match &self.index {
             Index::Naive(n) => n.query_in(l, q, kernel, out),
             Index::Grid(g) => g.query_in(l, q, out),
-            Index::Sorted(g) => g.query(Points::new(&[], &[]), q, kernel, out),
+            Index::Sorted(g) => g.query(self.index_points(), q, kernel, out),
         })
     }
 
@@ -594,7 +626,10 @@ impl Simulation {
         let world = self.world;
         with_layout!(&mut self.store, l => l.move_units(world, dt, pool));
         let t1 = Instant::now();
-        if settings.reorder != Reorder::Off
+        let rebuilt = self.rebuild_resident(settings, pool);
+        if rebuilt {
+            st.reordered = self.sorted_grid().is_some_and(SortedGrid::is_resident);
+        } else if settings.reorder != Reorder::Off
             && self
                 .frame
                 .is_multiple_of(settings.reorder_every.max(1) as u64)
@@ -660,6 +695,53 @@ impl Simulation {
         st
     }
 
+    /// With [`Reorder::Resident`], the SoA layout and SortedGrid: rebuilds
+    /// the index so that the units themselves end in cell order
+    /// ([`SortedGrid::rebuild_resident`]), permutes their other arrays the
+    /// same way (in parallel on `pool`) and updates the handles of the
+    /// units that moved. Returns whether the index was rebuilt (false when
+    /// the settings do not ask for it; the units keep their order when some
+    /// position is not finite).
+    fn rebuild_resident(&mut self, settings: &Settings, pool: Option<&rayon::ThreadPool>) -> bool {
+        let Simulation {
+            store,
+            index,
+            permute,
+            ..
+        } = self;
+        let (true, UnitStore::Soa(u), Index::Sorted(g)) =
+            (resident_applies(settings, store.layout()), store, index)
+        else {
+            return false;
+        };
+        let Units {
+            x,
+            z,
+            vx,
+            vz,
+            danger,
+            team,
+            enemies,
+            id,
+        } = u;
+        g.set_full_stencil(settings.pass != Pass::FusedHalf);
+        let Some(perm) = g.rebuild_resident(x, z, team, settings.cell_size, pool) else {
+            return true;
+        };
+        let threads = pool.map_or(1, |p| p.current_num_threads());
+        layout::soa::gather_payload(
+            [vx, vz, danger],
+            id,
+            enemies,
+            team,
+            perm,
+            &mut permute.payload,
+            threads,
+        );
+        // The handle table is not rewritten: `resolve` checks its hint.
+        true
+    }
+
     /// Reorders the units (every array of the layout) into `settings.reorder`
     /// order and updates the handles.
     fn reorder(&mut self, settings: &Settings) {
@@ -709,6 +791,7 @@ impl Simulation {
                     handles.moved(l.hot(i).id, i);
                 }
             }
+            handles.order_recent_free(dead.len());
             for team in 0..2u8 {
                 for _ in 0..lost[team as usize] {
                     let hot = reinforcement(team, *world, rng);
@@ -767,6 +850,17 @@ fn positions_of<'a, L: UnitLayout>(l: &'a L, gathered: &'a mut (Vec<f32>, Vec<f3
     Points::new(x, z)
 }
 
+/// Whether the units live in cell order under `s` in `layout`
+/// ([`Reorder::Resident`] with SoA and SortedGrid), so that
+/// [`Simulation::rebuild_resident`] builds the index.
+fn resident_applies(s: &Settings, layout: Layout) -> bool {
+    s.reorder == Reorder::Resident && layout == Layout::Soa && s.strategy == Strategy::SortedGrid
+}
+
+/// Places [`Simulation::resolve`] searches on each side of a stale hint
+/// before scanning every unit.
+const NEAR_SEARCH: usize = 256;
+
 /// Where the per-unit pass writes: neighbor lists, or aggregates (with a
 /// buffer for teams gathered through the layout).
 enum Out<'a> {
@@ -799,6 +893,8 @@ fn neighbor_pass<L: UnitLayout>(
     out: Out<'_>,
     counters: &mut Option<&mut counters::CacheCounters>,
 ) -> (Instant, QueryStats) {
+    // Simulation::rebuild_resident built the SortedGrid already.
+    let rebuilt = resident_applies(s, l.layout());
     let n = l.len();
     let (r, kernel) = (s.radius, s.kernel);
     // The query phase starts: its clock and its cache counters.
@@ -838,7 +934,9 @@ fn neighbor_pass<L: UnitLayout>(
         }
         (Index::Sorted(g), Out::Lists(res)) => {
             let points = positions_of(l, gathered);
-            g.rebuild_with(points, s.cell_size, pool);
+            if !rebuilt {
+                g.rebuild_with(points, s.cell_size, pool);
+            }
             let t = start();
             (
                 t,
@@ -847,11 +945,13 @@ fn neighbor_pass<L: UnitLayout>(
         }
         (Index::Sorted(g), Out::Near(res, gathered_teams)) => {
             let points = positions_of(l, gathered);
-            let teams = teams_of(l, gathered_teams);
-            g.set_full_stencil(s.pass != Pass::FusedHalf);
-            g.rebuild_tagged(points, Some(teams), s.cell_size, pool);
+            if !rebuilt {
+                let teams = teams_of(l, gathered_teams);
+                g.set_full_stencil(s.pass != Pass::FusedHalf);
+                g.rebuild_tagged(points, Some(teams), s.cell_size, pool);
+            }
             let t = start();
-            (t, g.near_all(r, kernel, pool, res))
+            (t, g.near_all(points, r, kernel, pool, res))
         }
     }
 }

@@ -14,23 +14,38 @@ pub enum Reorder {
     /// Spawn order (random with respect to space).
     Off,
     /// Row-major cell order: sorted by `(cell z, cell x)`.
-    #[default]
     Cells,
     /// Morton (Z-order) of the cell coordinates: bits of cell x and cell z
     /// interleaved, which keeps 2D blocks of cells together.
     Morton,
+    /// Units living in cell order: every frame, the SortedGrid rebuild's
+    /// scatter permutes the units themselves (every SoA array; the sorted x
+    /// and z are taken over without a copy), so there is no separate
+    /// reorder step, no copy of the positions into the grid and no gather
+    /// of the results ([`crate::spatial::SortedGrid::rebuild_resident`]).
+    /// Needs the SoA layout and the SortedGrid strategy; with any other it
+    /// acts as [`Reorder::Cells`] every `reorder_every` frames. The default:
+    /// it has no frame that pays for a whole reorder.
+    #[default]
+    Resident,
 }
 
 impl Reorder {
     /// Every mode.
-    pub const ALL: [Reorder; 3] = [Reorder::Off, Reorder::Cells, Reorder::Morton];
+    pub const ALL: [Reorder; 4] = [
+        Reorder::Off,
+        Reorder::Cells,
+        Reorder::Morton,
+        Reorder::Resident,
+    ];
 
-    /// Lower-case name (`off`, `cells`, `morton`).
+    /// Lower-case name (`off`, `cells`, `morton`, `resident`).
     pub fn key(self) -> &'static str {
         match self {
             Reorder::Off => "off",
             Reorder::Cells => "cells",
             Reorder::Morton => "morton",
+            Reorder::Resident => "resident",
         }
     }
 

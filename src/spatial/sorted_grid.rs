@@ -51,6 +51,22 @@ pub struct SortedGrid {
     /// Per-thread cell counts of the rebuild, then per-thread scatter
     /// cursors (`cells + 1` each).
     hist: Vec<Vec<u32>>,
+    /// True after [`SortedGrid::rebuild_resident`] handed the sorted x and z
+    /// to the caller: the caller's arrays are then the grid's columns, slot
+    /// `s` is unit `s`, and `ids` holds the permutation the caller applied.
+    resident: bool,
+    /// `0..n`: the ids and the slot of every unit while resident.
+    identity: Vec<u32>,
+}
+
+/// The sorted columns a query reads: the grid's own copies, or the caller's
+/// arrays while the units live in cell order ([`SortedGrid::rebuild_resident`]).
+#[derive(Clone, Copy)]
+struct Cols<'a> {
+    x: &'a [f32],
+    z: &'a [f32],
+    ids: &'a [u32],
+    team: &'a [u32],
 }
 
 /// Most rows of a block handed to the kernel in one call.
@@ -174,6 +190,7 @@ impl SortedGrid {
         if let Some(t) = teams {
             assert_eq!(t.len(), n, "one team per unit");
         }
+        self.resident = false;
         let pool = pool.filter(|p| p.current_num_threads() > 1 && n > 1);
         let threads = pool.map_or(1, |p| p.current_num_threads());
         let size = n.div_ceil(threads).max(1);
@@ -258,6 +275,46 @@ impl SortedGrid {
             .fold(0f32, |m, v| m.max(v.abs()));
         // No indexed point (`finite == 0`) leaves the bounds infinite.
         self.in_range = bounds.finite == 0 || far < FIXED_RANGE;
+    }
+
+    /// The rebuild of [`SortedGrid::rebuild_tagged`] (with teams) that
+    /// leaves the units themselves in cell order: the scatter's sorted x and
+    /// z are swapped into `x` and `z` (no copy), and the permutation it
+    /// applied is returned, `perm[s]` = the old index of the unit now at
+    /// `s`, for the caller to apply to every other array of its units
+    /// (`new[s] = old[perm[s]]`, stable: a cell's units keep their order).
+    /// From then until the next rebuild the grid's columns are the caller's
+    /// `x` and `z` (pass them as `points` to the queries), ids and slots are
+    /// unit indices, and [`SortedGrid::near_all`] writes no gather.
+    ///
+    /// Returns `None`, with `x` and `z` untouched and an ordinary index
+    /// built, when some unit has a non-finite position (left out of the
+    /// index, it would have no slot). Allocates only while buffers grow.
+    ///
+    /// # Panics
+    /// If `x`, `z` and `teams` differ in length.
+    pub fn rebuild_resident(
+        &mut self,
+        x: &mut Vec<f32>,
+        z: &mut Vec<f32>,
+        teams: &[u8],
+        cell_size: f32,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Option<&[u32]> {
+        assert_eq!(x.len(), z.len(), "one z per x");
+        let n = x.len();
+        self.rebuild_tagged(Points::new(x, z), Some(teams), cell_size, pool);
+        if self.x.len() != n {
+            return None;
+        }
+        std::mem::swap(&mut self.x, x);
+        std::mem::swap(&mut self.z, z);
+        if self.identity.len() != n {
+            self.identity.clear();
+            self.identity.extend(0..n as u32);
+        }
+        self.resident = true;
+        Some(&self.ids)
     }
 
     /// Calls `f` with the non-empty row ranges of `block` and the entries they
@@ -361,36 +418,44 @@ impl SortedGrid {
     /// aggregates (radius `r`, itself excluded, teams from the last
     /// [`SortedGrid::rebuild_tagged`]) into `res.near` (unit `i` at index `i`;
     /// units left out of the index get zeros) and returns the counters.
+    /// `points` are the positions the index was built from; they are read
+    /// only while the units live in cell order
+    /// ([`SortedGrid::rebuild_resident`]), when they are the grid's columns.
     ///
     /// The queries are taken in cell order straight from the sorted arrays:
     /// for each cell, one block contains every block its units need
     /// ([`GridGeometry::box_block`] of the box of their positions), and its
     /// units go to the multi-query fused kernel in groups of up to
     /// [`GROUP`], so no per-unit block is computed. Results are written by
-    /// slot, then gathered into unit order. With a `pool` of more than one
-    /// thread, the cells are split into four ranges of about equal units
-    /// per thread, run through `rayon::join` (no allocation). Same neighbor
-    /// sets, and so the same aggregates, as [`SpatialIndex::query_units`]
-    /// summed through [`Near::add`]; the candidate count can exceed it by
-    /// the units near a block's edge. Allocates only while `res` grows.
+    /// slot, then gathered into unit order (nothing to gather while the
+    /// units live in cell order: slot `s` is unit `s`). With a `pool` of
+    /// more than one thread, the cells are split into four ranges of about
+    /// equal units per thread, run through `rayon::join` (no allocation).
+    /// Same neighbor sets, and so the same aggregates, as
+    /// [`SpatialIndex::query_units`] summed through [`Near::add`]; the
+    /// candidate count can exceed it by the units near a block's edge.
+    /// Allocates only while `res` grows.
     ///
     /// # Panics
-    /// If the last rebuild had no teams.
+    /// If the last rebuild had no teams, or (resident) if `points` is not
+    /// the caller's arrays the rebuild sorted (length differs).
     pub fn near_all(
         &self,
+        points: Points<'_>,
         r: f32,
         kernel: Kernel,
         pool: Option<&rayon::ThreadPool>,
         res: &mut super::results::NearResults,
     ) -> QueryStats {
+        let cols = self.cols(points);
         assert_eq!(
-            self.team.len(),
-            self.x.len(),
+            cols.team.len(),
+            cols.x.len(),
             "rebuild_tagged with teams first"
         );
         let n = self.slot_of.len();
         let kernel = kernel.or_scalar();
-        let slots = self.x.len();
+        let slots = cols.x.len();
         res.by_slot.clear();
         res.by_slot.resize(slots, Near::default());
         let cells = self.geo.cells();
@@ -402,16 +467,26 @@ impl SortedGrid {
         let threads = pool.map_or(1, |p| p.current_num_threads());
         let mut stats = match pool {
             _ if !valid || cells == 0 => QueryStats::default(),
-            _ if symmetric => self.near_symmetric(r, kernel, pool, &mut res.sums),
+            _ if symmetric => self.near_symmetric(cols, r, kernel, pool, &mut res.sums),
             Some(p) if threads > 1 => {
                 let parts = threads * CHUNKS_PER_THREAD;
-                p.install(|| self.near_split(r, kernel, (0, cells), parts, &mut res.by_slot))
+                p.install(|| self.near_split(cols, r, kernel, (0, cells), parts, &mut res.by_slot))
             }
-            _ => self.near_cells(r, kernel, 0..cells, &mut res.by_slot),
+            _ => self.near_cells(cols, r, kernel, 0..cells, &mut res.by_slot),
         };
+        if self.resident && !symmetric {
+            // Slot order is unit order: the results are already in place.
+            std::mem::swap(&mut res.near, &mut res.by_slot);
+            res.stats = stats;
+            return stats;
+        }
         // Back to unit order.
         res.near.resize(n, Near::default());
-        let slot_of = &self.slot_of;
+        let slot_of = if self.resident {
+            &self.identity[..n]
+        } else {
+            &self.slot_of[..]
+        };
         let (by_slot, sums) = (&res.by_slot, &res.sums);
         let gather = |(k, out): (usize, &mut [Near])| {
             for (o, &s) in out.iter_mut().zip(&slot_of[k * GATHER..]) {
@@ -461,12 +536,13 @@ impl SortedGrid {
     /// neighbors are counted from `sums` by the caller).
     fn near_symmetric(
         &self,
+        cols: Cols<'_>,
         r: f32,
         kernel: Kernel,
         pool: Option<&rayon::ThreadPool>,
         sums: &mut super::results::SlotColumns,
     ) -> QueryStats {
-        let slots = self.x.len();
+        let slots = cols.x.len();
         sums.zero(slots);
         let ptrs = SharedSums(sums.pointers());
         let (nx, nz) = (self.geo.nx, self.geo.nz);
@@ -478,7 +554,7 @@ impl SortedGrid {
         let stripes = nz.div_ceil(height);
         let stripe = |k: usize| {
             let rows = (k * height, ((k + 1) * height).min(nz));
-            self.near_cells_sym(r, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
+            self.near_cells_sym(cols, r, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
         };
         match pool {
             Some(p) if threads > 1 && stripes > 2 => p.install(|| {
@@ -539,13 +615,14 @@ impl SortedGrid {
     /// below `c1`'s row.
     fn near_cells_sym(
         &self,
+        cols: Cols<'_>,
         r: f32,
         kernel: Kernel,
         (c0, c1): (usize, usize),
         reach: usize,
         sums: &SharedSums,
     ) -> QueryStats {
-        let cols = (&self.x[..], &self.z[..], &self.team[..]);
+        let kcols = (cols.x, cols.z, cols.team);
         let nx = self.geo.nx;
         let r2 = r * r;
         let flush = FusedQuery::flush_for(r2);
@@ -563,11 +640,11 @@ impl SortedGrid {
             // Pairs inside the cell, each once.
             for i in a..b {
                 for j in i + 1..b {
-                    let (dx, dz) = (self.x[j] - self.x[i], self.z[j] - self.z[i]);
+                    let (dx, dz) = (cols.x[j] - cols.x[i], cols.z[j] - cols.z[i]);
                     if dx * dx + dz * dz <= r2 {
-                        let foe = (self.team[i] != self.team[j]) as u32;
-                        let ox = fixed(self.x[j]) as i64 - fixed(self.x[i]) as i64;
-                        let oz = fixed(self.z[j]) as i64 - fixed(self.z[i]) as i64;
+                        let foe = (cols.team[i] != cols.team[j]) as u32;
+                        let ox = fixed(cols.x[j]) as i64 - fixed(cols.x[i]) as i64;
+                        let oz = fixed(cols.z[j]) as i64 - fixed(cols.z[i]) as i64;
                         // SAFETY: slots i and j are in this cell, inside this
                         // stripe's rows, which no other running stripe writes.
                         unsafe {
@@ -578,7 +655,7 @@ impl SortedGrid {
                 }
             }
             stats.candidates += ((b - a) * (b - a - 1) / 2) as u64;
-            let (xs, zs) = (&self.x[a..b], &self.z[a..b]);
+            let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
             let span = |v: &[f32]| {
                 v.iter()
                     .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
@@ -620,12 +697,12 @@ impl SortedGrid {
                     for (j, q) in qs[..g].iter_mut().enumerate() {
                         let s = k + j;
                         let kq = KernelQuery {
-                            cx: self.x[s],
-                            cz: self.z[s],
+                            cx: cols.x[s],
+                            cz: cols.z[s],
                             r2,
                             exclude: super::NO_EXCLUDE,
                         };
-                        *q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+                        *q = FusedQuery::with_flush(kq, cols.team[s] as u8, flush);
                     }
                     // SAFETY: the entries of `fwd` lie in rows zc..=z1, all
                     // within this stripe or the next (z1 < zc + reach, and
@@ -634,7 +711,7 @@ impl SortedGrid {
                     // FIXED_RANGE (`in_range`) and flush >= GROUP (both
                     // checked by `near_all`).
                     unsafe {
-                        kernel.run_fused_sym(cols, &fwd[..used], &qs[..g], &mut part, sums);
+                        kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
                     }
                     for (j, p) in part[..g].iter().enumerate() {
                         own[j] = *p;
@@ -655,6 +732,7 @@ impl SortedGrid {
     /// `rayon::join`. `out` holds the slots of cells `c0..c1`.
     fn near_split(
         &self,
+        cols: Cols<'_>,
         r: f32,
         kernel: Kernel,
         (c0, c1): (usize, usize),
@@ -662,7 +740,7 @@ impl SortedGrid {
         out: &mut [Near],
     ) -> QueryStats {
         if parts <= 1 || c1 - c0 <= 1 {
-            return self.near_cells(r, kernel, c0..c1, out);
+            return self.near_cells(cols, r, kernel, c0..c1, out);
         }
         // The cell where the first half of the parts' units ends.
         let (s0, s1) = (self.cell_start[c0], self.cell_start[c1]);
@@ -671,8 +749,8 @@ impl SortedGrid {
             (c0 + self.cell_start[c0..c1].partition_point(|&s| s < target)).clamp(c0 + 1, c1 - 1);
         let (left, right) = out.split_at_mut((self.cell_start[mid] - s0) as usize);
         let (a, b) = rayon::join(
-            || self.near_split(r, kernel, (c0, mid), parts / 2, left),
-            || self.near_split(r, kernel, (mid, c1), parts - parts / 2, right),
+            || self.near_split(cols, r, kernel, (c0, mid), parts / 2, left),
+            || self.near_split(cols, r, kernel, (mid, c1), parts - parts / 2, right),
         );
         let mut stats = a;
         stats += b;
@@ -683,12 +761,13 @@ impl SortedGrid {
     /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
     fn near_cells(
         &self,
+        cols: Cols<'_>,
         r: f32,
         kernel: Kernel,
         cells: std::ops::Range<usize>,
         out: &mut [Near],
     ) -> QueryStats {
-        let cols = (&self.x[..], &self.z[..], &self.ids[..], &self.team[..]);
+        let kcols = (cols.x, cols.z, cols.ids, cols.team);
         let r2 = r * r;
         let flush = FusedQuery::flush_for(r2);
         let base = self.cell_start[cells.start] as usize;
@@ -701,7 +780,7 @@ impl SortedGrid {
             if a == b {
                 continue;
             }
-            let (xs, zs) = (&self.x[a..b], &self.z[a..b]);
+            let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
             let span = |v: &[f32]| {
                 v.iter()
                     .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
@@ -722,26 +801,26 @@ impl SortedGrid {
                 for (j, q) in qs[..g].iter_mut().enumerate() {
                     let s = k + j;
                     let kq = KernelQuery {
-                        cx: self.x[s],
-                        cz: self.z[s],
+                        cx: cols.x[s],
+                        cz: cols.z[s],
                         r2,
-                        exclude: self.ids[s],
+                        exclude: cols.ids[s],
                     };
-                    *q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+                    *q = FusedQuery::with_flush(kq, cols.team[s] as u8, flush);
                 }
                 let dst = &mut out[k - base..k - base + g];
                 if tall {
                     dst.fill(Near::default());
                     self.row_batches(block, |rs, t| {
                         stats.candidates += t * g as u64;
-                        kernel.run_fused(cols, rs, &qs[..g], &mut sums[..g], self.in_range);
+                        kernel.run_fused(kcols, rs, &qs[..g], &mut sums[..g], self.in_range);
                         for (d, s) in dst.iter_mut().zip(&sums[..g]) {
                             *d += *s;
                         }
                     });
                 } else {
                     stats.candidates += total * g as u64;
-                    kernel.run_fused(cols, &ranges[..used], &qs[..g], dst, self.in_range);
+                    kernel.run_fused(kcols, &ranges[..used], &qs[..g], dst, self.in_range);
                 }
                 stats.neighbors += dst.iter().map(|d| d.count as u64).sum::<u64>();
                 k += g;
@@ -787,9 +866,45 @@ impl SortedGrid {
         (z0..=z1).map(move |row| (row * nx + x0, row * nx + x1 + 1))
     }
 
-    /// The sorted SoA arrays `(x, z, ids)`, in cell order (row-major cells).
-    pub fn sorted(&self) -> (&[f32], &[f32], &[u32]) {
-        (&self.x, &self.z, &self.ids)
+    /// The sorted SoA arrays `(x, z, ids)`, in cell order (row-major cells):
+    /// entry `s` is unit `ids[s]`. While the units live in cell order
+    /// ([`SortedGrid::rebuild_resident`]) these are `points` (the caller's
+    /// arrays the rebuild sorted) and `ids` is `0..n`; otherwise `points`
+    /// is not read.
+    ///
+    /// # Panics
+    /// While resident, if `points` has another length than the units.
+    pub fn sorted<'a>(&'a self, points: Points<'a>) -> (&'a [f32], &'a [f32], &'a [u32]) {
+        let c = self.cols(points);
+        (c.x, c.z, c.ids)
+    }
+
+    /// Whether the last rebuild left the units living in cell order
+    /// ([`SortedGrid::rebuild_resident`]).
+    pub fn is_resident(&self) -> bool {
+        self.resident
+    }
+
+    /// The columns queries read: the grid's own, or `points` while resident.
+    #[inline]
+    fn cols<'a>(&'a self, points: Points<'a>) -> Cols<'a> {
+        if self.resident {
+            let n = self.identity.len();
+            assert_eq!(points.len(), n, "the arrays the resident rebuild sorted");
+            Cols {
+                x: points.x,
+                z: points.z,
+                ids: &self.identity,
+                team: &self.team,
+            }
+        } else {
+            Cols {
+                x: &self.x,
+                z: &self.z,
+                ids: &self.ids,
+                team: &self.team,
+            }
+        }
     }
 
     /// Offsets of the cells into [`SortedGrid::sorted`]: `cells + 1` entries.
@@ -813,9 +928,11 @@ impl SpatialIndex for SortedGrid {
         self.rebuild_tagged(points, None, cell_size, pool);
     }
 
+    /// Reads `points` only while the units live in cell order
+    /// ([`SortedGrid::rebuild_resident`]); the result lists unit indices.
     fn query(
         &self,
-        _points: Points<'_>,
+        points: Points<'_>,
         q: &Query,
         kernel: Kernel,
         out: &mut Vec<u32>,
@@ -823,13 +940,14 @@ impl SpatialIndex for SortedGrid {
         let Some((kq, block)) = self.geo.search(q) else {
             return QueryStats::default();
         };
+        let c = self.cols(points);
         let before = out.len();
         let mut candidates = 0u64;
         // One contiguous range per row of the block, handed to the kernel in
         // batches so its constants are set up once per batch.
         self.row_batches(block, |ranges, total| {
             candidates += total;
-            kernel.run_ranges(&self.x, &self.z, &self.ids, ranges, &kq, out);
+            kernel.run_ranges(c.x, c.z, c.ids, ranges, &kq, out);
         });
         QueryStats {
             candidates,
@@ -861,7 +979,8 @@ impl SpatialIndex for SortedGrid {
             ids,
             ..
         } = chunk;
-        let (xs, zs, is) = (&self.x[..], &self.z[..], &self.ids[..]);
+        let c = self.cols(points);
+        let (xs, zs, is) = (c.x, c.z, c.ids);
         self.walk_groups(points, r, *start..*end, |units, rows| {
             for i in units {
                 let before = ids.len();

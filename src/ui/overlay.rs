@@ -475,15 +475,18 @@ fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
                 }
             })
             .response
-            .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory); cells: sorted by grid cell; morton: Z-order of cells. Sorted orders make queries and steering cache-friendly.");
+            .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory); cells: sorted by grid cell every N frames; morton: Z-order of cells every N frames; resident (default): the units live in cell order, permuted by SortedGrid's rebuild every frame, with no separate reorder, no copy of positions into the grid and no gather of results (SoA and SortedGrid only; elsewhere it acts as cells). Sorted orders make queries and steering cache-friendly.");
         ui.add_enabled(
-            s.reorder != Reorder::Off,
+            s.reorder != Reorder::Off
+                && !(s.reorder == Reorder::Resident
+                    && s.layout == crate::sim::Layout::Soa
+                    && s.strategy == Strategy::SortedGrid),
             egui::Slider::new(&mut s.reorder_every, every)
                 .logarithmic(true)
                 .text("every N frames"),
         )
         .on_hover_text("Frames between two reorders of the units: movement scatters a sorted order slowly, so a sort every few frames keeps most of the benefit for a fraction of its cost.")
-        .on_disabled_hover_text("The units are kept in spawn order (order: off).");
+        .on_disabled_hover_text("Not used: the units are kept in spawn order (order: off), or the rebuild keeps them in cell order every frame (order: resident with SoA and SortedGrid).");
     });
 }
 

@@ -274,6 +274,8 @@ pub struct PermuteScratch {
     pub(crate) u16s: Vec<u16>,
     pub(crate) u8s: Vec<u8>,
     pub(crate) visited: Vec<bool>,
+    /// Scratch of [`soa::gather_payload`].
+    pub(crate) payload: Units,
 }
 
 /// Permutes `v` in place so that `v[new] = old v[perm[new]]`, following the

@@ -226,3 +226,100 @@ pub(crate) fn soa_regions(u: &Units) -> Vec<Region> {
         r("team", &u.team),
     ]
 }
+
+/// One range of [`gather_payload`]: the `perm` entries, then the output
+/// chunks of vx, vz, danger, id, and (enemies, team), as rayon's `zip` nests them.
+type PayloadChunk<'a> = (
+    (
+        (((&'a [u32], &'a mut [f32]), &'a mut [f32]), &'a mut [f32]),
+        &'a mut [u32],
+    ),
+    (&'a mut [u16], &'a mut [u8]),
+);
+
+/// The SoA arrays that travel with a unit besides its position, permuted by
+/// [`gather_payload`]: `[vx, vz, danger]`, then id, enemies and team.
+///
+/// Applies `perm` (`new[s] = old[perm[s]]`, one entry per unit) to every
+/// array in one pass over `perm`, split into `threads` times four ranges
+/// run with rayon (call from inside the pool), writing into the arrays of
+/// `scratch` and swapping them in. One read of `perm` for all six arrays
+/// instead of one per array. Allocates only while `scratch` grows.
+///
+/// # Panics
+/// If an array's length differs from `perm`'s or `perm` indexes past it.
+pub(crate) fn gather_payload(
+    f32s: [&mut Vec<f32>; 3],
+    id: &mut Vec<u32>,
+    enemies: &mut Vec<u16>,
+    team: &mut Vec<u8>,
+    perm: &[u32],
+    scratch: &mut Units,
+    threads: usize,
+) {
+    use rayon::prelude::*;
+    let n = perm.len();
+    let [vx, vz, danger] = f32s;
+    for v in [&*vx, &*vz, &*danger] {
+        assert_eq!(v.len(), n, "one value per unit");
+    }
+    assert!(id.len() == n && enemies.len() == n && team.len() == n);
+    let s = scratch;
+    for v in [&mut s.vx, &mut s.vz, &mut s.danger] {
+        v.clear();
+        v.resize(n, 0.0);
+    }
+    s.id.clear();
+    s.id.resize(n, 0);
+    s.enemies.clear();
+    s.enemies.resize(n, 0);
+    s.team.clear();
+    s.team.resize(n, 0);
+    let (svx, svz, sd, sid, se, st) = (
+        &vx[..],
+        &vz[..],
+        &danger[..],
+        &id[..],
+        &enemies[..],
+        &team[..],
+    );
+    let size = n.div_ceil(threads.max(1) * 4).max(1);
+    let part = |(((((p, ox), oz), od), oi), (oe, ot)): PayloadChunk<'_>| {
+        for (j, &k) in p.iter().enumerate() {
+            let k = k as usize;
+            ox[j] = svx[k];
+            oz[j] = svz[k];
+            od[j] = sd[k];
+            oi[j] = sid[k];
+            oe[j] = se[k];
+            ot[j] = st[k];
+        }
+    };
+    if threads <= 1 {
+        part((
+            (
+                (((perm, &mut s.vx[..]), &mut s.vz[..]), &mut s.danger[..]),
+                &mut s.id[..],
+            ),
+            (&mut s.enemies[..], &mut s.team[..]),
+        ));
+    } else {
+        perm.par_chunks(size)
+            .zip(s.vx.par_chunks_mut(size))
+            .zip(s.vz.par_chunks_mut(size))
+            .zip(s.danger.par_chunks_mut(size))
+            .zip(s.id.par_chunks_mut(size))
+            .zip(
+                s.enemies
+                    .par_chunks_mut(size)
+                    .zip(s.team.par_chunks_mut(size)),
+            )
+            .for_each(part);
+    }
+    std::mem::swap(vx, &mut s.vx);
+    std::mem::swap(vz, &mut s.vz);
+    std::mem::swap(danger, &mut s.danger);
+    std::mem::swap(id, &mut s.id);
+    std::mem::swap(enemies, &mut s.enemies);
+    std::mem::swap(team, &mut s.team);
+}
