@@ -364,12 +364,12 @@ fn s06_stencil_grows_with_radius() {
     // Unwidened block: floor((0.5 - 2.5) / 1) = -2 to floor((0.5 + 2.5) / 1) = 3.
     assert_eq!(g.coord(0.5 - 2.5), -2);
     assert_eq!(g.coord(0.5 + 2.5), 3);
-    let (x0, x1, z0, z1) = g.block(0.5, 0.5, 2.5).expect("block inside the grid");
+    let b = g.block(0.5, 0.5, 2.5).expect("block inside the grid");
     let (x0, x1, z0, z1) = (
-        x0 as i64 - 10,
-        x1 as i64 - 10,
-        z0 as i64 - 10,
-        z1 as i64 - 10,
+        b.x0 as i64 - 10,
+        b.x1 as i64 - 10,
+        b.z0 as i64 - 10,
+        b.z1 as i64 - 10,
     );
     for (lo, hi) in [(x0, x1), (z0, z1)] {
         assert!(

@@ -9,7 +9,7 @@ use macroquad::models::draw_line_3d;
 
 use super::UnitInstance;
 use crate::sim::Simulation;
-use crate::spatial::GridGeometry;
+use crate::spatial::{Block, GridGeometry};
 
 /// Team colors (RGB), cold: no enemy in range.
 pub const TEAM: [[f32; 3]; 2] = [[70.0, 140.0, 255.0], [255.0, 150.0, 50.0]];
@@ -280,11 +280,11 @@ pub fn draw_query_circle(x: f32, z: f32, r: f32) {
 /// block gets its outline only.
 pub const MAX_BLOCK_LINES: usize = 64;
 
-/// Queues the outline of the searched block of cells `(x0, x1, z0, z1)`
+/// Queues the outline of the searched block of cells
 /// (inclusive columns and rows of `geo`) on the ground in the candidate
 /// color, with its inner cell lines fainter (up to [`MAX_BLOCK_LINES`] per
 /// axis). Draws nothing for an empty grid or a block outside it.
-pub fn draw_searched_cells(geo: &GridGeometry, (x0, x1, z0, z1): (usize, usize, usize, usize)) {
+pub fn draw_searched_cells(geo: &GridGeometry, Block { x0, x1, z0, z1 }: Block) {
     if x0 > x1 || z0 > z1 || x1 >= geo.nx || z1 >= geo.nz {
         return;
     }

@@ -6,11 +6,11 @@
 //! window can show, for the selected unit, why a strategy tests what it tests.
 
 use super::Simulation;
-use crate::spatial::{GridGeometry, Kernel, Query};
+use crate::spatial::{Block, GridGeometry, Kernel, Query};
 
-/// A searched block of cells: the grid and inclusive column and row ranges
-/// `(x0, x1, z0, z1)` relative to it (see [`GridGeometry::block`]).
-pub type Block = (GridGeometry, (usize, usize, usize, usize));
+/// A searched block of cells and the grid it is relative to (see
+/// [`GridGeometry::block`]).
+pub type SearchedBlock = (GridGeometry, Block);
 
 /// What the query of one unit searched, tested and found.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -18,7 +18,7 @@ pub struct Inspection {
     /// The cells searched, for the grid strategies; `None` for Naive (no
     /// cells) and when the query returns nothing (non-finite position, or a
     /// block that misses the grid).
-    pub block: Option<Block>,
+    pub block: Option<SearchedBlock>,
     /// Storage indices of every unit run through the distance test, the
     /// queried unit included (it is tested, then excluded by index): the
     /// units of the searched cells, row by row and within a row in the
@@ -163,7 +163,8 @@ mod tests {
                                 if i % 17 != 0 {
                                     continue;
                                 }
-                                let (geo, (x0, x1, z0, z1)) = insp.block.expect("a grid block");
+                                let (geo, Block { x0, x1, z0, z1 }) =
+                                    insp.block.expect("a grid block");
                                 assert!(x0 <= x1 && x1 < geo.nx && z0 <= z1 && z1 < geo.nz);
                                 // Every candidate lies in the block, and every unit in the block is a candidate.
                                 for j in 0..sim.len() {

@@ -111,6 +111,31 @@ impl Bounds {
     }
 }
 
+/// A rectangular block of grid cells: the inclusive column range
+/// `x0..=x1` and row range `z0..=z1`, relative to the grid (column 0 is
+/// [`GridGeometry::origin_x`]), so `x1 < nx` and `z1 < nz` for a block of
+/// [`GridGeometry::block`], [`GridGeometry::search`] or
+/// [`GridGeometry::box_block`]; never empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// First column.
+    pub x0: usize,
+    /// Last column (inclusive).
+    pub x1: usize,
+    /// First row.
+    pub z0: usize,
+    /// Last row (inclusive).
+    pub z1: usize,
+}
+
+impl Block {
+    /// Number of rows, `z1 - z0 + 1`.
+    #[inline]
+    pub fn rows(&self) -> usize {
+        self.z1 - self.z0 + 1
+    }
+}
+
 /// The cells of a uniform grid over the finite points of one rebuild.
 ///
 /// Cell `(i, j)` covers `[(origin_x + i) * cell, (origin_x + i + 1) * cell)` by
@@ -244,8 +269,8 @@ impl GridGeometry {
         Some(j * self.nx + i)
     }
 
-    /// The block of cells a query must search, as inclusive column and row
-    /// ranges `(x0, x1, z0, z1)` relative to the grid, or `None` when the block
+    /// The [`Block`] of cells a query must search (inclusive column and row
+    /// ranges relative to the grid), or `None` when the block
     /// misses the grid.
     ///
     /// The block spans `floor((c - r) / cell)` to `floor((c + r) / cell)` on
@@ -255,20 +280,20 @@ impl GridGeometry {
     /// absolute term covers `dx * dx` underflowing to 0 near the origin). The center is
     /// never moved into the grid; the block is intersected with it.
     #[inline]
-    pub fn block(&self, cx: f32, cz: f32, r: f32) -> Option<(usize, usize, usize, usize)> {
+    pub fn block(&self, cx: f32, cz: f32, r: f32) -> Option<Block> {
         if self.nx == 0 {
             return None;
         }
         let (x0, x1) = self.axis_range(cx, r, self.origin_x, self.nx)?;
         let (z0, z1) = self.axis_range(cz, r, self.origin_z, self.nz)?;
-        Some((x0, x1, z0, z1))
+        Some(Block { x0, x1, z0, z1 })
     }
 
     /// The kernel form of `q` and its block ([`GridGeometry::block`]), or
     /// `None` when the query returns nothing (invalid query, or a block that
     /// misses the grid).
     #[inline]
-    pub fn search(&self, q: &Query) -> Option<(KernelQuery, (usize, usize, usize, usize))> {
+    pub fn search(&self, q: &Query) -> Option<(KernelQuery, Block)> {
         let kq = q.kernel_query()?;
         Some((kq, self.block(q.cx, q.cz, q.r)?))
     }
@@ -294,12 +319,7 @@ impl GridGeometry {
     /// query's own block lies inside it. Used to search once for all units
     /// of a cell.
     #[inline]
-    pub fn box_block(
-        &self,
-        x: (f32, f32),
-        z: (f32, f32),
-        r: f32,
-    ) -> Option<(usize, usize, usize, usize)> {
+    pub fn box_block(&self, x: (f32, f32), z: (f32, f32), r: f32) -> Option<Block> {
         if self.nx == 0 {
             return None;
         }
@@ -311,7 +331,7 @@ impl GridGeometry {
         };
         let (x0, x1) = axis(x, self.origin_x, self.nx)?;
         let (z0, z1) = axis(z, self.origin_z, self.nz)?;
-        Some((x0, x1, z0, z1))
+        Some(Block { x0, x1, z0, z1 })
     }
 
     /// The grid columns (or rows) from `floor(lo_q)` to `floor(hi_q)`,

@@ -9,7 +9,8 @@
 use super::naive::test_through;
 use super::results::per_unit;
 use super::{
-    Bounds, ChunkResults, GridGeometry, Kernel, Points, Positions, Query, QueryStats, SpatialIndex,
+    Block, Bounds, ChunkResults, GridGeometry, Kernel, Points, Positions, Query, QueryStats,
+    SpatialIndex,
 };
 
 /// Uniform grid rebuilt every frame; each cell keeps its own `Vec` of unit
@@ -56,16 +57,13 @@ impl UniformGrid {
         &self.cells[..self.geo.cells()]
     }
 
-    /// The cells of `block` (inclusive column and row ranges `(x0, x1, z0, z1)`
+    /// The cells of `block` (inclusive column and row ranges
     /// of [`GridGeometry::search`]), row by row: each cell's unit indices.
     ///
     /// # Panics
     /// If the block is outside this grid.
     #[inline]
-    pub fn block_cells(
-        &self,
-        (x0, x1, z0, z1): (usize, usize, usize, usize),
-    ) -> impl Iterator<Item = &Vec<u32>> {
+    pub fn block_cells(&self, Block { x0, x1, z0, z1 }: Block) -> impl Iterator<Item = &Vec<u32>> {
         let nx = self.geo.nx;
         (z0..=z1).flat_map(move |row| &self.cells[row * nx + x0..=row * nx + x1])
     }
@@ -78,7 +76,7 @@ impl UniformGrid {
         q: &Query,
         out: &mut Vec<u32>,
     ) -> QueryStats {
-        let Some((kq, (x0, x1, z0, z1))) = self.geo.search(q) else {
+        let Some((kq, Block { x0, x1, z0, z1 })) = self.geo.search(q) else {
             return QueryStats::default();
         };
         let before = out.len();

@@ -38,7 +38,9 @@ pub mod naive;
 pub mod results;
 pub mod sorted_grid;
 
-pub use geometry::{min_cell_for_extent, Bounds, GridGeometry, MAX_CELLS, MAX_CELLS_PER_SIDE};
+pub use geometry::{
+    min_cell_for_extent, Block, Bounds, GridGeometry, MAX_CELLS, MAX_CELLS_PER_SIDE,
+};
 pub use grid::UniformGrid;
 pub use kernels::{fixed, FusedQuery, Kernel, KernelQuery, Near, Span, FIXED_RANGE, NO_EXCLUDE};
 pub use naive::Naive;

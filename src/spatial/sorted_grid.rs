@@ -3,7 +3,7 @@
 //! runs the kernel once per row of its block instead of once per cell.
 
 use super::csr;
-use super::geometry::floor_to_i64;
+use super::geometry::{floor_to_i64, Block};
 use rayon::prelude::*;
 
 use super::kernels::cells::{cells, CellGrid};
@@ -160,8 +160,8 @@ enum Rows<'a> {
     /// The non-empty row ranges of a block of at most [`MAX_ROWS`] rows and
     /// the entries they hold.
     Ranges(&'a [(u32, u32)], u64),
-    /// A taller block `(x0, x1, z0, z1)`, walked in batches of rows.
-    Tall((usize, usize, usize, usize)),
+    /// A taller block, walked in batches of rows.
+    Tall(Block),
 }
 
 impl SortedGrid {
@@ -320,16 +320,17 @@ impl SortedGrid {
     /// Calls `f` with the non-empty row ranges of `block` and the entries they
     /// hold, at most [`MAX_ROWS`] rows per call, top row first.
     #[inline]
-    fn row_batches(
-        &self,
-        (x0, x1, z0, z1): (usize, usize, usize, usize),
-        mut f: impl FnMut(&[(u32, u32)], u64),
-    ) {
+    fn row_batches(&self, block: Block, mut f: impl FnMut(&[(u32, u32)], u64)) {
         let mut ranges = [(0u32, 0u32); MAX_ROWS];
-        let mut row = z0;
-        while row <= z1 {
-            let last = z1.min(row + MAX_ROWS - 1);
-            let (used, total) = self.row_ranges(x0, x1, row, last, &mut ranges);
+        let mut row = block.z0;
+        while row <= block.z1 {
+            let last = block.z1.min(row + MAX_ROWS - 1);
+            let rows = Block {
+                z0: row,
+                z1: last,
+                ..block
+            };
+            let (used, total) = self.row_ranges(rows, &mut ranges);
             f(&ranges[..used], total);
             row = last + 1;
         }
@@ -392,8 +393,8 @@ impl SortedGrid {
                 continue;
             }
             match self.geo.block(cx, cz, r) {
-                Some((x0, x1, z0, z1)) if z1 - z0 < MAX_ROWS => {
-                    (used, span_total) = self.row_ranges(x0, x1, z0, z1, &mut ranges);
+                Some(block) if block.rows() <= MAX_ROWS => {
+                    (used, span_total) = self.row_ranges(block, &mut ranges);
                     if quot.iter().all(|v| v.abs() < EXACT) {
                         cached = Some(quot.map(|v| floor_to_i64(v) as f32));
                     }
@@ -660,7 +661,7 @@ impl SortedGrid {
                 v.iter()
                     .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
             };
-            let Some((x0, x1, z0, z1)) = self.geo.box_block(span(xs), span(zs), r) else {
+            let Some(Block { x0, x1, z0, z1 }) = self.geo.box_block(span(xs), span(zs), r) else {
                 continue;
             };
             let (xc, zc) = (c % nx, c / nx);
@@ -788,12 +789,11 @@ impl SortedGrid {
             let Some(block) = self.geo.box_block(span(xs), span(zs), r) else {
                 continue;
             };
-            let (x0, x1, z0, z1) = block;
-            let tall = z1 - z0 >= MAX_ROWS;
+            let tall = block.rows() > MAX_ROWS;
             let (used, total) = if tall {
                 (0, 0)
             } else {
-                self.row_ranges(x0, x1, z0, z1, &mut ranges)
+                self.row_ranges(block, &mut ranges)
             };
             let mut k = a;
             while k < b {
@@ -829,20 +829,13 @@ impl SortedGrid {
         stats
     }
 
-    /// Writes the non-empty entry ranges of rows `z0..=z1` (at most
-    /// `ranges.len()` rows), columns `x0..=x1`, into `ranges`; returns how many
-    /// ranges were written and how many entries they hold.
+    /// Writes the non-empty entry ranges of the rows of `block` (at most
+    /// `ranges.len()` rows) into `ranges`; returns how many ranges were
+    /// written and how many entries they hold.
     #[inline]
-    fn row_ranges(
-        &self,
-        x0: usize,
-        x1: usize,
-        z0: usize,
-        z1: usize,
-        ranges: &mut [(u32, u32)],
-    ) -> (usize, u64) {
+    fn row_ranges(&self, block: Block, ranges: &mut [(u32, u32)]) -> (usize, u64) {
         let (mut used, mut total) = (0, 0u64);
-        for (first, end) in self.block_rows((x0, x1, z0, z1)) {
+        for (first, end) in self.block_rows(block) {
             let (a, e) = (self.cell_start[first], self.cell_start[end]);
             if e > a {
                 ranges[used] = (a, e);
@@ -860,7 +853,7 @@ impl SortedGrid {
     #[inline]
     pub fn block_rows(
         &self,
-        (x0, x1, z0, z1): (usize, usize, usize, usize),
+        Block { x0, x1, z0, z1 }: Block,
     ) -> impl Iterator<Item = (usize, usize)> {
         let nx = self.geo.nx;
         (z0..=z1).map(move |row| (row * nx + x0, row * nx + x1 + 1))
