@@ -121,7 +121,6 @@ impl Ours {
             points,
             R,
             self.kernel,
-            None,
             &mut self.results,
         )
         .neighbors

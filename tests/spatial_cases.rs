@@ -98,7 +98,7 @@ fn assert_per_unit(case: &str, pts: &[(f32, f32)], cell: f32, r: f32, expected: 
         index.rebuild(points, cell);
         for k in kernels() {
             for t in [1, 2, 3] {
-                let stats = query_all(index.as_ref(), points, r, k, pool(t), &mut results);
+                let stats = run_in(t, || query_all(index.as_ref(), points, r, k, &mut results));
                 assert_eq!(
                     stats.neighbors as usize, want_total,
                     "{case}: {s}/{k}/{t} threads: total neighbors (r {r}, cell {cell})"
@@ -812,7 +812,7 @@ fn s12_no_stale_points_after_the_set_changes() {
                 // Per-unit pass on the shrunk set: one unit, no neighbors.
                 let mut res = QueryResults::default();
                 for t in [1, 2, 3] {
-                    let st = query_all(index.as_ref(), p2, 1e3, k, pool(t), &mut res);
+                    let st = run_in(t, || query_all(index.as_ref(), p2, 1e3, k, &mut res));
                     assert_eq!(st.neighbors, 0, "{s}/{k}/{t} threads, cell {cell}");
                     assert_eq!(res.neighbors(0), &[] as &[u32]);
                 }
@@ -858,7 +858,7 @@ fn s13_empty_world() {
             let mut res = QueryResults::default();
             for k in kernels() {
                 for t in [1, 2, 3] {
-                    let st = query_all(index.as_ref(), points, 10.0, k, pool(t), &mut res);
+                    let st = run_in(t, || query_all(index.as_ref(), points, 10.0, k, &mut res));
                     assert_eq!(st.neighbors, 0, "{s}/{k}/{t} threads");
                     assert_eq!(st.candidates, 0, "{s}/{k}/{t} threads");
                 }

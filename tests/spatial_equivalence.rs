@@ -175,14 +175,7 @@ fn check_per_unit_with(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32) -
     let mut results = QueryResults::default();
     let mut naive = Strategy::Naive.create();
     naive.rebuild(points, cell);
-    let ref_stats = query_all(
-        naive.as_ref(),
-        points,
-        r,
-        Kernel::Scalar,
-        None,
-        &mut results,
-    );
+    let ref_stats = query_all(naive.as_ref(), points, r, Kernel::Scalar, &mut results);
     let reference: Vec<Vec<u32>> = (0..n)
         .map(|i| {
             let mut v = results.neighbors(i).to_vec();
@@ -219,7 +212,7 @@ fn check_per_unit_with(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32) -
             for t in THREADS {
                 // One QueryResults reused across configurations: stale lists
                 // from the previous run must never leak into this one.
-                let stats = query_all(index.as_ref(), points, r, k, pool(t), &mut results);
+                let stats = run_in(t, || query_all(index.as_ref(), points, r, k, &mut results));
                 assert_eq!(
                     stats.neighbors as usize, total,
                     "{s}/{k}/{t} threads: total neighbor count, r {r}, cell {cell}, n {n}"
@@ -279,13 +272,14 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
     let mut res = NearResults::default();
     for &k in ks {
         for t in THREADS {
-            let p = pool(t);
             for full in [false, true] {
                 let stencil = if full { "full" } else { "half" };
                 let mut grid = SortedGrid::default();
                 grid.set_full_stencil(full);
-                grid.rebuild_tagged(points, Some(&teams), cell, p);
-                let stats = grid.near_all(points, r, k, p, &mut res);
+                let stats = run_in(t, || {
+                    grid.rebuild_tagged(points, Some(&teams), cell);
+                    grid.near_all(points, r, k, &mut res)
+                });
                 assert_eq!(
                     stats.neighbors, total,
                     "fused {k}/{t} threads, {stencil} stencil: total, r {r}, cell {cell}, n {n}"
@@ -300,9 +294,10 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
                 // The same with the units living in cell order: the rebuild
                 // permutes the positions, and slot s holds old unit perm[s].
                 let (mut xr, mut zr) = (x.to_vec(), z.to_vec());
-                let perm = grid
-                    .rebuild_resident(&mut xr, &mut zr, &teams, cell, p)
-                    .map(<[u32]>::to_vec);
+                let perm = run_in(t, || {
+                    grid.rebuild_resident(&mut xr, &mut zr, &teams, cell)
+                        .map(<[u32]>::to_vec)
+                });
                 let perm = match perm {
                     Some(perm) => {
                         let mut seen = vec![false; n];
@@ -330,7 +325,7 @@ fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference
                         (0..n as u32).collect()
                     }
                 };
-                let stats = grid.near_all(Points::new(&xr, &zr), r, k, p, &mut res);
+                let stats = run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
                 assert_eq!(
                     stats.neighbors, total,
                     "resident fused {k}/{t}, {stencil}: total"
@@ -1126,7 +1121,7 @@ fn parallel_csr_rebuild_equals_sequential() {
             let pts = Points::new(&x, &z);
             let mut seq = SortedGrid::default();
             seq.rebuild(pts, 7.5);
-            par.rebuild_with(pts, 7.5, Some(&pool));
+            pool.install(|| par.rebuild(pts, 7.5));
             assert_eq!(
                 seq.cell_start(),
                 par.cell_start(),

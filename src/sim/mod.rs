@@ -36,8 +36,8 @@ pub use spawn::{spawn, world_size, Workload, STANDARD_RADIUS, STANDARD_SPEED};
 
 use crate::spatial::results::{near_chunks, near_per_unit, NearResults};
 use crate::spatial::{
-    fixed, query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Near, Points, Positions, Query,
-    QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
+    fixed, pool_threads, query_chunks, ChunkResults, GridGeometry, Kernel, Naive, Near, Points,
+    Positions, Query, QueryResults, QueryStats, SortedGrid, SpatialIndex, Strategy, UniformGrid,
 };
 
 /// How the per-unit pass hands its results to the apply step.
@@ -596,19 +596,16 @@ impl Simulation {
             self.counters = Some(counters::CacheCounters::open(pool.as_ref()));
         }
         let st = match &pool {
-            Some(p) => p.install(|| self.step_phases(dt, settings, Some(p))),
-            None => self.step_phases(dt, settings, None),
+            Some(p) => p.install(|| self.step_phases(dt, settings)),
+            None => self.step_phases(dt, settings),
         };
         self.pool = pool;
         st
     }
 
-    fn step_phases(
-        &mut self,
-        dt: f32,
-        settings: &Settings,
-        pool: Option<&rayon::ThreadPool>,
-    ) -> StepStats {
+    /// The phases of [`Simulation::step`], on the threads of the pool it
+    /// runs in ([`crate::spatial::pool_threads`]).
+    fn step_phases(&mut self, dt: f32, settings: &Settings) -> StepStats {
         let mut st = StepStats::default();
         let speed = if settings.speed.is_finite() {
             settings.speed.max(0.0)
@@ -624,9 +621,9 @@ impl Simulation {
         let t0 = Instant::now();
         (st.deaths, st.spawns) = self.churn();
         let world = self.world;
-        with_layout!(&mut self.store, l => l.move_units(world, dt, pool));
+        with_layout!(&mut self.store, l => l.move_units(world, dt));
         let t1 = Instant::now();
-        let rebuilt = self.rebuild_resident(settings, pool);
+        let rebuilt = self.rebuild_resident(settings);
         if rebuilt {
             st.reordered = self.sorted_grid().is_some_and(SortedGrid::is_resident);
         } else if settings.reorder != Reorder::Off
@@ -660,7 +657,7 @@ impl Simulation {
                 Out::Near(near, gathered_teams)
             }
         };
-        let (t2, query) = with_layout!(&*store, l => neighbor_pass(l, index, gathered, settings, pool, out, &mut counters));
+        let (t2, query) = with_layout!(&*store, l => neighbor_pass(l, index, gathered, settings, out, &mut counters));
         st.query = query;
         self.pass = settings.pass;
         let t3 = Instant::now();
@@ -675,7 +672,6 @@ impl Simulation {
             settings.radius,
             dt,
             settings.separation,
-            pool,
             &mut self.scratch,
         ));
         if settings.workload == Workload::Battle && dt > 0.0 {
@@ -698,11 +694,11 @@ impl Simulation {
     /// With [`Reorder::Resident`], the SoA layout and SortedGrid: rebuilds
     /// the index so that the units themselves end in cell order
     /// ([`SortedGrid::rebuild_resident`]), permutes their other arrays the
-    /// same way (in parallel on `pool`) and updates the handles of the
+    /// same way (in parallel) and updates the handles of the
     /// units that moved. Returns whether the index was rebuilt (false when
     /// the settings do not ask for it; the units keep their order when some
     /// position is not finite).
-    fn rebuild_resident(&mut self, settings: &Settings, pool: Option<&rayon::ThreadPool>) -> bool {
+    fn rebuild_resident(&mut self, settings: &Settings) -> bool {
         let Simulation {
             store,
             index,
@@ -725,10 +721,10 @@ impl Simulation {
             id,
         } = u;
         g.set_full_stencil(settings.pass != Pass::FusedHalf);
-        let Some(perm) = g.rebuild_resident(x, z, team, settings.cell_size, pool) else {
+        let Some(perm) = g.rebuild_resident(x, z, team, settings.cell_size) else {
             return true;
         };
-        let threads = pool.map_or(1, |p| p.current_num_threads());
+        let threads = pool_threads();
         layout::soa::gather_payload(
             [vx, vz, danger],
             id,
@@ -889,7 +885,6 @@ fn neighbor_pass<L: UnitLayout>(
     index: &mut Index,
     gathered: &mut (Vec<f32>, Vec<f32>),
     s: &Settings,
-    pool: Option<&rayon::ThreadPool>,
     out: Out<'_>,
     counters: &mut Option<&mut counters::CacheCounters>,
 ) -> (Instant, QueryStats) {
@@ -910,10 +905,8 @@ fn neighbor_pass<L: UnitLayout>(
             ix.rebuild_len(n);
             let t = start();
             let stats = match out {
-                Out::Lists(res) => {
-                    query_chunks(n, pool, res, |c| ix.query_units_in(l, r, kernel, c))
-                }
-                Out::Near(res, _) => near_chunks(n, pool, res, |first, near, scratch| {
+                Out::Lists(res) => query_chunks(n, res, |c| ix.query_units_in(l, r, kernel, c)),
+                Out::Near(res, _) => near_chunks(n, res, |first, near, scratch| {
                     near_per_unit(l, team, r, first, near, scratch, |q, o| {
                         ix.query_in(l, q, kernel, o)
                     })
@@ -925,8 +918,8 @@ fn neighbor_pass<L: UnitLayout>(
             g.rebuild_from(l, s.cell_size);
             let t = start();
             let stats = match out {
-                Out::Lists(res) => query_chunks(n, pool, res, |c| g.query_units_in(l, r, c)),
-                Out::Near(res, _) => near_chunks(n, pool, res, |first, near, scratch| {
+                Out::Lists(res) => query_chunks(n, res, |c| g.query_units_in(l, r, c)),
+                Out::Near(res, _) => near_chunks(n, res, |first, near, scratch| {
                     near_per_unit(l, team, r, first, near, scratch, |q, o| g.query_in(l, q, o))
                 }),
             };
@@ -935,12 +928,12 @@ fn neighbor_pass<L: UnitLayout>(
         (Index::Sorted(g), Out::Lists(res)) => {
             let points = positions_of(l, gathered);
             if !rebuilt {
-                g.rebuild_with(points, s.cell_size, pool);
+                g.rebuild(points, s.cell_size);
             }
             let t = start();
             (
                 t,
-                query_chunks(n, pool, res, |c| g.query_units(points, r, kernel, c)),
+                query_chunks(n, res, |c| g.query_units(points, r, kernel, c)),
             )
         }
         (Index::Sorted(g), Out::Near(res, gathered_teams)) => {
@@ -948,10 +941,10 @@ fn neighbor_pass<L: UnitLayout>(
             if !rebuilt {
                 let teams = teams_of(l, gathered_teams);
                 g.set_full_stencil(s.pass != Pass::FusedHalf);
-                g.rebuild_tagged(points, Some(teams), s.cell_size, pool);
+                g.rebuild_tagged(points, Some(teams), s.cell_size);
             }
             let t = start();
-            (t, g.near_all(points, r, kernel, pool, res))
+            (t, g.near_all(points, r, kernel, res))
         }
     }
 }
@@ -1078,7 +1071,8 @@ fn steer_of(near: &Near, (vx0, vz0, danger): (f32, f32, f32), gain: f32, dt: f32
 /// [`STANDARD_SPEED`]) and is rescaled to [`STANDARD_SPEED`]. `enemies[i]`
 /// becomes the number of neighbors of the other team (saturating at
 /// `u16::MAX`); `danger[i]` grows by `dt` while enemies outnumber friends
-/// among the neighbors and resets to 0 otherwise. Runs on `pool` when given.
+/// among the neighbors and resets to 0 otherwise. Runs on the threads of the
+/// pool it is called in ([`crate::spatial::pool_threads`]).
 /// Allocates only while `scratch` grows.
 ///
 /// # Panics
@@ -1090,7 +1084,6 @@ pub fn apply<L: UnitLayout>(
     r: f32,
     dt: f32,
     separation: f32,
-    pool: Option<&rayon::ThreadPool>,
     scratch: &mut ApplyScratch,
 ) {
     let n = l.len();
@@ -1136,19 +1129,18 @@ pub fn apply<L: UnitLayout>(
             // Result chunks have a uniform size (QueryResults::prepare), so
             // the steer buffer splits into the same disjoint ranges.
             let size = (res.chunks[0].end - res.chunks[0].start).max(1);
-            match pool {
-                Some(pool) if res.chunks.len() > 1 => pool.install(|| {
-                    scratch
-                        .steer
-                        .par_chunks_mut(size)
-                        .zip(res.chunks.par_iter())
-                        .for_each(|(out, c)| steer_chunk(out, c))
-                }),
-                _ => scratch
+            if res.chunks.len() > 1 {
+                scratch
+                    .steer
+                    .par_chunks_mut(size)
+                    .zip(res.chunks.par_iter())
+                    .for_each(|(out, c)| steer_chunk(out, c))
+            } else {
+                scratch
                     .steer
                     .chunks_mut(size)
                     .zip(res.chunks.iter())
-                    .for_each(|(out, c)| steer_chunk(out, c)),
+                    .for_each(|(out, c)| steer_chunk(out, c))
             }
         }
         Found::Near(near) => {
@@ -1165,16 +1157,15 @@ pub fn apply<L: UnitLayout>(
                     }
                 };
                 let c = STEER_CHUNK;
-                match pool {
-                    Some(pool) if pool.current_num_threads() > 1 => pool.install(|| {
-                        vx.par_chunks_mut(c)
-                            .zip(vz.par_chunks_mut(c))
-                            .zip(danger.par_chunks_mut(c))
-                            .zip(enemies.par_chunks_mut(c))
-                            .zip(near.par_chunks(c))
-                            .for_each(steer_in_place)
-                    }),
-                    _ => steer_in_place(((((vx, vz), danger), enemies), near)),
+                if pool_threads() > 1 {
+                    vx.par_chunks_mut(c)
+                        .zip(vz.par_chunks_mut(c))
+                        .zip(danger.par_chunks_mut(c))
+                        .zip(enemies.par_chunks_mut(c))
+                        .zip(near.par_chunks(c))
+                        .for_each(steer_in_place)
+                } else {
+                    steer_in_place(((((vx, vz), danger), enemies), near))
                 }
                 return;
             }
@@ -1185,16 +1176,15 @@ pub fn apply<L: UnitLayout>(
                     *s = steer_of(a, units.motion(first + j), gain, dt);
                 }
             };
-            match pool {
-                Some(pool) if pool.current_num_threads() > 1 => pool.install(|| {
-                    scratch
-                        .steer
-                        .par_chunks_mut(STEER_CHUNK)
-                        .zip(near.par_chunks(STEER_CHUNK))
-                        .enumerate()
-                        .for_each(steer_chunk)
-                }),
-                _ => steer_chunk((0, (&mut scratch.steer[..], near))),
+            if pool_threads() > 1 {
+                scratch
+                    .steer
+                    .par_chunks_mut(STEER_CHUNK)
+                    .zip(near.par_chunks(STEER_CHUNK))
+                    .enumerate()
+                    .for_each(steer_chunk)
+            } else {
+                steer_chunk((0, (&mut scratch.steer[..], near)))
             }
         }
     }

@@ -102,7 +102,8 @@ unsafe impl Sync for Dst {}
 
 /// Stable parallel scatter of units into key (cell) order: the units of
 /// `keys` are split into consecutive ranges of `size` (range `t` on thread
-/// `t`, all on the calling thread without a pool), and unit `i` of range `t`
+/// `t` of the rayon pool it is called in; one range runs on the calling
+/// thread), and unit `i` of range `t`
 /// with key `k != skip` goes to slot `cursors[t][k]`, which then advances.
 /// With cursors from [`thread_cursors`], every slot is written exactly once
 /// and the units of one key keep their input order, so the result is
@@ -121,7 +122,6 @@ pub fn par_scatter(
     size: usize,
     src: Sources<'_>,
     out: Columns<'_>,
-    pool: Option<&rayon::ThreadPool>,
 ) {
     use rayon::prelude::*;
     let n = keys.len();
@@ -165,19 +165,18 @@ pub fn par_scatter(
         }
     };
     let ranges = n.div_ceil(size);
-    match pool {
-        Some(p) if ranges > 1 => p.install(|| {
-            cursors[..ranges]
-                .par_iter_mut()
-                .zip(out.slot_of.par_chunks_mut(size))
-                .enumerate()
-                .for_each(part)
-        }),
-        _ => cursors[..ranges]
+    if ranges > 1 {
+        cursors[..ranges]
+            .par_iter_mut()
+            .zip(out.slot_of.par_chunks_mut(size))
+            .enumerate()
+            .for_each(part)
+    } else {
+        cursors[..ranges]
             .iter_mut()
             .zip(out.slot_of.chunks_mut(size))
             .enumerate()
-            .for_each(part),
+            .for_each(part)
     }
 }
 

@@ -183,6 +183,20 @@ impl std::ops::AddAssign for QueryStats {
     }
 }
 
+/// The threads the engine's parallel phases use: those of the rayon pool
+/// the caller runs in (inside `ThreadPool::install`, or on one of its
+/// workers), or 1 outside any pool, where everything runs on the calling
+/// thread. Every parallel phase (rebuild, per-unit pass, apply, move)
+/// takes its threads from here instead of a pool argument; results never
+/// depend on the count.
+pub fn pool_threads() -> usize {
+    if rayon::current_thread_index().is_some() {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
+}
+
 /// A spatial index: rebuilt from the current positions, then queried.
 ///
 /// Implementations keep their buffers between frames so that a steady-state
@@ -193,19 +207,6 @@ pub trait SpatialIndex: Send + Sync {
     /// more cells than [`GridGeometry::fit`] allows, are replaced as documented
     /// there. Non-finite points are left out of the index.
     fn rebuild(&mut self, points: Points<'_>, cell_size: f32);
-
-    /// [`SpatialIndex::rebuild`] using the threads of `pool` where the
-    /// strategy can; the index is identical to the single-threaded one. The
-    /// default ignores the pool.
-    fn rebuild_with(
-        &mut self,
-        points: Points<'_>,
-        cell_size: f32,
-        pool: Option<&rayon::ThreadPool>,
-    ) {
-        let _ = pool;
-        self.rebuild(points, cell_size);
-    }
 
     /// Appends the ids of the indexed units within `q` to `out` using `kernel`
     /// (in an unspecified order) and returns the counters. `points` must be the

@@ -2,7 +2,7 @@
 //! in CSR form per chunk ([`query_chunks`], the "collect ids" pass) or as
 //! one [`Near`] per unit ([`near_chunks`], the fused pass).
 
-use super::{Kernel, Near, Points, Positions, Query, QueryStats, SpatialIndex};
+use super::{pool_threads, Kernel, Near, Points, Positions, Query, QueryStats, SpatialIndex};
 use rayon::prelude::*;
 
 /// The neighbor lists of one contiguous range of units, in CSR form.
@@ -90,20 +90,19 @@ impl QueryResults {
 /// Runs one query per unit: center = the unit's position, radius `r`, the unit
 /// itself excluded by index. Fills `results` and returns the summed counters.
 ///
-/// With `pool`, chunks (`chunks_per_thread` per pool thread) run on the pool's
-/// threads, each writing only its own chunk's buffers; the lists are identical
-/// to the single-threaded run. Without a pool everything runs on the calling
-/// thread in one chunk. A unit with a non-finite position gets an empty list.
+/// In a rayon pool ([`super::pool_threads`]), chunks (four per pool thread)
+/// run on the pool's threads, each writing only its own chunk's buffers; the
+/// lists are identical to the single-threaded run. Outside a pool everything
+/// runs on the calling thread in one chunk. A unit with a non-finite position gets an empty list.
 /// Allocates only while the result buffers grow.
 pub fn query_all(
     index: &dyn SpatialIndex,
     points: Points<'_>,
     r: f32,
     kernel: Kernel,
-    pool: Option<&rayon::ThreadPool>,
     results: &mut QueryResults,
 ) -> QueryStats {
-    query_chunks(points.len(), pool, results, |c| {
+    query_chunks(points.len(), results, |c| {
         index.query_units(points, r, kernel, c)
     })
 }
@@ -137,30 +136,24 @@ where
 const CHUNKS_PER_THREAD: usize = 4;
 
 /// The per-unit pass over `n` units, whatever answers the queries: splits
-/// `0..n` into chunks (one without a pool, four per thread
-/// with one), runs `run` on each chunk (on the pool's threads when given) and
+/// `0..n` into chunks (one outside a rayon pool, four per thread of the
+/// pool the caller runs in: [`super::pool_threads`]), runs `run` on each
+/// chunk (on the pool's threads) and
 /// returns the summed counters. `run` fills the chunk's `ids` and `offsets`
 /// (`offsets` starts as `[0]`) and returns the chunk's counters. Allocates
 /// only while the result buffers grow.
-pub fn query_chunks<F>(
-    n: usize,
-    pool: Option<&rayon::ThreadPool>,
-    results: &mut QueryResults,
-    run: F,
-) -> QueryStats
+pub fn query_chunks<F>(n: usize, results: &mut QueryResults, run: F) -> QueryStats
 where
     F: Fn(&mut ChunkResults) -> QueryStats + Sync,
 {
     let run = |c: &mut ChunkResults| c.stats = query_chunk(&run, c);
-    match pool {
-        Some(pool) if pool.current_num_threads() > 1 => {
-            results.prepare(n, pool.current_num_threads() * CHUNKS_PER_THREAD);
-            pool.install(|| results.chunks.par_iter_mut().for_each(run));
-        }
-        _ => {
-            results.prepare(n, 1);
-            results.chunks.iter_mut().for_each(run);
-        }
+    let threads = pool_threads();
+    if threads > 1 {
+        results.prepare(n, threads * CHUNKS_PER_THREAD);
+        results.chunks.par_iter_mut().for_each(run);
+    } else {
+        results.prepare(n, 1);
+        results.chunks.iter_mut().for_each(run);
     }
     results.stats()
 }
@@ -233,25 +226,22 @@ impl NearResults {
 }
 
 /// The fused per-unit pass over `n` units: resizes `res.near` to `n`, splits
-/// `0..n` into the same chunks as [`query_chunks`] (one without a pool, four
-/// per thread with one), and runs `run(start, near, scratch)` per chunk on
+/// `0..n` into the same chunks as [`query_chunks`] (one outside a pool,
+/// four per thread in one), and runs `run(start, near, scratch)` per chunk on
 /// the pool's threads, where `near` is the chunk's slice of `res.near`
 /// (unit `start + k` at `near[k]`) and `scratch` an empty id list the chunk
 /// may use per query. Returns and stores the summed counters. Allocates only
 /// while the buffers grow.
-pub fn near_chunks<F>(
-    n: usize,
-    pool: Option<&rayon::ThreadPool>,
-    res: &mut NearResults,
-    run: F,
-) -> QueryStats
+pub fn near_chunks<F>(n: usize, res: &mut NearResults, run: F) -> QueryStats
 where
     F: Fn(usize, &mut [Near], &mut Vec<u32>) -> QueryStats + Sync,
 {
     res.near.resize(n, Near::default());
-    let chunks = match pool {
-        Some(p) if p.current_num_threads() > 1 => p.current_num_threads() * CHUNKS_PER_THREAD,
-        _ => 1,
+    let threads = pool_threads();
+    let chunks = if threads > 1 {
+        threads * CHUNKS_PER_THREAD
+    } else {
+        1
     };
     let size = n.div_ceil(chunks).max(1);
     let used = n.div_ceil(size);
@@ -263,20 +253,18 @@ where
         c.stats = near_chunk(&run, k * size, near, &mut c.ids);
     };
     let scratch = &mut res.scratch[..used];
-    match pool {
-        Some(p) if used > 1 => p.install(|| {
-            res.near
-                .par_chunks_mut(size)
-                .zip(scratch.par_iter_mut())
-                .enumerate()
-                .for_each(one)
-        }),
-        _ => res
-            .near
+    if used > 1 {
+        res.near
+            .par_chunks_mut(size)
+            .zip(scratch.par_iter_mut())
+            .enumerate()
+            .for_each(one)
+    } else {
+        res.near
             .chunks_mut(size)
             .zip(scratch.iter_mut())
             .enumerate()
-            .for_each(one),
+            .for_each(one)
     }
     let mut stats = QueryStats::default();
     for c in &res.scratch[..used] {

@@ -10,8 +10,8 @@ use super::kernels::cells::{cells, CellGrid};
 use super::kernels::driver::{SlotSums, GROUP};
 use super::kernels::fixed;
 use super::{
-    Bounds, ChunkResults, FusedQuery, GridGeometry, Kernel, KernelQuery, Near, Points, Query,
-    QueryStats, SpatialIndex, FIXED_RANGE,
+    pool_threads, Bounds, ChunkResults, FusedQuery, GridGeometry, Kernel, KernelQuery, Near,
+    Points, Query, QueryStats, SpatialIndex, FIXED_RANGE,
 };
 
 /// Marks a unit left out of the index (non-finite position).
@@ -165,11 +165,11 @@ enum Rows<'a> {
 }
 
 impl SortedGrid {
-    /// Rebuilds the index like [`SpatialIndex::rebuild_with`] and, when
+    /// Rebuilds the index like [`SpatialIndex::rebuild`] and, when
     /// `teams` is given (one per unit, parallel to `points`), also copies
     /// each unit's team into cell order for [`SortedGrid::near_all`].
     ///
-    /// Threads (with a `pool` of more than one): bounds, each unit's cell and
+    /// Threads (those of the pool it is called in, [`pool_threads`]): bounds, each unit's cell and
     /// per-thread counts, and the scatter, where each thread places its own
     /// contiguous range of units through its own cursors (thread `t`'s
     /// cursor for cell `c` starts after the units of threads `< t` in `c`),
@@ -179,32 +179,24 @@ impl SortedGrid {
     ///
     /// # Panics
     /// If `teams` is given with a length other than `points.len()`.
-    pub fn rebuild_tagged(
-        &mut self,
-        points: Points<'_>,
-        teams: Option<&[u8]>,
-        cell_size: f32,
-        pool: Option<&rayon::ThreadPool>,
-    ) {
+    pub fn rebuild_tagged(&mut self, points: Points<'_>, teams: Option<&[u8]>, cell_size: f32) {
         let n = points.len();
         if let Some(t) = teams {
             assert_eq!(t.len(), n, "one team per unit");
         }
         self.resident = false;
-        let pool = pool.filter(|p| p.current_num_threads() > 1 && n > 1);
-        let threads = pool.map_or(1, |p| p.current_num_threads());
+        let threads = if n > 1 { pool_threads() } else { 1 };
         let size = n.div_ceil(threads).max(1);
         let parts = n.div_ceil(size).max(1);
-        let bounds = match pool {
-            Some(p) => p.install(|| {
-                points
-                    .x
-                    .par_chunks(size)
-                    .zip(points.z.par_chunks(size))
-                    .map(|(x, z)| Bounds::of(Points::new(x, z)))
-                    .reduce(|| Bounds::EMPTY, Bounds::merge)
-            }),
-            None => Bounds::of(points),
+        let bounds = if threads > 1 {
+            points
+                .x
+                .par_chunks(size)
+                .zip(points.z.par_chunks(size))
+                .map(|(x, z)| Bounds::of(Points::new(x, z)))
+                .reduce(|| Bounds::EMPTY, Bounds::merge)
+        } else {
+            Bounds::of(points)
         };
         self.geo = GridGeometry::from_bounds(&bounds, cell_size);
         let cells = self.geo.cells();
@@ -219,20 +211,18 @@ impl SortedGrid {
             h.resize(cells + 1, 0);
             count_cells(geo, points, t * size, uc, h);
         };
-        match pool {
-            Some(p) => p.install(|| {
-                self.unit_cell
-                    .par_chunks_mut(size)
-                    .zip(self.hist.par_iter_mut())
-                    .enumerate()
-                    .for_each(count)
-            }),
-            None => self
-                .unit_cell
+        if pool_threads() > 1 {
+            self.unit_cell
+                .par_chunks_mut(size)
+                .zip(self.hist.par_iter_mut())
+                .enumerate()
+                .for_each(count)
+        } else {
+            self.unit_cell
                 .chunks_mut(size)
                 .zip(self.hist.iter_mut())
                 .enumerate()
-                .for_each(count),
+                .for_each(count)
         }
         if n == 0 {
             self.hist[0].clear();
@@ -269,7 +259,7 @@ impl SortedGrid {
             z: points.z,
             team: teams,
         };
-        csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out, pool);
+        csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out);
         let far = [bounds.min_x, bounds.max_x, bounds.min_z, bounds.max_z]
             .iter()
             .fold(0f32, |m, v| m.max(v.abs()));
@@ -299,11 +289,10 @@ impl SortedGrid {
         z: &mut Vec<f32>,
         teams: &[u8],
         cell_size: f32,
-        pool: Option<&rayon::ThreadPool>,
     ) -> Option<&[u32]> {
         assert_eq!(x.len(), z.len(), "one z per x");
         let n = x.len();
-        self.rebuild_tagged(Points::new(x, z), Some(teams), cell_size, pool);
+        self.rebuild_tagged(Points::new(x, z), Some(teams), cell_size);
         if self.x.len() != n {
             return None;
         }
@@ -429,7 +418,7 @@ impl SortedGrid {
     /// units go to the multi-query fused kernel in groups of up to
     /// [`GROUP`], so no per-unit block is computed. Results are written by
     /// slot, then gathered into unit order (nothing to gather while the
-    /// units live in cell order: slot `s` is unit `s`). With a `pool` of
+    /// units live in cell order: slot `s` is unit `s`). In a pool of
     /// more than one thread, the cells are split into four ranges of about
     /// equal units per thread, run through `rayon::join` (no allocation).
     /// Same neighbor sets, and so the same aggregates, as
@@ -445,7 +434,6 @@ impl SortedGrid {
         points: Points<'_>,
         r: f32,
         kernel: Kernel,
-        pool: Option<&rayon::ThreadPool>,
         res: &mut super::results::NearResults,
     ) -> QueryStats {
         let cols = self.cols(points);
@@ -465,15 +453,16 @@ impl SortedGrid {
             && valid
             && self.in_range
             && FusedQuery::flush_for(r * r) as usize >= GROUP;
-        let threads = pool.map_or(1, |p| p.current_num_threads());
-        let mut stats = match pool {
-            _ if !valid || cells == 0 => QueryStats::default(),
-            _ if symmetric => self.near_symmetric(cols, r, kernel, pool, &mut res.sums),
-            Some(p) if threads > 1 => {
-                let parts = threads * CHUNKS_PER_THREAD;
-                p.install(|| self.near_split(cols, r, kernel, (0, cells), parts, &mut res.by_slot))
-            }
-            _ => self.near_cells(cols, r, kernel, 0..cells, &mut res.by_slot),
+        let threads = pool_threads();
+        let mut stats = if !valid || cells == 0 {
+            QueryStats::default()
+        } else if symmetric {
+            self.near_symmetric(cols, r, kernel, &mut res.sums)
+        } else if threads > 1 {
+            let parts = threads * CHUNKS_PER_THREAD;
+            self.near_split(cols, r, kernel, (0, cells), parts, &mut res.by_slot)
+        } else {
+            self.near_cells(cols, r, kernel, 0..cells, &mut res.by_slot)
         };
         if self.resident && !symmetric {
             // Slot order is unit order: the results are already in place.
@@ -506,11 +495,10 @@ impl SortedGrid {
                 };
             }
         };
-        match pool {
-            Some(p) if threads > 1 => {
-                p.install(|| res.near.par_chunks_mut(GATHER).enumerate().for_each(gather))
-            }
-            _ => res.near.chunks_mut(GATHER).enumerate().for_each(gather),
+        if threads > 1 {
+            res.near.par_chunks_mut(GATHER).enumerate().for_each(gather)
+        } else {
+            res.near.chunks_mut(GATHER).enumerate().for_each(gather)
         }
         if symmetric {
             stats.neighbors = res.sums.count.iter().map(|&c| c as u64).sum();
@@ -530,7 +518,7 @@ impl SortedGrid {
     /// The symmetric fused pass (each pair tested once): zeroes `sums`,
     /// then walks the cells in horizontal stripes of at least the rows a
     /// cell's block reaches below it, so that a stripe only writes the slots
-    /// of its own rows and of the stripe after it. With a `pool`, the even
+    /// of its own rows and of the stripe after it. In a pool, the even
     /// stripes run in parallel, then the odd ones: no two running stripes
     /// write the same slot. The sums are integers, so the result does not
     /// depend on the thread count. Returns the candidates tested (the
@@ -540,7 +528,6 @@ impl SortedGrid {
         cols: Cols<'_>,
         r: f32,
         kernel: Kernel,
-        pool: Option<&rayon::ThreadPool>,
         sums: &mut super::results::SlotColumns,
     ) -> QueryStats {
         let slots = cols.x.len();
@@ -548,7 +535,7 @@ impl SortedGrid {
         let ptrs = SharedSums(sums.pointers());
         let (nx, nz) = (self.geo.nx, self.geo.nz);
         let reach = self.reach(r);
-        let threads = pool.map_or(1, |p| p.current_num_threads());
+        let threads = pool_threads();
         let height = reach
             .max(nz / (threads * 2 * CHUNKS_PER_THREAD).max(1))
             .max(1);
@@ -557,29 +544,26 @@ impl SortedGrid {
             let rows = (k * height, ((k + 1) * height).min(nz));
             self.near_cells_sym(cols, r, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
         };
-        match pool {
-            Some(p) if threads > 1 && stripes > 2 => p.install(|| {
-                let mut stats = QueryStats::default();
-                for phase in 0..2 {
-                    stats += (0..stripes.div_ceil(2))
-                        .into_par_iter()
-                        .map(|h| 2 * h + phase)
-                        .filter(|&k| k < stripes)
-                        .map(stripe)
-                        .reduce(QueryStats::default, |mut a, b| {
-                            a += b;
-                            a
-                        });
-                }
-                stats
-            }),
-            _ => {
-                let mut stats = QueryStats::default();
-                for k in 0..stripes {
-                    stats += stripe(k);
-                }
-                stats
+        if threads > 1 && stripes > 2 {
+            let mut stats = QueryStats::default();
+            for phase in 0..2 {
+                stats += (0..stripes.div_ceil(2))
+                    .into_par_iter()
+                    .map(|h| 2 * h + phase)
+                    .filter(|&k| k < stripes)
+                    .map(stripe)
+                    .reduce(QueryStats::default, |mut a, b| {
+                        a += b;
+                        a
+                    });
             }
+            stats
+        } else {
+            let mut stats = QueryStats::default();
+            for k in 0..stripes {
+                stats += stripe(k);
+            }
+            stats
         }
     }
 
@@ -908,17 +892,7 @@ impl SortedGrid {
 
 impl SpatialIndex for SortedGrid {
     fn rebuild(&mut self, points: Points<'_>, cell_size: f32) {
-        self.rebuild_tagged(points, None, cell_size, None);
-    }
-
-    /// The parallel rebuild of [`SortedGrid::rebuild_tagged`], without teams.
-    fn rebuild_with(
-        &mut self,
-        points: Points<'_>,
-        cell_size: f32,
-        pool: Option<&rayon::ThreadPool>,
-    ) {
-        self.rebuild_tagged(points, None, cell_size, pool);
+        self.rebuild_tagged(points, None, cell_size);
     }
 
     /// Reads `points` only while the units live in cell order

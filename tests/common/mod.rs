@@ -57,3 +57,13 @@ pub fn pool(t: usize) -> Option<&'static rayon::ThreadPool> {
         t => Some(pools.get(t - 2).expect("pools exist for 2 to 4 threads")),
     }
 }
+
+/// Runs `f` on `t` threads: inside the shared pool of [`pool`] (the engine
+/// takes its threads from the pool it runs in), or on the calling thread
+/// for `t` <= 1.
+pub fn run_in<R: Send>(t: usize, f: impl FnOnce() -> R + Send) -> R {
+    match pool(t) {
+        Some(p) => p.install(f),
+        None => f(),
+    }
+}

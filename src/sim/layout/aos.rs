@@ -99,11 +99,12 @@ impl<T: ObjectSlot> UnitLayout for Objects<T> {
         self.units[i].borrow().hot.team
     }
 
-    fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
+    fn move_units(&mut self, world: f32, dt: f32) {
         let step = |u: &mut T| crate::sim::move_hot(&mut u.borrow_mut().hot, world, dt);
-        match pool {
-            Some(p) if p.current_num_threads() > 1 => self.units.par_iter_mut().for_each(step),
-            _ => self.units.iter_mut().for_each(step),
+        if crate::spatial::pool_threads() > 1 {
+            self.units.par_iter_mut().for_each(step)
+        } else {
+            self.units.iter_mut().for_each(step)
         }
     }
 

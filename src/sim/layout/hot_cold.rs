@@ -70,8 +70,8 @@ impl UnitLayout for HotCold {
         self.hot.motion_columns()
     }
 
-    fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
-        self.hot.move_units(world, dt, pool);
+    fn move_units(&mut self, world: f32, dt: f32) {
+        self.hot.move_units(world, dt);
     }
 
     fn write_steer(&mut self, steer: &[Steer]) {

@@ -372,8 +372,9 @@ pub trait UnitLayout: Positions + Send + Sync {
 
     /// Moves every unit by `v * dt` and reflects it off the world border
     /// ([`crate::sim::move_hot`] per unit; results identical in every
-    /// layout), on `pool`'s threads when given.
-    fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>);
+    /// layout), on the threads of the pool it is called in
+    /// ([`crate::spatial::pool_threads`]).
+    fn move_units(&mut self, world: f32, dt: f32);
 
     /// Writes `steer[i]` into unit `i`'s velocity, danger and enemy count.
     ///

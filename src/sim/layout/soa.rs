@@ -121,12 +121,10 @@ impl UnitLayout for Units {
         ))
     }
 
-    fn move_units(&mut self, world: f32, dt: f32, pool: Option<&rayon::ThreadPool>) {
-        match pool {
-            Some(p) if p.current_num_threads() > 1 => {
-                crate::sim::move_units_parallel(self, world, dt, p.current_num_threads())
-            }
-            _ => crate::sim::move_units(self, world, dt),
+    fn move_units(&mut self, world: f32, dt: f32) {
+        match crate::spatial::pool_threads() {
+            1 => crate::sim::move_units(self, world, dt),
+            t => crate::sim::move_units_parallel(self, world, dt, t),
         }
     }
 
