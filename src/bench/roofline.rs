@@ -162,7 +162,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         s += &format!("{k} fused kernel {:.3} ns per candidate test; ", c * 1e9);
     }
     s.truncate(s.trim_end_matches("; ").len());
-    s += ".\n\n| units | pass | kernel | threads | phase | MB moved | memory limit ms | compute limit ms | measured ms | % of limit |\n|---:|---|---|---:|---|---:|---:|---:|---:|---:|\n";
+    s += ".\n\n| units | reorder | pass | kernel | threads | phase | MB moved | memory limit ms | compute limit ms | measured ms | % of limit |\n|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|\n";
     for r in sorted {
         let b = bw
             .iter()
@@ -185,8 +185,9 @@ pub fn table(rows: &[BenchRow]) -> String {
             };
             let limit = mem_ms.max(compute_ms);
             s += &format!(
-                "| {} | {} | {} | {} | {name} | {:.1} | {:.3} | {} | {:.3} | {:.0}% |\n",
+                "| {} | {} | {} | {} | {} | {name} | {:.1} | {:.3} | {} | {:.3} | {:.0}% |\n",
                 r.units,
+                r.reorder,
                 r.pass,
                 r.kernel,
                 r.threads,
