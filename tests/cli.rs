@@ -316,7 +316,7 @@ fn bench_compares_passes_and_prints_the_roofline() {
         "{text}"
     );
     assert!(
-        text.contains("| 2000 | fused | scalar | 1 | query |"),
+        text.contains("| 2000 | resident | fused | scalar | 1 | query |"),
         "{text}"
     );
 }
