@@ -23,7 +23,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use spatial_query_lab::render::{
-    draw_world, load_unit_mesh, save_screenshot, OrbitCamera, UnitInstance, UnitRenderer,
+    draw_world, load_unit_streams, save_screenshot, OrbitCamera, UnitInstance, UnitRenderer,
 };
 
 const WORLD: f32 = 443.0;
@@ -69,7 +69,7 @@ async fn main() {
         },
     };
 
-    let mesh = load_unit_mesh().unwrap_or_else(|e| fail(&e));
+    let mesh = load_unit_streams().unwrap_or_else(|e| fail(&e));
     let mut renderer = UnitRenderer::new(&mesh, 1024).unwrap_or_else(|e| fail(&e));
 
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
@@ -114,14 +114,17 @@ async fn main() {
             macroquad::math::Vec3::new(0.0, 1.0, 60.0),
             Color::new(0.3, 0.5, 1.0, 1.0),
         );
+        renderer.set_instance_codec(WORLD, 2.5);
         renderer.draw(camera.view_proj(aspect), &instances);
 
         set_default_camera();
-        let [pos, nrm, inst] = renderer.vertex_stream_bytes();
+        let layout = renderer.layout();
         draw_text(
             format!(
-                "{UNITS} units, {} vertices x ({pos} + {nrm}) B, {inst} B/instance, frame {frame}",
-                renderer.vertex_count()
+                "{UNITS} units, {} vertices x {} B, {} B/instance ({layout}), frame {frame}",
+                renderer.vertex_count(),
+                layout.vertex_bytes(),
+                layout.instance_bytes()
             ),
             12.0,
             24.0,

@@ -1,18 +1,16 @@
 #version 100
 // Instanced unit vertex shader.
 //
-// Streams (see src/render/pipeline.rs):
+// The compressed layout (see src/render/pipeline.rs and src/render/instances.rs):
 //   buffer 0, per vertex:   in_position = [i16; 4] SNORM16 bits (x, y, z, pad) as Short4
 //   buffer 1, per vertex:   in_normal   = [i16; 2] octahedral SNORM16 bits as Short2
-//   buffer 2, per instance: in_instance = (x, z, heading, scale) as Float4,
-//                           in_color    = RGBA 0..255 as Byte4
+//   buffer 2, per instance: in_packed   = [u16; 4] PackedInstance (x, z, heading, RGB565) as Short4
 // miniquad binds Short/Byte formats as unsigned and unnormalized, so the shader
 // receives 0..65535 as floats and rebuilds the two's-complement value itself.
 
 attribute vec4 in_position;
 attribute vec2 in_normal;
-attribute vec4 in_instance;
-attribute vec4 in_color;
+attribute vec4 in_packed;
 
 uniform mat4 view_proj;
 // Position dequantization: model = snorm * mesh_half_extent.xyz + mesh_center.xyz.
@@ -21,6 +19,8 @@ uniform vec4 mesh_half_extent;
 // xyz: unit vector from the surface toward the light (world space);
 // w: ambient term. Diffuse weight is 1 - w.
 uniform vec4 light_dir;
+// x: world edge L (world units), y: base model scale.
+uniform vec4 instance_world;
 
 varying vec3 v_color;
 
@@ -55,21 +55,32 @@ vec3 rotate_heading(vec3 m, float c, float s) {
     return vec3(c * m.x - s * m.z, m.y, s * m.x + c * m.z);
 }
 
+// PackedInstance decode, the formulas of src/render/instances.rs:
+// x = u / 65535 * L; heading word w: flag = step(32768, w), k = w - 32768 flag,
+// h = k * 2pi / 32768, scale = base * (1 + 0.5 flag); RGB565 color c.
+vec3 rgb565(float c) {
+    return vec3(floor(c / 2048.0) / 31.0, floor(mod(c, 2048.0) / 32.0) / 63.0, mod(c, 32.0) / 31.0);
+}
+
 void main() {
     vec3 q = vec3(snorm16(in_position.x), snorm16(in_position.y), snorm16(in_position.z));
     vec3 model = q * mesh_half_extent.xyz + mesh_center.xyz;
     vec3 n_model = oct_decode(vec2(snorm16(in_normal.x), snorm16(in_normal.y)));
 
-    float c = cos(in_instance.z);
-    float s = sin(in_instance.z);
-    vec3 world = rotate_heading(model, c, s) * in_instance.w
-        + vec3(in_instance.x, 0.0, in_instance.y);
+    vec2 pos = in_packed.xy / 65535.0 * instance_world.x;
+    float flag = step(32768.0, in_packed.z);
+    float heading = (in_packed.z - 32768.0 * flag) * (6.2831853071795864 / 32768.0);
+    float scale = instance_world.y * (1.0 + 0.5 * flag);
+
+    float c = cos(heading);
+    float s = sin(heading);
+    vec3 world = rotate_heading(model, c, s) * scale + vec3(pos.x, 0.0, pos.y);
     // A rotation with a uniform scale keeps normals perpendicular.
     vec3 n = rotate_heading(n_model, c, s);
 
     float lambert = max(dot(n, light_dir.xyz), 0.0);
     float light = light_dir.w + (1.0 - light_dir.w) * lambert;
-    v_color = in_color.rgb / 255.0 * light;
+    v_color = rgb565(in_packed.w) * light;
 
     gl_Position = view_proj * vec4(world, 1.0);
 }

@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
-use spatial_query_lab::render::ColorMode;
+use spatial_query_lab::render::{ColorMode, VertexLayout};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
@@ -99,9 +99,15 @@ struct WindowArgs {
     /// Unit colors at start: team, neighbor-heat or memory-order (key V cycles).
     #[arg(long, value_name = "MODE", value_parser = parse_color, default_value = "team")]
     color: ColorMode,
+    /// Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams); key B toggles.
+    #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_vertex_layout, default_value = "compressed")]
+    vertex_layout: VertexLayout,
     /// Start with the cell occupancy heat map on the ground (key O toggles).
     #[arg(long)]
     heatmap: bool,
+    /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture.
+    #[arg(long)]
+    paused: bool,
     /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key backslash) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
     #[arg(long)]
     sweep: bool,
@@ -268,6 +274,10 @@ fn parse_reorder(s: &str) -> Result<Reorder, String> {
 
 fn parse_color(s: &str) -> Result<ColorMode, String> {
     ColorMode::from_key(s).ok_or_else(|| "expected team, neighbor-heat or memory-order".to_string())
+}
+
+fn parse_vertex_layout(s: &str) -> Result<VertexLayout, String> {
+    VertexLayout::from_key(s).ok_or_else(|| "expected compressed or uncompressed".to_string())
 }
 
 fn parse_layout(s: &str) -> Result<Layout, String> {
@@ -500,6 +510,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         cell_follows_radius: w.cell_size.is_none(),
         reorder: w.reorder,
         reorder_every: w.reorder_every,
+        paused: w.paused,
         layout: w.layout,
         pass: w.pass,
         ..Settings::default()
@@ -522,6 +533,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         cell_occupancy: w.heatmap,
         memory_view: w.memory_view,
         sweep: w.sweep,
+        vertex_layout: w.vertex_layout,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

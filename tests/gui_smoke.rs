@@ -165,3 +165,67 @@ fn screenshot_path_that_cannot_be_written_fails_before_rendering() {
         "stderr: {err}"
     );
 }
+
+#[test]
+fn both_vertex_layouts_draw_the_same_picture_up_to_quantization() {
+    // Paused, so both runs show the units where they spawned, close up
+    // around unit 100 (the camera follows it) where quantization would show.
+    let mut shots = Vec::new();
+    for layout in ["compressed", "uncompressed"] {
+        let path = out_dir().join(format!("layout_{layout}.png"));
+        let _ = std::fs::remove_file(&path);
+        let args = [
+            "--paused",
+            "--select",
+            "100",
+            "--vertex-layout",
+            layout,
+            "--screenshot",
+            path.to_str().unwrap(),
+            "--frames",
+            "8",
+        ];
+        let Some(out) = run_gui(&args) else {
+            return;
+        };
+        assert!(
+            out.status.success(),
+            "{layout}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        shots.push(read_png(&path));
+    }
+    let ((w, h, a), (_, _, b)) = (&shots[0], &shots[1]);
+    let (w, h) = (*w as usize, *h as usize);
+    // Right of the overlay: the units and the ground.
+    let (mut total, mut far, mut n) = (0u64, 0usize, 0usize);
+    let mut unit_pixels = 0usize;
+    for y in 0..h {
+        for x in 450..w {
+            let i = (y * w + x) * 4;
+            let d = (0..3)
+                .map(|k| a[i + k].abs_diff(b[i + k]))
+                .max()
+                .unwrap_or(0);
+            total += d as u64;
+            far += (d > 24) as usize;
+            n += 1;
+            // Saturated unit colors (yellow neighbors, magenta candidates, team colors).
+            let (r, g, bl) = (a[i] as i32, a[i + 1] as i32, a[i + 2] as i32);
+            unit_pixels += (r.max(g).max(bl) - r.min(g).min(bl) > 60) as usize;
+        }
+    }
+    assert!(
+        unit_pixels > 20_000,
+        "the close-up shows units: {unit_pixels}"
+    );
+    let mean = total as f64 / n as f64;
+    // RGB565 shifts colors by up to half a 5-bit step (~4 levels); 16-bit
+    // positions move edges by a fraction of a pixel at this zoom.
+    assert!(mean < 2.0, "mean difference {mean:.2} levels per pixel");
+    assert!(
+        (far as f64) < 0.01 * n as f64,
+        "{far} of {n} pixels differ by more than 24 levels"
+    );
+}

@@ -338,6 +338,26 @@ fn on_a_short_window_the_panel_scrolls_instead_of_running_off_screen() {
 }
 
 #[test]
+fn a_scrolling_panel_shrinks_with_the_screen() {
+    // Found while adding the vertex rows: a panel already scrolling on a
+    // 600-point screen kept its 520-point height when the screen shrank.
+    let mut h = harness(stats());
+    for height in [600.0, 480.0, 360.0] {
+        h.set_size(egui::vec2(1280.0, height));
+        h.run();
+        let window = h
+            .get_all_by_role(Role::Window)
+            .find(|n| n.label().as_deref() == Some("Spatial Query Lab"))
+            .map(|n| bounds(&n))
+            .expect("the overlay window");
+        assert!(
+            window.bottom() <= height && window.height() > 200.0,
+            "window {window:?} on a {height}-point screen"
+        );
+    }
+}
+
+#[test]
 fn the_units_box_is_not_clamped_by_the_slider() {
     // Found in review: the slider (1,000..200,000) clamped the value the box
     // had just been dragged to.

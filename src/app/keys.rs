@@ -17,6 +17,8 @@ pub enum Action {
     NextLayout,
     /// Switch the pass between collect ids and fused.
     TogglePass,
+    /// Switch the vertex layout between compressed and uncompressed.
+    ToggleVertexLayout,
     /// Next thread count (1 to the core count).
     NextThreads,
     /// Pause or resume movement.
@@ -127,6 +129,11 @@ pub const BINDINGS: &[Binding] = &[
         Action::TogglePass,
         "pass: collect ids (neighbor lists written, then read back) / fused (aggregates summed in the kernel) / fused, half stencil",
     ),
+    bind(
+        &[KeyCode::B],
+        Action::ToggleVertexLayout,
+        "vertex layout: compressed (SNORM16 + octahedral streams, 8-byte instances) / uncompressed (f32)",
+    ),
     bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
     bind(
         &[KeyCode::Space],
@@ -216,6 +223,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Left => "Left",
         KeyCode::Right => "Right",
         KeyCode::A => "A",
+        KeyCode::B => "B",
         KeyCode::C => "C",
         KeyCode::D => "D",
         KeyCode::E => "E",

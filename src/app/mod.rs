@@ -35,10 +35,12 @@ use macroquad::prelude::*;
 
 use crate::alloc_count;
 use crate::render::{
-    draw_query_circle, draw_world, load_unit_mesh, pack_instances, save_screenshot, CameraInput,
+    draw_query_circle, draw_world, load_unit_streams, pack_instances, save_screenshot, CameraInput,
     EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
-use crate::render::{draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight};
+use crate::render::{
+    draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, VertexLayout,
+};
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
 use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
@@ -72,6 +74,8 @@ pub struct AppOptions {
     pub memory_view: bool,
     /// Start the cell-size sweep after the first step, as the overlay's button does.
     pub sweep: bool,
+    /// Vertex layout of the units at start.
+    pub vertex_layout: VertexLayout,
 }
 
 /// CPU seconds of unit drawing per window refresh; a picture that needs more
@@ -158,7 +162,7 @@ impl App {
     fn new(opts: AppOptions) -> Result<Self, String> {
         let mut settings = opts.settings;
         settings.kernel = settings.kernel.or_scalar();
-        let mesh = load_unit_mesh().map_err(|e| format!("unit mesh: {e}"))?;
+        let mesh = load_unit_streams().map_err(|e| format!("unit mesh: {e}"))?;
         let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
             .map_err(|e| format!("render pipeline: {e}"))?;
         let egui = EguiHost::new();
@@ -179,7 +183,6 @@ impl App {
             }
         }
         let stats = FrameStats {
-            stream_bytes: renderer.vertex_stream_bytes(),
             mesh_vertices: renderer.vertex_count(),
             mesh_triangles: renderer.index_count() / 3,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -192,6 +195,7 @@ impl App {
             settings,
             view: ViewOptions {
                 color_mode: opts.color,
+                vertex_layout: opts.vertex_layout,
                 cell_occupancy: opts.cell_occupancy,
                 show_memory: opts.memory_view,
                 ..ViewOptions::default()
@@ -321,6 +325,7 @@ impl App {
                 let i = all.iter().position(|l| *l == s.layout).unwrap_or(0);
                 s.layout = all[(i + 1) % all.len()];
             }
+            Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
             Action::TogglePass => {
                 let i = Pass::ALL.iter().position(|p| *p == s.pass).unwrap_or(0);
                 s.pass = Pass::ALL[(i + 1) % Pass::ALL.len()];
@@ -577,6 +582,9 @@ impl App {
     /// cells (inspected once per step), and one instance per unit.
     fn begin_picture(&mut self) {
         self.stats.render_s = 0.0;
+        self.renderer.set_layout(self.view.vertex_layout);
+        self.renderer
+            .set_instance_codec(self.world, self.view.unit_scale);
         let selected = self.selection.index();
         match selected {
             Some(i) => self.inspection.fill(&self.sim, i, self.settings.radius),
@@ -645,6 +653,9 @@ impl App {
         if done {
             self.stats.picture = self.scene.last_picture();
             self.picture_done = true;
+            self.stats.uploaded_bytes = self.renderer.take_uploaded_bytes();
+            self.stats.vertex_layout = self.renderer.layout();
+            self.stats.mesh_bytes = self.renderer.mesh_bytes();
         }
     }
 

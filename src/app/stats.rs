@@ -273,8 +273,12 @@ pub struct FrameStats {
     pub units: usize,
     /// World edge, world units.
     pub world: f32,
-    /// Bytes per element of the three vertex streams: position, normal (per vertex), instance.
-    pub stream_bytes: [usize; 3],
+    /// Vertex layout of the last complete picture.
+    pub vertex_layout: crate::render::VertexLayout,
+    /// Instance bytes uploaded to draw the last complete picture.
+    pub uploaded_bytes: u64,
+    /// GPU bytes of the unit mesh in that layout (vertex streams and indices).
+    pub mesh_bytes: usize,
     /// Vertices of the unit mesh.
     pub mesh_vertices: usize,
     /// Triangles of the unit mesh.

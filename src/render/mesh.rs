@@ -9,6 +9,19 @@ use glam::Vec3;
 
 use crate::compress::mesh::{flat_normals, quantize_mesh, QuantizedMesh};
 
+use super::instances::FloatVertex;
+
+/// The unit mesh in both vertex layouts of [`super::VertexLayout`]: the
+/// quantized split streams and the exact `f32` vertices they were made
+/// from (same vertex order, same `quantized.indices`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitMesh {
+    /// SNORM16 positions, octahedral SNORM16 normals, 16-bit indices.
+    pub quantized: QuantizedMesh,
+    /// The un-quantized vertices, 32 bytes each ([`FloatVertex`]).
+    pub exact: Vec<FloatVertex>,
+}
+
 /// The unit mesh shipped with the crate (`assets/unit.obj`), embedded at
 /// compile time.
 ///
@@ -26,7 +39,15 @@ pub const UNIT_OBJ: &[u8] = include_bytes!("../../assets/unit.obj");
 /// The message of [`load_obj_mesh`], prefixed with the asset's name; with the
 /// shipped asset this only fails if the OBJ or the quantizer were broken.
 pub fn load_unit_mesh() -> Result<QuantizedMesh, String> {
-    load_obj_mesh(UNIT_OBJ).map_err(|e| format!("assets/unit.obj: {e}"))
+    load_unit_streams().map(|m| m.quantized)
+}
+
+/// [`load_unit_mesh`] with the exact vertices too ([`UnitMesh`]).
+///
+/// # Errors
+/// As [`load_unit_mesh`].
+pub fn load_unit_streams() -> Result<UnitMesh, String> {
+    load_obj_streams(UNIT_OBJ).map_err(|e| format!("assets/unit.obj: {e}"))
 }
 
 /// Parses OBJ text and returns its flat-shaded, quantized vertex streams.
@@ -43,6 +64,14 @@ pub fn load_unit_mesh() -> Result<QuantizedMesh, String> {
 /// triangles, a non-finite position, or the quantizer's error (for example more
 /// vertices than 16-bit indices can address).
 pub fn load_obj_mesh(bytes: &[u8]) -> Result<QuantizedMesh, String> {
+    load_obj_streams(bytes).map(|m| m.quantized)
+}
+
+/// [`load_obj_mesh`] with the exact vertices too ([`UnitMesh`]).
+///
+/// # Errors
+/// As [`load_obj_mesh`].
+pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
     // Triangulated, one index for position/normal/texcoord, points and lines
     // ignored: exactly tobj's preset for GPU meshes.
     let options = tobj::GPU_LOAD_OPTIONS;
@@ -96,8 +125,18 @@ pub fn load_obj_mesh(bytes: &[u8]) -> Result<QuantizedMesh, String> {
     );
 
     let (flat_positions, normals, flat_indices) = flat_normals(&positions, &indices);
-    quantize_mesh(&flat_positions, &normals, &flat_indices)
-        .map_err(|e| format!("quantizing the mesh failed: {e}"))
+    let quantized = quantize_mesh(&flat_positions, &normals, &flat_indices)
+        .map_err(|e| format!("quantizing the mesh failed: {e}"))?;
+    let exact = flat_positions
+        .iter()
+        .zip(&normals)
+        .map(|(p, n)| FloatVertex {
+            position: p.to_array(),
+            normal: n.to_array(),
+            pad: [0.0; 2],
+        })
+        .collect();
+    Ok(UnitMesh { quantized, exact })
 }
 
 #[cfg(test)]
@@ -157,6 +196,27 @@ mod tests {
         assert!(err.contains("no triangles"), "{err}");
         let err = load_obj_mesh(b"v 0 0 x\n").unwrap_err();
         assert!(err.contains("OBJ parse error"), "{err}");
+    }
+
+    #[test]
+    fn exact_vertices_match_the_quantized_ones_within_quantization() {
+        let m = load_unit_streams().unwrap();
+        let q = &m.quantized;
+        assert_eq!(m.exact.len(), q.positions.len());
+        // SNORM16 over the box: half a step of the half extent per axis.
+        let step = q.quantization.half_extent / 32_767.0;
+        for (k, v) in m.exact.iter().enumerate() {
+            let p = Vec3::from_array(v.position);
+            let d = (q.quantization.decode(q.positions[k]) - p).abs();
+            assert!(d.cmple(step * 0.5 + 1e-6).all(), "vertex {k}: {d}");
+            let n = Vec3::from_array(v.normal);
+            assert!((n.length() - 1.0).abs() < 1e-5, "vertex {k} normal {n}");
+            let angle = n
+                .dot(oct_decode_snorm16(q.normals[k]))
+                .clamp(-1.0, 1.0)
+                .acos();
+            assert!(angle < 1e-3, "vertex {k}: normal off by {angle} rad");
+        }
     }
 
     #[test]

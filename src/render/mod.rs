@@ -32,6 +32,7 @@
 pub mod camera;
 pub mod egui_host;
 pub mod heatmap;
+pub mod instances;
 pub mod mesh;
 pub mod pipeline;
 pub mod progressive;
@@ -42,7 +43,8 @@ pub mod world;
 pub use camera::{CameraInput, OrbitCamera};
 pub use egui_host::{EguiHost, UiClaims};
 pub use heatmap::CellHeatmap;
-pub use mesh::{load_obj_mesh, load_unit_mesh};
+pub use instances::{InstanceCodec, PackedInstance, VertexLayout};
+pub use mesh::{load_obj_mesh, load_obj_streams, load_unit_mesh, load_unit_streams, UnitMesh};
 pub use pipeline::{UnitInstance, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene};
 pub use screenshot::save_screenshot;

@@ -1,16 +1,26 @@
-//! The instanced unit pipeline: one draw call for every unit, from three
-//! vertex streams.
+//! The instanced unit pipeline: one draw call for every unit, in one of two
+//! vertex layouts ([`VertexLayout`]), switchable live.
 //!
-//! | buffer | step         | content                         | format          | stride |
-//! |--------|--------------|---------------------------------|-----------------|--------|
-//! | 0      | per vertex   | position, SNORM16 `[i16; 4]`    | `Short4`        | 8 B    |
-//! | 1      | per vertex   | normal, octahedral `[i16; 2]`   | `Short2`        | 4 B    |
-//! | 2      | per instance | [`UnitInstance`]                | `Float4`+`Byte4`| 20 B   |
+//! `compressed` (the default):
+//!
+//! | buffer | step         | content                                   | format   | stride |
+//! |--------|--------------|-------------------------------------------|----------|--------|
+//! | 0      | per vertex   | position, SNORM16 `[i16; 4]`              | `Short4` | 8 B    |
+//! | 1      | per vertex   | normal, octahedral `[i16; 2]`             | `Short2` | 4 B    |
+//! | 2      | per instance | [`PackedInstance`] `[u16; 4]`             | `Short4` | 8 B    |
+//!
+//! `uncompressed` (as a naive engine lays it out):
+//!
+//! | buffer | step         | content                                   | format              | stride |
+//! |--------|--------------|-------------------------------------------|---------------------|--------|
+//! | 0      | per vertex   | [`FloatVertex`]: position, normal, padding | `Float3`, `Float3`  | 32 B   |
+//! | 1      | per instance | [`UnitInstance`]                          | `Float4` + `Byte4`  | 20 B   |
 //!
 //! miniquad only has unsigned, unnormalized integer vertex formats, so the
 //! SNORM bits arrive in the shader as floats in 0..65535; `shaders/unit.vert`
 //! turns them back into two's-complement values and decodes them with the same
-//! formulas as [`crate::compress`].
+//! formulas as [`crate::compress`], and decodes the packed instance with those of
+//! [`super::instances`]. `shaders/unit_f32.vert` reads floats as they are.
 
 use macroquad::miniquad::{Bindings, PassAction, RenderPass};
 use macroquad::miniquad::{
@@ -21,11 +31,14 @@ use macroquad::miniquad::{
 };
 use macroquad::window::get_internal_gl;
 
-use crate::compress::mesh::QuantizedMesh;
+use super::instances::{FloatVertex, InstanceCodec, PackedInstance, VertexLayout};
+use super::mesh::UnitMesh;
 
-/// GLSL `#version 100` vertex shader source (`shaders/unit.vert`).
+/// GLSL `#version 100` vertex shader of the compressed layout (`shaders/unit.vert`).
 pub const UNIT_VERTEX_SHADER: &str = include_str!("../../shaders/unit.vert");
-/// GLSL `#version 100` fragment shader source (`shaders/unit.frag`).
+/// GLSL `#version 100` vertex shader of the uncompressed layout (`shaders/unit_f32.vert`).
+pub const UNIT_F32_VERTEX_SHADER: &str = include_str!("../../shaders/unit_f32.vert");
+/// GLSL `#version 100` fragment shader source of both layouts (`shaders/unit.frag`).
 pub const UNIT_FRAGMENT_SHADER: &str = include_str!("../../shaders/unit.frag");
 
 /// Default direction from the surface toward the light, world space (not
@@ -36,7 +49,9 @@ pub const DEFAULT_LIGHT_DIR: glam::Vec3 = glam::Vec3::new(-0.45, 1.0, 0.3);
 /// Default ambient term of the Lambert lighting (0..1); diffuse is `1 - ambient`.
 pub const DEFAULT_AMBIENT: f32 = 0.35;
 
-/// One unit as the GPU sees it: the per-instance stream (buffer 2), 20 bytes.
+/// One unit as the CPU describes it, and the per-instance stream of the
+/// uncompressed layout, 20 bytes. The compressed layout encodes it into a
+/// [`PackedInstance`] ([`InstanceCodec`]).
 ///
 /// Layout (`#[repr(C)]`, no padding): `x, z, heading, scale` as four `f32`
 /// (attribute `in_instance`, `Float4`), then `color` as four `u8`
@@ -64,8 +79,9 @@ pub struct UnitInstance {
 
 const _: () = assert!(std::mem::size_of::<UnitInstance>() == 20);
 
-/// Uniform block of the unit shader, in `ShaderMeta` order, tightly packed
-/// (miniquad uploads uniforms one by one from this memory; no std140 padding).
+/// Uniform block of the compressed shader, in `ShaderMeta` order, tightly
+/// packed (miniquad uploads uniforms one by one from this memory; no std140
+/// padding).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 struct Uniforms {
@@ -77,82 +93,112 @@ struct Uniforms {
     mesh_half_extent: [f32; 4],
     /// Direction toward the light (xyz, unit length), w = ambient.
     light_dir: [f32; 4],
+    /// x: world edge of the packed positions, y: base model scale.
+    instance_world: [f32; 4],
 }
 
-fn shader_meta() -> ShaderMeta {
+/// Uniform block of the uncompressed shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct FloatUniforms {
+    /// Column-major view-projection matrix.
+    view_proj: [f32; 16],
+    /// Direction toward the light (xyz, unit length), w = ambient.
+    light_dir: [f32; 4],
+}
+
+fn shader_meta(layout: VertexLayout) -> ShaderMeta {
+    let mut uniforms = vec![UniformDesc::new("view_proj", UniformType::Mat4)];
+    if layout == VertexLayout::Compressed {
+        uniforms.push(UniformDesc::new("mesh_center", UniformType::Float4));
+        uniforms.push(UniformDesc::new("mesh_half_extent", UniformType::Float4));
+    }
+    uniforms.push(UniformDesc::new("light_dir", UniformType::Float4));
+    if layout == VertexLayout::Compressed {
+        uniforms.push(UniformDesc::new("instance_world", UniformType::Float4));
+    }
     ShaderMeta {
         images: vec![],
-        uniforms: UniformBlockLayout {
-            uniforms: vec![
-                UniformDesc::new("view_proj", UniformType::Mat4),
-                UniformDesc::new("mesh_center", UniformType::Float4),
-                UniformDesc::new("mesh_half_extent", UniformType::Float4),
-                UniformDesc::new("light_dir", UniformType::Float4),
-            ],
-        },
+        uniforms: UniformBlockLayout { uniforms },
     }
 }
 
-/// Bytes per element of each stream: position per vertex, normal per vertex,
-/// instance per instance.
-const STREAM_BYTES: [usize; 3] = [
-    std::mem::size_of::<[i16; 4]>(),
-    std::mem::size_of::<[i16; 2]>(),
-    std::mem::size_of::<UnitInstance>(),
-];
-
-/// Draws many copies of one quantized mesh with a single instanced draw call.
-///
-/// Owns its GPU objects (shader, pipeline, three vertex buffers, one 16-bit
-/// index buffer); they live as long as the macroquad window, which never
-/// deletes them, so the renderer is meant to be created once.
-pub struct UnitRenderer {
+/// The GPU objects of one vertex layout. The instance buffer is the last
+/// vertex buffer of `bindings`.
+struct LayoutGpu {
     pipeline: Pipeline,
     bindings: Bindings,
+    /// Instances the instance buffer holds without growing.
+    capacity: usize,
+}
+
+/// Draws many copies of one unit mesh with a single instanced draw call, in
+/// either [`VertexLayout`].
+///
+/// Owns its GPU objects (two shaders and pipelines, the vertex buffers of
+/// both layouts, one instance buffer per layout, one 16-bit index buffer);
+/// they live as long as the macroquad window, which never deletes them, so
+/// the renderer is meant to be created once.
+pub struct UnitRenderer {
+    gpu: [LayoutGpu; 2],
+    layout: VertexLayout,
     index_count: usize,
     vertex_count: usize,
-    instance_capacity: usize,
     mesh_center: glam::Vec3,
     mesh_half_extent: glam::Vec3,
     light: [f32; 4],
+    codec: InstanceCodec,
+    /// Scratch of the compressed layout's instance encoding.
+    packed: Vec<PackedInstance>,
+    /// Instance bytes uploaded since [`UnitRenderer::take_uploaded_bytes`].
+    uploaded: u64,
+}
+
+fn slot(layout: VertexLayout) -> usize {
+    match layout {
+        VertexLayout::Compressed => 0,
+        VertexLayout::Uncompressed => 1,
+    }
 }
 
 impl UnitRenderer {
-    /// Uploads `mesh` and compiles the unit shader.
+    /// Uploads `mesh` in both layouts and compiles both shaders; draws in
+    /// [`VertexLayout::Compressed`] until [`UnitRenderer::set_layout`].
     ///
-    /// `max_instances` sizes the instance buffer (`max_instances * 20` bytes,
-    /// at least one instance); [`draw`](Self::draw) grows it when needed.
-    /// Must be called inside the macroquad window (after the window opened).
+    /// `max_instances` sizes each layout's instance buffer (at least one
+    /// instance: 8 bytes each compressed, 20 uncompressed);
+    /// [`draw`](Self::draw) grows it by recreation when needed, never per
+    /// frame otherwise. Must be called inside the macroquad window (after
+    /// the window opened).
     ///
     /// # Errors
-    /// The shader compile or link log, an empty or non-triangle mesh, or a GL
-    /// context without instancing (a GL 2 context).
+    /// A shader compile or link log, an empty or non-triangle mesh, streams
+    /// of different lengths, or a GL context without instancing (a GL 2
+    /// context).
     ///
     /// # Panics
     /// If called outside a running macroquad window (macroquad's context
     /// asserts it exists).
-    pub fn new(mesh: &QuantizedMesh, max_instances: usize) -> Result<Self, String> {
-        if mesh.indices.is_empty() || !mesh.indices.len().is_multiple_of(3) {
+    pub fn new(mesh: &UnitMesh, max_instances: usize) -> Result<Self, String> {
+        let q = &mesh.quantized;
+        if q.indices.is_empty() || !q.indices.len().is_multiple_of(3) {
             return Err(format!(
                 "unit mesh has {} indices, expected a non-zero multiple of 3",
-                mesh.indices.len()
+                q.indices.len()
             ));
         }
-        if mesh.positions.len() != mesh.normals.len() {
+        if q.positions.len() != q.normals.len() || q.positions.len() != mesh.exact.len() {
             return Err(format!(
-                "unit mesh has {} positions but {} normals",
-                mesh.positions.len(),
-                mesh.normals.len()
+                "unit mesh has {} positions, {} normals and {} exact vertices",
+                q.positions.len(),
+                q.normals.len(),
+                mesh.exact.len()
             ));
         }
-        if let Some(&bad) = mesh
-            .indices
-            .iter()
-            .find(|&&i| i as usize >= mesh.positions.len())
-        {
+        if let Some(&bad) = q.indices.iter().find(|&&i| i as usize >= q.positions.len()) {
             return Err(format!(
                 "unit mesh index {bad} is out of range ({} vertices)",
-                mesh.positions.len()
+                q.positions.len()
             ));
         }
 
@@ -168,82 +214,138 @@ impl UnitRenderer {
                 ctx.info().gl_version_string
             ));
         }
+        let params = PipelineParams {
+            // The asset is counter-clockwise outward, closed where visible.
+            cull_face: CullFace::Back,
+            front_face_order: FrontFaceOrder::CounterClockwise,
+            // miniquad enables the depth test only together with depth writes.
+            depth_write: true,
+            depth_test: Comparison::LessOrEqual,
+            ..Default::default()
+        };
+        let capacity = max_instances.max(1);
+        let index_buffer = ctx.new_buffer(
+            BufferType::IndexBuffer,
+            BufferUsage::Immutable,
+            BufferSource::slice(&q.indices),
+        );
+        let per_instance = |stride: usize| BufferLayout {
+            stride: stride as i32,
+            step_func: VertexStep::PerInstance,
+            step_rate: 1,
+        };
+        let per_vertex = |stride: usize| BufferLayout {
+            stride: stride as i32,
+            ..Default::default()
+        };
 
+        // Compressed: split SNORM16 streams and packed instances.
         let shader = ctx
             .new_shader(
                 ShaderSource::Glsl {
                     vertex: UNIT_VERTEX_SHADER,
                     fragment: UNIT_FRAGMENT_SHADER,
                 },
-                shader_meta(),
+                shader_meta(VertexLayout::Compressed),
             )
-            .map_err(|e| format!("unit shader: {e}"))?;
-
+            .map_err(|e| format!("unit shader (compressed): {e}"))?;
+        let streams = VertexLayout::Compressed.vertex_stream_bytes();
         let pipeline = ctx.new_pipeline(
             &[
-                BufferLayout {
-                    stride: STREAM_BYTES[0] as i32,
-                    ..Default::default()
-                },
-                BufferLayout {
-                    stride: STREAM_BYTES[1] as i32,
-                    ..Default::default()
-                },
-                BufferLayout {
-                    stride: STREAM_BYTES[2] as i32,
-                    step_func: VertexStep::PerInstance,
-                    step_rate: 1,
-                },
+                per_vertex(streams[0]),
+                per_vertex(streams[1]),
+                per_instance(VertexLayout::Compressed.instance_bytes()),
             ],
             &[
                 VertexAttribute::with_buffer("in_position", VertexFormat::Short4, 0),
                 VertexAttribute::with_buffer("in_normal", VertexFormat::Short2, 1),
-                VertexAttribute::with_buffer("in_instance", VertexFormat::Float4, 2),
-                VertexAttribute::with_buffer("in_color", VertexFormat::Byte4, 2),
+                VertexAttribute::with_buffer("in_packed", VertexFormat::Short4, 2),
             ],
             shader,
-            PipelineParams {
-                // The asset is counter-clockwise outward, closed where visible.
-                cull_face: CullFace::Back,
-                front_face_order: FrontFaceOrder::CounterClockwise,
-                // miniquad enables the depth test only together with depth writes.
-                depth_write: true,
-                depth_test: Comparison::LessOrEqual,
-                ..Default::default()
-            },
+            params,
         );
-
         let positions = ctx.new_buffer(
             BufferType::VertexBuffer,
             BufferUsage::Immutable,
-            BufferSource::slice(&mesh.positions),
+            BufferSource::slice(&q.positions),
         );
         let normals = ctx.new_buffer(
             BufferType::VertexBuffer,
             BufferUsage::Immutable,
-            BufferSource::slice(&mesh.normals),
+            BufferSource::slice(&q.normals),
         );
-        let instance_capacity = max_instances.max(1);
-        let instances = new_instance_buffer(ctx, instance_capacity);
-        let index_buffer = ctx.new_buffer(
-            BufferType::IndexBuffer,
-            BufferUsage::Immutable,
-            BufferSource::slice(&mesh.indices),
-        );
-
-        let mut renderer = Self {
+        let compressed = LayoutGpu {
             pipeline,
             bindings: Bindings {
-                vertex_buffers: vec![positions, normals, instances],
+                vertex_buffers: vec![
+                    positions,
+                    normals,
+                    new_instance_buffer(ctx, VertexLayout::Compressed, capacity),
+                ],
                 index_buffer,
                 images: vec![],
             },
-            index_count: mesh.indices.len(),
-            vertex_count: mesh.positions.len(),
-            instance_capacity,
-            mesh_center: mesh.quantization.center,
-            mesh_half_extent: mesh.quantization.half_extent,
+            capacity,
+        };
+
+        // Uncompressed: one interleaved f32 stream and f32 instances.
+        let shader = ctx
+            .new_shader(
+                ShaderSource::Glsl {
+                    vertex: UNIT_F32_VERTEX_SHADER,
+                    fragment: UNIT_FRAGMENT_SHADER,
+                },
+                shader_meta(VertexLayout::Uncompressed),
+            )
+            .map_err(|e| format!("unit shader (uncompressed): {e}"))?;
+        let pipeline = ctx.new_pipeline(
+            &[
+                per_vertex(std::mem::size_of::<FloatVertex>()),
+                per_instance(VertexLayout::Uncompressed.instance_bytes()),
+            ],
+            &[
+                VertexAttribute::with_buffer("in_position", VertexFormat::Float3, 0),
+                VertexAttribute::with_buffer("in_normal", VertexFormat::Float3, 0),
+                // Not read by the shader; keeps the 32-byte stride explicit.
+                VertexAttribute::with_buffer("in_pad", VertexFormat::Float2, 0),
+                VertexAttribute::with_buffer("in_instance", VertexFormat::Float4, 1),
+                VertexAttribute::with_buffer("in_color", VertexFormat::Byte4, 1),
+            ],
+            shader,
+            params,
+        );
+        let vertices = ctx.new_buffer(
+            BufferType::VertexBuffer,
+            BufferUsage::Immutable,
+            BufferSource::slice(&mesh.exact),
+        );
+        let uncompressed = LayoutGpu {
+            pipeline,
+            bindings: Bindings {
+                vertex_buffers: vec![
+                    vertices,
+                    new_instance_buffer(ctx, VertexLayout::Uncompressed, capacity),
+                ],
+                index_buffer,
+                images: vec![],
+            },
+            capacity,
+        };
+
+        let mut renderer = Self {
+            gpu: [compressed, uncompressed],
+            layout: VertexLayout::Compressed,
+            index_count: q.indices.len(),
+            vertex_count: q.positions.len(),
+            mesh_center: q.quantization.center,
+            mesh_half_extent: q.quantization.half_extent,
             light: [0.0; 4],
+            codec: InstanceCodec {
+                world: 1.0,
+                scale: 1.0,
+            },
+            packed: Vec::new(),
+            uploaded: 0,
         };
         renderer.set_light(DEFAULT_LIGHT_DIR, DEFAULT_AMBIENT);
         Ok(renderer)
@@ -265,15 +367,35 @@ impl UnitRenderer {
         self.light = [dir.x, dir.y, dir.z, ambient];
     }
 
+    /// The layout the next draws use.
+    pub fn layout(&self) -> VertexLayout {
+        self.layout
+    }
+
+    /// Switches the layout of the next draws (both are uploaded; nothing is
+    /// allocated).
+    pub fn set_layout(&mut self, layout: VertexLayout) {
+        self.layout = layout;
+    }
+
+    /// Sets how the compressed layout packs instances: positions relative to
+    /// a world of edge `world` (world units) and `scale` as the base model
+    /// scale ([`InstanceCodec`]). Call when either changes, before drawing.
+    pub fn set_instance_codec(&mut self, world: f32, scale: f32) {
+        self.codec = InstanceCodec { world, scale };
+    }
+
     /// Draws every instance of `instances` with one instanced draw call, into
     /// the default framebuffer, depth-tested against what macroquad drew so far.
     ///
     /// `view_proj` maps world to clip space (column-major, OpenGL clip
     /// conventions), e.g. [`crate::render::camera::OrbitCamera::view_proj`].
     /// Flushes macroquad's queued geometry first so the order of drawing is
-    /// kept. Uploads the instances with `buffer_update`; if there are more than
-    /// the buffer holds, the buffer is recreated with the next power of two
-    /// instances. Draws nothing for an empty slice.
+    /// kept. In the compressed layout the instances are encoded first
+    /// ([`InstanceCodec::encode_all`], 8 bytes each). Uploads them with
+    /// `buffer_update`; if there are more than the buffer holds, the buffer
+    /// is recreated with the next power of two instances. Draws nothing for
+    /// an empty slice.
     ///
     /// # Panics
     /// If called outside a running macroquad window.
@@ -296,6 +418,10 @@ impl UnitRenderer {
         if instances.is_empty() {
             return;
         }
+        let layout = self.layout;
+        if layout == VertexLayout::Compressed {
+            self.codec.encode_all(instances, &mut self.packed);
+        }
         // SAFETY: only called from the macroquad main thread inside the window
         // (macroquad's context exists); the borrow ends with this function and
         // no other macroquad call runs while it is alive.
@@ -304,42 +430,55 @@ impl UnitRenderer {
         gl.flush();
         let ctx: &mut dyn RenderingBackend = gl.quad_context;
 
-        if instances.len() > self.instance_capacity {
+        let gpu = &mut self.gpu[slot(layout)];
+        let last = gpu.bindings.vertex_buffers.len() - 1;
+        if instances.len() > gpu.capacity {
             let capacity = instances.len().next_power_of_two();
-            ctx.delete_buffer(self.bindings.vertex_buffers[2]);
-            self.bindings.vertex_buffers[2] = new_instance_buffer(ctx, capacity);
-            self.instance_capacity = capacity;
+            ctx.delete_buffer(gpu.bindings.vertex_buffers[last]);
+            gpu.bindings.vertex_buffers[last] = new_instance_buffer(ctx, layout, capacity);
+            gpu.capacity = capacity;
         }
-        ctx.buffer_update(
-            self.bindings.vertex_buffers[2],
-            BufferSource::slice(instances),
-        );
-
-        let uniforms = Uniforms {
-            view_proj: view_proj.to_cols_array(),
-            mesh_center: self.mesh_center.extend(0.0).to_array(),
-            mesh_half_extent: self.mesh_half_extent.extend(0.0).to_array(),
-            light_dir: self.light,
-        };
+        let buffer = gpu.bindings.vertex_buffers[last];
+        match layout {
+            VertexLayout::Compressed => {
+                ctx.buffer_update(buffer, BufferSource::slice(&self.packed));
+            }
+            VertexLayout::Uncompressed => ctx.buffer_update(buffer, BufferSource::slice(instances)),
+        }
+        self.uploaded += (instances.len() * layout.instance_bytes()) as u64;
 
         let instance_count = i32::try_from(instances.len()).unwrap_or(i32::MAX);
         let index_count = i32::try_from(self.index_count).unwrap_or(i32::MAX);
+        let view_proj = view_proj.to_cols_array();
 
-        ctx.apply_pipeline(&self.pipeline);
+        ctx.apply_pipeline(&gpu.pipeline);
         match pass {
             Some(p) => ctx.begin_pass(Some(p), PassAction::Nothing),
             None => ctx.begin_default_pass(PassAction::Nothing),
         }
-        ctx.apply_bindings(&self.bindings);
-        ctx.apply_uniforms(UniformsSource::table(&uniforms));
+        ctx.apply_bindings(&gpu.bindings);
+        match layout {
+            VertexLayout::Compressed => ctx.apply_uniforms(UniformsSource::table(&Uniforms {
+                view_proj,
+                mesh_center: self.mesh_center.extend(0.0).to_array(),
+                mesh_half_extent: self.mesh_half_extent.extend(0.0).to_array(),
+                light_dir: self.light,
+                instance_world: [self.codec.world, self.codec.scale, 0.0, 0.0],
+            })),
+            VertexLayout::Uncompressed => {
+                ctx.apply_uniforms(UniformsSource::table(&FloatUniforms {
+                    view_proj,
+                    light_dir: self.light,
+                }))
+            }
+        }
         ctx.draw(0, index_count, instance_count);
         ctx.end_render_pass();
     }
 
-    /// Bytes per element of each stream: `[position per vertex, normal per
-    /// vertex, instance per instance]` = `[8, 4, 20]`.
-    pub fn vertex_stream_bytes(&self) -> [usize; 3] {
-        STREAM_BYTES
+    /// Instance bytes uploaded by the draws since the last call (then 0).
+    pub fn take_uploaded_bytes(&mut self) -> u64 {
+        std::mem::take(&mut self.uploaded)
     }
 
     /// Number of vertices in the mesh streams (un-indexed, flat shaded).
@@ -352,29 +491,36 @@ impl UnitRenderer {
         self.index_count
     }
 
-    /// Number of instances the instance buffer currently holds without growing.
+    /// Number of instances the current layout's instance buffer holds
+    /// without growing.
     pub fn instance_capacity(&self) -> usize {
-        self.instance_capacity
+        self.gpu[slot(self.layout)].capacity
     }
 
-    /// GPU bytes of the mesh: both per-vertex streams plus the index buffer.
+    /// GPU bytes of the mesh in the current layout: its per-vertex streams
+    /// plus the index buffer.
     pub fn mesh_bytes(&self) -> usize {
-        self.vertex_count * (STREAM_BYTES[0] + STREAM_BYTES[1])
+        self.vertex_count * self.layout.vertex_bytes()
             + self.index_count * std::mem::size_of::<u16>()
     }
 
-    /// GPU bytes of the instance buffer as allocated (capacity, not use).
+    /// GPU bytes of the current layout's instance buffer as allocated
+    /// (capacity, not use).
     pub fn instance_buffer_bytes(&self) -> usize {
-        self.instance_capacity * STREAM_BYTES[2]
+        self.instance_capacity() * self.layout.instance_bytes()
     }
 }
 
-fn new_instance_buffer(ctx: &mut dyn RenderingBackend, capacity: usize) -> BufferId {
-    ctx.new_buffer(
-        BufferType::VertexBuffer,
-        BufferUsage::Stream,
-        BufferSource::empty::<UnitInstance>(capacity),
-    )
+fn new_instance_buffer(
+    ctx: &mut dyn RenderingBackend,
+    layout: VertexLayout,
+    capacity: usize,
+) -> BufferId {
+    let source = match layout {
+        VertexLayout::Compressed => BufferSource::empty::<PackedInstance>(capacity),
+        VertexLayout::Uncompressed => BufferSource::empty::<UnitInstance>(capacity),
+    };
+    ctx.new_buffer(BufferType::VertexBuffer, BufferUsage::Stream, source)
 }
 
 #[cfg(test)]
@@ -444,6 +590,30 @@ mod tests {
             assert!(UNIT_VERTEX_SHADER.contains(needle), "missing: {needle}");
         }
         assert!(UNIT_FRAGMENT_SHADER.contains("precision mediump float;"));
+        for needle in [
+            "vec3 world = rotate_heading(in_position, c, s) * in_instance.w",
+            "return vec3(c * m.x - s * m.z, m.y, s * m.x + c * m.z);",
+            "v_color = in_color.rgb / 255.0 * light;",
+        ] {
+            assert!(UNIT_F32_VERTEX_SHADER.contains(needle), "missing: {needle}");
+        }
+    }
+
+    #[test]
+    fn shader_packed_instance_decode_is_the_codec_formula() {
+        // The lines of shaders/unit.vert that decode a PackedInstance; the
+        // CPU mirror is `InstanceCodec::decode`, tested in render::instances.
+        for needle in [
+            "vec2 pos = in_packed.xy / 65535.0 * instance_world.x;",
+            "float flag = step(32768.0, in_packed.z);",
+            "float heading = (in_packed.z - 32768.0 * flag) * (6.2831853071795864 / 32768.0);",
+            "float scale = instance_world.y * (1.0 + 0.5 * flag);",
+            "return vec3(floor(c / 2048.0) / 31.0, floor(mod(c, 2048.0) / 32.0) / 63.0, mod(c, 32.0) / 31.0);",
+            "v_color = rgb565(in_packed.w) * light;",
+        ] {
+            assert!(UNIT_VERTEX_SHADER.contains(needle), "missing: {needle}");
+        }
+        assert_eq!(super::super::instances::ENLARGED_SCALE, 1.5);
     }
 
     #[test]
@@ -471,6 +641,21 @@ mod tests {
         assert_eq!(bytes.len(), 20);
         assert_eq!(&bytes[16..], &[5, 6, 7, 8]);
         assert_eq!(&bytes[0..4], &1.0f32.to_ne_bytes());
-        assert_eq!(std::mem::size_of::<Uniforms>(), (16 + 4 + 4 + 4) * 4);
+        assert_eq!(std::mem::size_of::<Uniforms>(), (16 + 4 + 4 + 4 + 4) * 4);
+        assert_eq!(std::mem::size_of::<FloatUniforms>(), (16 + 4) * 4);
+        for layout in VertexLayout::ALL {
+            let meta = shader_meta(layout);
+            let bytes: usize = meta
+                .uniforms
+                .uniforms
+                .iter()
+                .map(|u| u.uniform_type.size())
+                .sum();
+            let want = match layout {
+                VertexLayout::Compressed => std::mem::size_of::<Uniforms>(),
+                VertexLayout::Uncompressed => std::mem::size_of::<FloatUniforms>(),
+            };
+            assert_eq!(bytes, want, "{layout}: uniform block and struct differ");
+        }
     }
 }

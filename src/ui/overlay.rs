@@ -11,7 +11,7 @@ use egui_plot::{Line, Plot, PlotPoints, VLine};
 use crate::app::stats::{format_fps, FrameStats, PHASES};
 use crate::app::RENDER_BUDGET_S;
 use crate::format::{length, thousands};
-use crate::render::ColorMode;
+use crate::render::{ColorMode, VertexLayout};
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
 use crate::ui::sweep::{self, SweepAction};
@@ -49,6 +49,8 @@ pub struct ViewOptions {
     pub unit_scale: f32,
     /// How units are colored.
     pub color_mode: ColorMode,
+    /// How the unit mesh and instances are laid out for the GPU.
+    pub vertex_layout: VertexLayout,
     /// Heat map of units per grid cell on the ground.
     pub cell_occupancy: bool,
 }
@@ -62,6 +64,7 @@ impl Default for ViewOptions {
             show_memory: false,
             unit_scale: 2.0,
             color_mode: ColorMode::Team,
+            vertex_layout: VertexLayout::Compressed,
             cell_occupancy: false,
         }
     }
@@ -117,7 +120,11 @@ impl Overlay {
         // instead of losing its bottom; the height is last frame's content.
         let limit = ctx.screen_rect().height() - 80.0;
         let scroll = self.content_height > limit;
+        // The height limit is part of the window's id: when the screen's
+        // height changes, egui lays the window out afresh instead of keeping
+        // the height it remembered for the old screen.
         let mut window = egui::Window::new("Spatial Query Lab")
+            .id(egui::Id::new(("overlay", limit.round() as i32)))
             .default_pos([10.0, 10.0])
             .default_width(360.0)
             .resizable(false);
@@ -130,6 +137,8 @@ impl Overlay {
                 self.controls(ui, settings, view, stats, &mut act);
                 ui.separator();
                 timings(ui, stats);
+                vertex_rows(ui, view, stats);
+                timing_graph(ui, stats);
             };
             self.content_height = if scroll {
                 egui::ScrollArea::vertical()
@@ -616,13 +625,85 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
         st.world,
         st.world
     ));
-    let [p, n, i] = st.stream_bytes;
-    ui.label(format!(
-        "streams: {p} B + {n} B per vertex (f32: 24 B), {i} B per instance; mesh {} vertices, {} triangles",
-        st.mesh_vertices, st.mesh_triangles
-    ))
-    .on_hover_text("Stream 0: SNORM16 positions in the mesh bounding box. Stream 1: octahedral SNORM16 normals. Stream 2: per-instance position, heading, scale, color.");
-    timing_graph(ui, st);
+}
+
+/// The vertex-data lesson: the layout switch (key B) and what each layout
+/// costs in bytes, from the last complete picture.
+fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameStats) {
+    use crate::format::bytes;
+    let shown = st.vertex_layout;
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_id_salt("vertex_layout")
+            .selected_text(format!("vertices: {}", view.vertex_layout.key()))
+            .show_ui(ui, |ui| {
+                for l in VertexLayout::ALL {
+                    ui.selectable_value(&mut view.vertex_layout, l, l.key());
+                }
+            })
+            .response
+            .on_hover_text("How the unit mesh and the per-unit instances reach the GPU (key B). compressed: two streams per vertex, an SNORM16 position in the mesh's bounding box (8 B) and an octahedral SNORM16 normal (4 B), and 8 bytes per unit (x and z as 16-bit fixed point over the world, heading in 15 bits, RGB565 color). uncompressed: one interleaved f32 stream (position, normal, padding: 32 B) and 20 bytes per unit (four f32 and RGBA8). The picture is the same up to quantization.");
+        ui.label(format!(
+            "mesh {} vertices, {} triangles",
+            st.mesh_vertices, st.mesh_triangles
+        ));
+    });
+    let streams = shown
+        .vertex_stream_bytes()
+        .iter()
+        .map(|b| format!("{b} B"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let units = st.units as u64;
+    let per_instance = shown.instance_bytes() as u64;
+    let rows = [
+        (
+            "per vertex",
+            if shown.vertex_stream_bytes().len() > 1 {
+                format!("{streams} = {} B", shown.vertex_bytes())
+            } else {
+                streams
+            },
+            "Bytes per vertex of each per-vertex stream of the layout the last picture used.",
+        ),
+        (
+            "per instance",
+            format!("{per_instance} B"),
+            "Bytes per unit in the instance stream.",
+        ),
+        (
+            "mesh on GPU",
+            bytes(st.mesh_bytes),
+            "The unit mesh's vertex streams plus its 16-bit index buffer, uploaded once.",
+        ),
+        (
+            "instances",
+            bytes((units * per_instance) as usize),
+            "Units times bytes per instance: the instance data of one picture.",
+        ),
+        (
+            "uploaded",
+            bytes(st.uploaded_bytes as usize),
+            "Instance bytes sent to the GPU to draw the last complete picture (every unit, every frame).",
+        ),
+        (
+            "GPU time",
+            "unavailable".to_string(),
+            "GPU-side draw time needs a GL timer query; miniquad 0.4 does not expose its result, so only the CPU side (render, above) is measured. Under a software rasterizer the CPU time is the whole cost.",
+        ),
+    ];
+    // Two figures per row, so the lesson costs three lines of the overlay.
+    egui::Grid::new("vertex_bytes")
+        .num_columns(4)
+        .striped(true)
+        .show(ui, |ui| {
+            for pair in rows.chunks(2) {
+                for (name, value, tip) in pair {
+                    ui.label(*name).on_hover_text(*tip);
+                    ui.monospace(format!("{value:>11}"));
+                }
+                ui.end_row();
+            }
+        });
 }
 
 /// The engine phases of the recent frames. Render time is listed, not
