@@ -44,6 +44,31 @@ enum Command {
     /// Headless benchmark of every strategy x kernel x thread count on a standard workload.
     #[command(allow_negative_numbers = true)]
     Bench(BenchArgs),
+    /// Time the unit renderer in a window (run under xvfb-run when headless) for each unit count and vertex layout.
+    #[command(name = "render-bench", allow_negative_numbers = true)]
+    RenderBench(RenderBenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct RenderBenchArgs {
+    /// Unit counts, comma-separated (each 1 to 1,000,000).
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 200_000], value_parser = parse_units)]
+    units: Vec<usize>,
+    /// Vertex layouts, comma-separated (compressed, uncompressed).
+    #[arg(long = "vertex-layouts", value_delimiter = ',', value_parser = parse_vertex_layout, default_value = "compressed,uncompressed")]
+    vertex_layouts: Vec<VertexLayout>,
+    /// Timed frames per combination (the median is reported; 1 to 10,000).
+    #[arg(long, default_value_t = 30, value_parser = parse_render_frames)]
+    frames: u32,
+    /// Untimed frames before them (0 to 1,000).
+    #[arg(long, default_value_t = 3, value_parser = parse_render_warmup)]
+    warmup: u32,
+    /// Spawn seed (a whole number from 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    format: Format,
 }
 
 #[derive(Args, Debug)]
@@ -288,6 +313,17 @@ fn parse_pass(s: &str) -> Result<Pass, String> {
     Pass::from_key(s).ok_or_else(|| "expected collect, fused or fused-half".to_string())
 }
 
+fn parse_render_frames(s: &str) -> Result<u32, String> {
+    parse_count(s, 10_000, "frames").map(|v| v as u32)
+}
+
+fn parse_render_warmup(s: &str) -> Result<u32, String> {
+    match s.trim().replace('_', "").parse::<u32>() {
+        Ok(v) if v <= 1_000 => Ok(v),
+        _ => Err("expected a whole number of frames from 0 to 1000".to_string()),
+    }
+}
+
 fn parse_reorder_every(s: &str) -> Result<u32, String> {
     parse_count(s, 10_000, "frames").map(|v| v as u32)
 }
@@ -320,6 +356,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Some(Command::Bench(b)) => run_bench(b),
+        Some(Command::RenderBench(r)) => run_render_bench(r),
         None => run_window(cli.window),
     }
 }
@@ -444,6 +481,72 @@ fn one_line_window_errors() {
     }));
 }
 
+/// Without a display the windowing library panics: says what to do instead
+/// and returns the exit code, or `None` when a display is there.
+fn require_display() -> Option<ExitCode> {
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())
+        && std::env::var_os("WAYLAND_DISPLAY").is_none_or(|d| d.is_empty())
+    {
+        eprintln!(
+            "error: no display (DISPLAY and WAYLAND_DISPLAY are unset); on a headless machine run under a virtual X server: xvfb-run -a -s \"-screen 0 1280x800x24\" spatial-query-lab ..."
+        );
+        return Some(ExitCode::from(2));
+    }
+    None
+}
+
+/// `render-bench`: opens the window, runs [`app::render_bench::run`], prints
+/// the table (Markdown or JSON) to stdout and a line per row to stderr.
+fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
+    if let Some(code) = require_display() {
+        return code;
+    }
+    let cfg = app::render_bench::RenderBenchConfig {
+        units: unique(r.units),
+        layouts: unique(r.vertex_layouts),
+        frames: r.frames,
+        warmup: r.warmup,
+        seed: r.seed,
+    };
+    let format = r.format;
+    let conf = macroquad::window::Conf {
+        window_title: "Spatial Query Lab: render-bench".to_string(),
+        window_width: 1280,
+        window_height: 800,
+        ..Default::default()
+    };
+    one_line_window_errors();
+    macroquad::Window::from_config(conf, async move {
+        let result = app::render_bench::run(&cfg, |row| {
+            eprintln!(
+                "  {} units, {}: {:.2} ms per frame ({:.1} FPS)",
+                row.units, row.vertex_layout, row.render_ms, row.fps
+            )
+        })
+        .await;
+        let code = match result {
+            Ok(rows) => {
+                match format {
+                    Format::Markdown => print!("{}", app::render_bench::to_markdown(&rows)),
+                    Format::Json => match serde_json::to_string_pretty(&rows) {
+                        Ok(j) => println!("{j}"),
+                        Err(e) => eprintln!("error: {e}"),
+                    },
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
+        // macroquad keeps the event loop alive after the future ends; leave now.
+        std::process::exit(code);
+    });
+    ExitCode::SUCCESS
+}
+
 fn run_window(w: WindowArgs) -> ExitCode {
     if let Some(id) = w.select.filter(|&id| id as usize >= w.units) {
         eprintln!(
@@ -488,15 +591,8 @@ fn run_window(w: WindowArgs) -> ExitCode {
             let _ = std::fs::remove_file(path);
         }
     }
-    // Without a display the windowing library panics; say what to do instead.
-    if cfg!(target_os = "linux")
-        && std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())
-        && std::env::var_os("WAYLAND_DISPLAY").is_none_or(|d| d.is_empty())
-    {
-        eprintln!(
-            "error: no display (DISPLAY and WAYLAND_DISPLAY are unset); on a headless machine run under a virtual X server: xvfb-run -a -s \"-screen 0 1280x800x24\" spatial-query-lab ..."
-        );
-        return ExitCode::from(2);
+    if let Some(code) = require_display() {
+        return code;
     }
     let settings = Settings {
         units: w.units,

@@ -229,3 +229,41 @@ fn both_vertex_layouts_draw_the_same_picture_up_to_quantization() {
         "{far} of {n} pixels differ by more than 24 levels"
     );
 }
+
+#[test]
+fn render_bench_reports_both_layouts_with_their_byte_figures() {
+    let args = [
+        "render-bench",
+        "--units",
+        "500",
+        "--frames",
+        "2",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+    ];
+    let Some(out) = run_gui(&args) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stderr}", out.status);
+    let rows: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("render-bench --format json prints JSON");
+    let rows = rows.as_array().expect("an array of rows");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let get = |r: &serde_json::Value, k: &str| r[k].as_u64().unwrap_or_else(|| panic!("{k}: {r}"));
+    for (r, layout, per_instance, per_vertex) in [
+        (&rows[0], "compressed", 8, 12),
+        (&rows[1], "uncompressed", 20, 32),
+    ] {
+        assert_eq!(r["vertex_layout"], layout);
+        assert_eq!(get(r, "units"), 500);
+        let shown = get(r, "drawn") + get(r, "impostors");
+        assert_eq!(shown + get(r, "culled"), 500, "{r}");
+        assert!(shown > 0, "the default camera sees the units: {r}");
+        assert_eq!(get(r, "instance_bytes"), shown * per_instance, "{r}");
+        assert_eq!(get(r, "vertex_bytes"), 108 * per_vertex, "{r}");
+        assert!(r["render_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{r}");
+    }
+}

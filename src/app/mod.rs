@@ -24,6 +24,7 @@
 
 pub mod keys;
 pub mod pointer;
+pub mod render_bench;
 pub mod selection;
 pub mod stats;
 
@@ -39,7 +40,8 @@ use crate::render::{
     EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
 use crate::render::{
-    draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, VertexLayout,
+    draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, VertexLayout,
+    IMPOSTOR_PIXELS,
 };
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
@@ -619,10 +621,19 @@ impl App {
             (x, z, self.settings.radius)
         });
         let world = self.world;
+        let view_proj = self.camera.view_proj(aspect());
+        let lod = Lod::new(
+            view_proj,
+            crate::render::camera::FOVY,
+            macroquad::miniquad::window::screen_size(),
+            self.renderer.model_len(),
+            IMPOSTOR_PIXELS,
+        );
         self.scene.begin(
             self.camera.macroquad_camera(aspect()),
-            self.camera.view_proj(aspect()),
+            view_proj,
             BACKGROUND,
+            &lod,
             || {
                 draw_world(world, grid);
                 if let Some(h) = occupancy {

@@ -124,12 +124,43 @@ fn shader_meta(layout: VertexLayout) -> ShaderMeta {
 }
 
 /// The GPU objects of one vertex layout. The instance buffer is the last
-/// vertex buffer of `bindings`.
+/// vertex buffer of `bindings` and of `impostor` (the same buffer).
 struct LayoutGpu {
     pipeline: Pipeline,
     bindings: Bindings,
+    /// The impostor quad's vertex streams in this layout, its 6 indices and
+    /// the instance buffer.
+    impostor: Bindings,
     /// Instances the instance buffer holds without growing.
     capacity: usize,
+}
+
+/// Indices of the impostor quad (two counter-clockwise triangles seen from above).
+const QUAD_INDICES: [u16; 6] = [0, 1, 2, 0, 2, 3];
+
+/// The impostor of a mesh: the top of its bounding box, a quad at its
+/// highest y over its x/z extent, facing up, corners in the order of
+/// [`QUAD_INDICES`]. Returns the corners (model units) and the model's
+/// longest side.
+fn impostor_quad(mesh: &UnitMesh) -> ([glam::Vec3; 4], f32) {
+    let (lo, hi) = mesh.exact.iter().fold(
+        (
+            glam::Vec3::splat(f32::INFINITY),
+            glam::Vec3::splat(f32::NEG_INFINITY),
+        ),
+        |(lo, hi), v| {
+            let p = glam::Vec3::from_array(v.position);
+            (lo.min(p), hi.max(p))
+        },
+    );
+    let y = hi.y;
+    let corners = [
+        glam::Vec3::new(lo.x, y, lo.z),
+        glam::Vec3::new(lo.x, y, hi.z),
+        glam::Vec3::new(hi.x, y, hi.z),
+        glam::Vec3::new(hi.x, y, lo.z),
+    ];
+    (corners, (hi - lo).max_element())
 }
 
 /// Draws many copies of one unit mesh with a single instanced draw call, in
@@ -152,6 +183,18 @@ pub struct UnitRenderer {
     packed: Vec<PackedInstance>,
     /// Instance bytes uploaded since [`UnitRenderer::take_uploaded_bytes`].
     uploaded: u64,
+    /// Longest side of the mesh, model units.
+    model_len: f32,
+}
+
+/// What one draw call draws per instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The unit mesh.
+    Mesh,
+    /// The impostor: one quad over the top of the mesh's bounding box, lit
+    /// and colored like the mesh's top (4 vertices, 2 triangles).
+    Impostor,
 }
 
 fn slot(layout: VertexLayout) -> usize {
@@ -229,6 +272,12 @@ impl UnitRenderer {
             BufferUsage::Immutable,
             BufferSource::slice(&q.indices),
         );
+        let (quad, model_len) = impostor_quad(mesh);
+        let quad_index = ctx.new_buffer(
+            BufferType::IndexBuffer,
+            BufferUsage::Immutable,
+            BufferSource::slice(&QUAD_INDICES),
+        );
         let per_instance = |stride: usize| BufferLayout {
             stride: stride as i32,
             step_func: VertexStep::PerInstance,
@@ -274,15 +323,33 @@ impl UnitRenderer {
             BufferUsage::Immutable,
             BufferSource::slice(&q.normals),
         );
+        let instances = new_instance_buffer(ctx, VertexLayout::Compressed, capacity);
+        let up = crate::compress::octahedral::oct_encode_snorm16(glam::Vec3::Y);
+        let quad_positions: Vec<[i16; 4]> =
+            quad.iter().map(|&p| q.quantization.encode(p)).collect();
+        let quad_normals = [up; 4];
         let compressed = LayoutGpu {
             pipeline,
             bindings: Bindings {
-                vertex_buffers: vec![
-                    positions,
-                    normals,
-                    new_instance_buffer(ctx, VertexLayout::Compressed, capacity),
-                ],
+                vertex_buffers: vec![positions, normals, instances],
                 index_buffer,
+                images: vec![],
+            },
+            impostor: Bindings {
+                vertex_buffers: vec![
+                    ctx.new_buffer(
+                        BufferType::VertexBuffer,
+                        BufferUsage::Immutable,
+                        BufferSource::slice(&quad_positions),
+                    ),
+                    ctx.new_buffer(
+                        BufferType::VertexBuffer,
+                        BufferUsage::Immutable,
+                        BufferSource::slice(&quad_normals),
+                    ),
+                    instances,
+                ],
+                index_buffer: quad_index,
                 images: vec![],
             },
             capacity,
@@ -319,14 +386,32 @@ impl UnitRenderer {
             BufferUsage::Immutable,
             BufferSource::slice(&mesh.exact),
         );
+        let instances = new_instance_buffer(ctx, VertexLayout::Uncompressed, capacity);
+        let quad_vertices: Vec<FloatVertex> = quad
+            .iter()
+            .map(|p| FloatVertex {
+                position: p.to_array(),
+                normal: [0.0, 1.0, 0.0],
+                pad: [0.0; 2],
+            })
+            .collect();
         let uncompressed = LayoutGpu {
             pipeline,
             bindings: Bindings {
-                vertex_buffers: vec![
-                    vertices,
-                    new_instance_buffer(ctx, VertexLayout::Uncompressed, capacity),
-                ],
+                vertex_buffers: vec![vertices, instances],
                 index_buffer,
+                images: vec![],
+            },
+            impostor: Bindings {
+                vertex_buffers: vec![
+                    ctx.new_buffer(
+                        BufferType::VertexBuffer,
+                        BufferUsage::Immutable,
+                        BufferSource::slice(&quad_vertices),
+                    ),
+                    instances,
+                ],
+                index_buffer: quad_index,
                 images: vec![],
             },
             capacity,
@@ -346,6 +431,7 @@ impl UnitRenderer {
             },
             packed: Vec::new(),
             uploaded: 0,
+            model_len,
         };
         renderer.set_light(DEFAULT_LIGHT_DIR, DEFAULT_AMBIENT);
         Ok(renderer)
@@ -403,6 +489,11 @@ impl UnitRenderer {
         self.draw_into(None, view_proj, instances);
     }
 
+    /// The longest side of the unit mesh, model units (for [`super::lod::Lod`]).
+    pub fn model_len(&self) -> f32 {
+        self.model_len
+    }
+
     /// [`draw`](Self::draw) into the render pass `pass` (an offscreen target
     /// with a depth attachment) instead of the default framebuffer, on top of
     /// what it holds. `None` is the default framebuffer.
@@ -414,6 +505,22 @@ impl UnitRenderer {
         pass: Option<RenderPass>,
         view_proj: glam::Mat4,
         instances: &[UnitInstance],
+    ) {
+        self.draw_shape(pass, view_proj, instances, Shape::Mesh);
+    }
+
+    /// [`draw_into`](Self::draw_into) with every instance drawn as `shape`:
+    /// the mesh, or the impostor quad (same instance stream, same shader,
+    /// 4 vertices instead of the mesh's).
+    ///
+    /// # Panics
+    /// If called outside a running macroquad window.
+    pub fn draw_shape(
+        &mut self,
+        pass: Option<RenderPass>,
+        view_proj: glam::Mat4,
+        instances: &[UnitInstance],
+        shape: Shape,
     ) {
         if instances.is_empty() {
             return;
@@ -435,7 +542,10 @@ impl UnitRenderer {
         if instances.len() > gpu.capacity {
             let capacity = instances.len().next_power_of_two();
             ctx.delete_buffer(gpu.bindings.vertex_buffers[last]);
-            gpu.bindings.vertex_buffers[last] = new_instance_buffer(ctx, layout, capacity);
+            let grown = new_instance_buffer(ctx, layout, capacity);
+            gpu.bindings.vertex_buffers[last] = grown;
+            let quad_last = gpu.impostor.vertex_buffers.len() - 1;
+            gpu.impostor.vertex_buffers[quad_last] = grown;
             gpu.capacity = capacity;
         }
         let buffer = gpu.bindings.vertex_buffers[last];
@@ -448,7 +558,11 @@ impl UnitRenderer {
         self.uploaded += (instances.len() * layout.instance_bytes()) as u64;
 
         let instance_count = i32::try_from(instances.len()).unwrap_or(i32::MAX);
-        let index_count = i32::try_from(self.index_count).unwrap_or(i32::MAX);
+        let (bindings, index_count) = match shape {
+            Shape::Mesh => (&gpu.bindings, self.index_count),
+            Shape::Impostor => (&gpu.impostor, QUAD_INDICES.len()),
+        };
+        let index_count = i32::try_from(index_count).unwrap_or(i32::MAX);
         let view_proj = view_proj.to_cols_array();
 
         ctx.apply_pipeline(&gpu.pipeline);
@@ -456,7 +570,7 @@ impl UnitRenderer {
             Some(p) => ctx.begin_pass(Some(p), PassAction::Nothing),
             None => ctx.begin_default_pass(PassAction::Nothing),
         }
-        ctx.apply_bindings(&gpu.bindings);
+        ctx.apply_bindings(bindings);
         match layout {
             VertexLayout::Compressed => ctx.apply_uniforms(UniformsSource::table(&Uniforms {
                 view_proj,

@@ -26,7 +26,8 @@ use macroquad::texture::{
 };
 use macroquad::window::{clear_background, get_internal_gl, screen_height, screen_width};
 
-use super::{UnitInstance, UnitRenderer};
+use super::lod::{Lod, LodCounts};
+use super::{Shape, UnitInstance, UnitRenderer};
 
 /// Fewest instances per slice, so the per-draw overhead stays small.
 pub const MIN_SLICE: usize = 4_096;
@@ -42,6 +43,8 @@ pub struct PictureStats {
     pub seconds: f64,
     /// CPU seconds spent in its draw calls.
     pub draw_seconds: f64,
+    /// Units drawn as meshes, as impostors, and culled ([`Lod`]).
+    pub lod: LodCounts,
 }
 
 /// Offscreen front and back targets (color and depth), with their size in pixels.
@@ -55,6 +58,11 @@ struct Targets {
 pub struct ProgressiveScene {
     targets: Option<Targets>,
     instances: Vec<UnitInstance>,
+    /// The picture's units to draw: meshes first, then impostors.
+    drawable: Vec<UnitInstance>,
+    /// Scratch of [`Lod::partition`].
+    impostors: Vec<UnitInstance>,
+    lod: LodCounts,
     view_proj: Mat4,
     drawn: usize,
     building: bool,
@@ -72,6 +80,9 @@ impl Default for ProgressiveScene {
         ProgressiveScene {
             targets: None,
             instances: Vec::new(),
+            drawable: Vec::new(),
+            impostors: Vec::new(),
+            lod: LodCounts::default(),
             view_proj: Mat4::IDENTITY,
             drawn: 0,
             building: false,
@@ -106,9 +117,10 @@ impl ProgressiveScene {
 
     /// Begins a picture of [`instances_mut`](Self::instances_mut) seen
     /// through `camera` (its render target is replaced by the back target)
-    /// and `view_proj` (the same view for the instanced units): clears the
-    /// back target to `background`, then runs `ground` (macroquad 3D drawing:
-    /// the world, grid lines, the query circle) into it.
+    /// and `view_proj` (the same view for the instanced units): sorts the
+    /// units by `lod` (culled ones dropped, meshes, then impostors), clears
+    /// the back target to `background`, then runs `ground` (macroquad 3D
+    /// drawing: the world, grid lines, the query circle) into it.
     ///
     /// # Panics
     /// If called outside a running macroquad window.
@@ -117,8 +129,10 @@ impl ProgressiveScene {
         camera: Camera3D,
         view_proj: Mat4,
         background: Color,
+        lod: &Lod,
         ground: impl FnOnce(),
     ) {
+        self.lod = lod.partition(&self.instances, &mut self.drawable, &mut self.impostors);
         self.ensure_targets();
         let back = &self.targets.as_ref().expect("ensured").back;
         set_camera(&Camera3D {
@@ -161,7 +175,7 @@ impl ProgressiveScene {
             .raw_miniquad_id();
         let t0 = Instant::now();
         loop {
-            let left = self.instances.len() - self.drawn;
+            let left = self.drawable.len() - self.drawn;
             if left == 0 {
                 break;
             }
@@ -175,9 +189,13 @@ impl ProgressiveScene {
             } else {
                 fit.max(MIN_SLICE).min(left)
             };
-            let slice = &self.instances[self.drawn..self.drawn + n];
+            let (start, end) = (self.drawn, self.drawn + n);
             let t = Instant::now();
-            renderer.draw_into(Some(pass), self.view_proj, slice);
+            // The part of the slice before the impostors, then the rest.
+            let split = self.lod.mesh.clamp(start, end);
+            let (meshes, quads) = self.drawable[start..end].split_at(split - start);
+            renderer.draw_shape(Some(pass), self.view_proj, meshes, Shape::Mesh);
+            renderer.draw_shape(Some(pass), self.view_proj, quads, Shape::Impostor);
             let dt = t.elapsed().as_secs_f64();
             if n >= MIN_SLICE {
                 let sample = dt / n as f64;
@@ -190,7 +208,7 @@ impl ProgressiveScene {
         // this statement.
         unsafe { get_internal_gl() }.flush();
         self.draw_seconds += t0.elapsed().as_secs_f64();
-        if self.drawn < self.instances.len() {
+        if self.drawn < self.drawable.len() {
             return false;
         }
         let targets = self.targets.as_mut().expect("begin created the targets");
@@ -202,6 +220,7 @@ impl ProgressiveScene {
             refreshes: self.refreshes,
             seconds: self.started.map_or(0.0, |s| s.elapsed().as_secs_f64()),
             draw_seconds: self.draw_seconds,
+            lod: self.lod,
         };
         true
     }

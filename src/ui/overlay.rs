@@ -691,6 +691,14 @@ fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameStats) {
             "GPU-side draw time needs a GL timer query; miniquad 0.4 does not expose its result, so only the CPU side (render, above) is measured. Under a software rasterizer the CPU time is the whole cost.",
         ),
     ];
+    let lod = st.picture.lod;
+    ui.label(format!(
+        "drawn: {} meshes, {} impostors, {} culled",
+        thousands(lod.mesh as u64),
+        thousands(lod.impostors as u64),
+        thousands(lod.culled as u64)
+    ))
+    .on_hover_text(format!("Per unit, from the camera of the last picture: units outside the view are culled (not drawn); units whose projected length is under {} pixels are drawn as an impostor, one quad over the top of the mesh's box (4 vertices instead of {}), decoded from the same instance stream; the rest get the mesh.", crate::render::IMPOSTOR_PIXELS, st.mesh_vertices));
     // Two figures per row, so the lesson costs three lines of the overlay.
     egui::Grid::new("vertex_bytes")
         .num_columns(4)
