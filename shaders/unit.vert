@@ -19,6 +19,9 @@ uniform vec4 mesh_half_extent;
 // xyz: unit vector from the surface toward the light (world space);
 // w: ambient term. Diffuse weight is 1 - w.
 uniform vec4 light_dir;
+// x: pixels of an impostor point per unit of scale at depth 1 (the point
+// pipeline's size; ignored when drawing triangles).
+uniform vec4 point_px;
 // x: world edge L (world units), y: base model scale.
 uniform vec4 instance_world;
 
@@ -83,4 +86,5 @@ void main() {
     v_color = rgb565(in_packed.w) * light;
 
     gl_Position = view_proj * vec4(world, 1.0);
+    gl_PointSize = max(1.0, point_px.x * scale / gl_Position.w);
 }

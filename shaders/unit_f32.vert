@@ -15,6 +15,9 @@ uniform mat4 view_proj;
 // xyz: unit vector from the surface toward the light (world space);
 // w: ambient term. Diffuse weight is 1 - w.
 uniform vec4 light_dir;
+// x: pixels of an impostor point per unit of scale at depth 1 (the point
+// pipeline's size; ignored when drawing triangles).
+uniform vec4 point_px;
 
 varying vec3 v_color;
 
@@ -35,4 +38,5 @@ void main() {
     v_color = in_color.rgb / 255.0 * light;
 
     gl_Position = view_proj * vec4(world, 1.0);
+    gl_PointSize = max(1.0, point_px.x * in_instance.w / gl_Position.w);
 }

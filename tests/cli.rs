@@ -44,7 +44,10 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["render-bench", "--frames", "0"], "--frames"),
         (&["render-bench", "--units", "0"], "--units"),
         (&["render-bench", "--warmup", "-1"], "--warmup"),
-        (&["render-bench", "--vertex-layouts", "zip"], "--vertex-layouts"),
+        (
+            &["render-bench", "--vertex-layouts", "zip"],
+            "--vertex-layouts",
+        ),
         (&["bench", "--cell-sizes", "5,-1"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "5,nan"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "inf"], "--cell-sizes"),

@@ -629,6 +629,7 @@ impl App {
             self.renderer.model_len(),
             IMPOSTOR_PIXELS,
         );
+        self.renderer.set_pixels_at_depth_1(lod.pixels_at_depth_1());
         self.scene.begin(
             self.camera.macroquad_camera(aspect()),
             view_proj,

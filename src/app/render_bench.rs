@@ -107,6 +107,7 @@ pub async fn run(
             IMPOSTOR_PIXELS,
         );
         let counts = lod.partition(&instances, &mut drawable, &mut scratch);
+        renderer.set_pixels_at_depth_1(lod.pixels_at_depth_1());
         let (meshes, quads) = drawable.split_at(counts.mesh);
         for &layout in &cfg.layouts {
             renderer.set_layout(layout);

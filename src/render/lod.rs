@@ -83,6 +83,11 @@ impl Lod {
         }
     }
 
+    /// Pixels per world unit at depth 1: `(viewport height / 2) / tan(fovy / 2)`.
+    pub fn pixels_at_depth_1(&self) -> f32 {
+        self.px_at_1
+    }
+
     /// Projected length in pixels of a unit of `scale` centered at `(x, z)`
     /// (world units, on the ground), or `None` when it is behind the camera
     /// or wholly outside the view (its bounding circle off every edge).

@@ -25,9 +25,9 @@
 use macroquad::miniquad::{Bindings, PassAction, RenderPass};
 use macroquad::miniquad::{
     BufferId, BufferLayout, BufferSource, BufferType, BufferUsage, Comparison, CullFace,
-    FrontFaceOrder, Pipeline, PipelineParams, RenderingBackend, ShaderMeta, ShaderSource,
-    UniformBlockLayout, UniformDesc, UniformType, UniformsSource, VertexAttribute, VertexFormat,
-    VertexStep,
+    FrontFaceOrder, Pipeline, PipelineParams, PrimitiveType, RenderingBackend, ShaderMeta,
+    ShaderSource, UniformBlockLayout, UniformDesc, UniformType, UniformsSource, VertexAttribute,
+    VertexFormat, VertexStep,
 };
 use macroquad::window::get_internal_gl;
 
@@ -95,6 +95,8 @@ struct Uniforms {
     light_dir: [f32; 4],
     /// x: world edge of the packed positions, y: base model scale.
     instance_world: [f32; 4],
+    /// x: impostor point pixels per unit of scale at depth 1.
+    point_px: [f32; 4],
 }
 
 /// Uniform block of the uncompressed shader.
@@ -105,6 +107,8 @@ struct FloatUniforms {
     view_proj: [f32; 16],
     /// Direction toward the light (xyz, unit length), w = ambient.
     light_dir: [f32; 4],
+    /// x: impostor point pixels per unit of scale at depth 1.
+    point_px: [f32; 4],
 }
 
 fn shader_meta(layout: VertexLayout) -> ShaderMeta {
@@ -117,6 +121,7 @@ fn shader_meta(layout: VertexLayout) -> ShaderMeta {
     if layout == VertexLayout::Compressed {
         uniforms.push(UniformDesc::new("instance_world", UniformType::Float4));
     }
+    uniforms.push(UniformDesc::new("point_px", UniformType::Float4));
     ShaderMeta {
         images: vec![],
         uniforms: UniformBlockLayout { uniforms },
@@ -127,6 +132,8 @@ fn shader_meta(layout: VertexLayout) -> ShaderMeta {
 /// vertex buffer of `bindings` and of `impostor` (the same buffer).
 struct LayoutGpu {
     pipeline: Pipeline,
+    /// The same shader and streams drawing points (the impostors).
+    points: Pipeline,
     bindings: Bindings,
     /// The impostor quad's vertex streams in this layout, its 6 indices and
     /// the instance buffer.
@@ -135,14 +142,24 @@ struct LayoutGpu {
     capacity: usize,
 }
 
-/// Indices of the impostor quad (two counter-clockwise triangles seen from above).
-const QUAD_INDICES: [u16; 6] = [0, 1, 2, 0, 2, 3];
+/// `0..n` as 32-bit indices: the impostor points are drawn without
+/// instancing, one vertex per unit (the instance stream stepped per
+/// vertex, the impostor's position and normal read once as instance 0), so
+/// a software rasterizer shades them in full SIMD batches instead of one
+/// vertex per instance.
+fn point_indices(n: usize) -> Vec<u32> {
+    (0..n as u32).collect()
+}
 
-/// The impostor of a mesh: the top of its bounding box, a quad at its
-/// highest y over its x/z extent, facing up, corners in the order of
-/// [`QUAD_INDICES`]. Returns the corners (model units) and the model's
-/// longest side.
-fn impostor_quad(mesh: &UnitMesh) -> ([glam::Vec3; 4], f32) {
+/// Side of an impostor point relative to the model's longest side: between
+/// its length and its width, so the square covers about the unit's top.
+const POINT_SIDE: f32 = 0.75;
+
+/// The impostor of a mesh: one vertex at the center of the top of its
+/// bounding box, facing up, drawn as a square point whose side is
+/// [`POINT_SIDE`] times the projected longest side. Returns the vertex
+/// (model units) and the model's longest side.
+fn impostor_point(mesh: &UnitMesh) -> (glam::Vec3, f32) {
     let (lo, hi) = mesh.exact.iter().fold(
         (
             glam::Vec3::splat(f32::INFINITY),
@@ -153,14 +170,8 @@ fn impostor_quad(mesh: &UnitMesh) -> ([glam::Vec3; 4], f32) {
             (lo.min(p), hi.max(p))
         },
     );
-    let y = hi.y;
-    let corners = [
-        glam::Vec3::new(lo.x, y, lo.z),
-        glam::Vec3::new(lo.x, y, hi.z),
-        glam::Vec3::new(hi.x, y, hi.z),
-        glam::Vec3::new(hi.x, y, lo.z),
-    ];
-    (corners, (hi - lo).max_element())
+    let top = glam::Vec3::new(0.5 * (lo.x + hi.x), hi.y, 0.5 * (lo.z + hi.z));
+    (top, (hi - lo).max_element())
 }
 
 /// Draws many copies of one unit mesh with a single instanced draw call, in
@@ -185,6 +196,8 @@ pub struct UnitRenderer {
     uploaded: u64,
     /// Longest side of the mesh, model units.
     model_len: f32,
+    /// Pixels per world unit at depth 1 of the current view (impostor size).
+    px_at_1: f32,
 }
 
 /// What one draw call draws per instance.
@@ -192,8 +205,9 @@ pub struct UnitRenderer {
 pub enum Shape {
     /// The unit mesh.
     Mesh,
-    /// The impostor: one quad over the top of the mesh's bounding box, lit
-    /// and colored like the mesh's top (4 vertices, 2 triangles).
+    /// The impostor: one point (a square of about the unit's projected
+    /// size) at the top of the mesh's bounding box, lit and colored like
+    /// the mesh's top (1 vertex instead of the mesh's).
     Impostor,
 }
 
@@ -272,12 +286,19 @@ impl UnitRenderer {
             BufferUsage::Immutable,
             BufferSource::slice(&q.indices),
         );
-        let (quad, model_len) = impostor_quad(mesh);
-        let quad_index = ctx.new_buffer(
-            BufferType::IndexBuffer,
-            BufferUsage::Immutable,
-            BufferSource::slice(&QUAD_INDICES),
-        );
+        let (top, model_len) = impostor_point(mesh);
+        let point_params = PipelineParams {
+            primitive_type: PrimitiveType::Points,
+            ..params
+        };
+        // SAFETY: the macroquad main thread with the window's GL context
+        // current (checked above through `gl`); glEnable takes a valid cap.
+        // Without it a desktop GL context ignores gl_PointSize.
+        unsafe {
+            macroquad::miniquad::native::gl::glEnable(
+                macroquad::miniquad::native::gl::GL_PROGRAM_POINT_SIZE,
+            )
+        };
         let per_instance = |stride: usize| BufferLayout {
             stride: stride as i32,
             step_func: VertexStep::PerInstance,
@@ -299,20 +320,23 @@ impl UnitRenderer {
             )
             .map_err(|e| format!("unit shader (compressed): {e}"))?;
         let streams = VertexLayout::Compressed.vertex_stream_bytes();
-        let pipeline = ctx.new_pipeline(
-            &[
-                per_vertex(streams[0]),
-                per_vertex(streams[1]),
-                per_instance(VertexLayout::Compressed.instance_bytes()),
-            ],
-            &[
-                VertexAttribute::with_buffer("in_position", VertexFormat::Short4, 0),
-                VertexAttribute::with_buffer("in_normal", VertexFormat::Short2, 1),
-                VertexAttribute::with_buffer("in_packed", VertexFormat::Short4, 2),
-            ],
-            shader,
-            params,
-        );
+        let buffers = [
+            per_vertex(streams[0]),
+            per_vertex(streams[1]),
+            per_instance(VertexLayout::Compressed.instance_bytes()),
+        ];
+        let attributes = [
+            VertexAttribute::with_buffer("in_position", VertexFormat::Short4, 0),
+            VertexAttribute::with_buffer("in_normal", VertexFormat::Short2, 1),
+            VertexAttribute::with_buffer("in_packed", VertexFormat::Short4, 2),
+        ];
+        let pipeline = ctx.new_pipeline(&buffers, &attributes, shader, params);
+        let point_buffers = [
+            per_instance(streams[0]),
+            per_instance(streams[1]),
+            per_vertex(VertexLayout::Compressed.instance_bytes()),
+        ];
+        let points = ctx.new_pipeline(&point_buffers, &attributes, shader, point_params);
         let positions = ctx.new_buffer(
             BufferType::VertexBuffer,
             BufferUsage::Immutable,
@@ -325,11 +349,11 @@ impl UnitRenderer {
         );
         let instances = new_instance_buffer(ctx, VertexLayout::Compressed, capacity);
         let up = crate::compress::octahedral::oct_encode_snorm16(glam::Vec3::Y);
-        let quad_positions: Vec<[i16; 4]> =
-            quad.iter().map(|&p| q.quantization.encode(p)).collect();
-        let quad_normals = [up; 4];
+        let quad_positions = [q.quantization.encode(top)];
+        let quad_normals = [up];
         let compressed = LayoutGpu {
             pipeline,
+            points,
             bindings: Bindings {
                 vertex_buffers: vec![positions, normals, instances],
                 index_buffer,
@@ -349,7 +373,7 @@ impl UnitRenderer {
                     ),
                     instances,
                 ],
-                index_buffer: quad_index,
+                index_buffer: new_point_index(ctx, capacity),
                 images: vec![],
             },
             capacity,
@@ -365,38 +389,38 @@ impl UnitRenderer {
                 shader_meta(VertexLayout::Uncompressed),
             )
             .map_err(|e| format!("unit shader (uncompressed): {e}"))?;
-        let pipeline = ctx.new_pipeline(
-            &[
-                per_vertex(std::mem::size_of::<FloatVertex>()),
-                per_instance(VertexLayout::Uncompressed.instance_bytes()),
-            ],
-            &[
-                VertexAttribute::with_buffer("in_position", VertexFormat::Float3, 0),
-                VertexAttribute::with_buffer("in_normal", VertexFormat::Float3, 0),
-                // Not read by the shader; keeps the 32-byte stride explicit.
-                VertexAttribute::with_buffer("in_pad", VertexFormat::Float2, 0),
-                VertexAttribute::with_buffer("in_instance", VertexFormat::Float4, 1),
-                VertexAttribute::with_buffer("in_color", VertexFormat::Byte4, 1),
-            ],
-            shader,
-            params,
-        );
+        let buffers = [
+            per_vertex(std::mem::size_of::<FloatVertex>()),
+            per_instance(VertexLayout::Uncompressed.instance_bytes()),
+        ];
+        let attributes = [
+            VertexAttribute::with_buffer("in_position", VertexFormat::Float3, 0),
+            VertexAttribute::with_buffer("in_normal", VertexFormat::Float3, 0),
+            // Not read by the shader; keeps the 32-byte stride explicit.
+            VertexAttribute::with_buffer("in_pad", VertexFormat::Float2, 0),
+            VertexAttribute::with_buffer("in_instance", VertexFormat::Float4, 1),
+            VertexAttribute::with_buffer("in_color", VertexFormat::Byte4, 1),
+        ];
+        let pipeline = ctx.new_pipeline(&buffers, &attributes, shader, params);
+        let point_buffers = [
+            per_instance(std::mem::size_of::<FloatVertex>()),
+            per_vertex(VertexLayout::Uncompressed.instance_bytes()),
+        ];
+        let points = ctx.new_pipeline(&point_buffers, &attributes, shader, point_params);
         let vertices = ctx.new_buffer(
             BufferType::VertexBuffer,
             BufferUsage::Immutable,
             BufferSource::slice(&mesh.exact),
         );
         let instances = new_instance_buffer(ctx, VertexLayout::Uncompressed, capacity);
-        let quad_vertices: Vec<FloatVertex> = quad
-            .iter()
-            .map(|p| FloatVertex {
-                position: p.to_array(),
-                normal: [0.0, 1.0, 0.0],
-                pad: [0.0; 2],
-            })
-            .collect();
+        let quad_vertices = [FloatVertex {
+            position: top.to_array(),
+            normal: [0.0, 1.0, 0.0],
+            pad: [0.0; 2],
+        }];
         let uncompressed = LayoutGpu {
             pipeline,
+            points,
             bindings: Bindings {
                 vertex_buffers: vec![vertices, instances],
                 index_buffer,
@@ -411,7 +435,7 @@ impl UnitRenderer {
                     ),
                     instances,
                 ],
-                index_buffer: quad_index,
+                index_buffer: new_point_index(ctx, capacity),
                 images: vec![],
             },
             capacity,
@@ -432,6 +456,7 @@ impl UnitRenderer {
             packed: Vec::new(),
             uploaded: 0,
             model_len,
+            px_at_1: 0.0,
         };
         renderer.set_light(DEFAULT_LIGHT_DIR, DEFAULT_AMBIENT);
         Ok(renderer)
@@ -487,6 +512,14 @@ impl UnitRenderer {
     /// If called outside a running macroquad window.
     pub fn draw(&mut self, view_proj: glam::Mat4, instances: &[UnitInstance]) {
         self.draw_into(None, view_proj, instances);
+    }
+
+    /// Sets the pixels per world unit at depth 1 of the view being drawn
+    /// ([`super::lod::Lod::pixels_at_depth_1`]): impostor points are drawn
+    /// [`POINT_SIDE`] times the projected longest side of the unit, at least
+    /// one pixel.
+    pub fn set_pixels_at_depth_1(&mut self, px: f32) {
+        self.px_at_1 = if px.is_finite() { px.max(0.0) } else { 0.0 };
     }
 
     /// The longest side of the unit mesh, model units (for [`super::lod::Lod`]).
@@ -546,6 +579,8 @@ impl UnitRenderer {
             gpu.bindings.vertex_buffers[last] = grown;
             let quad_last = gpu.impostor.vertex_buffers.len() - 1;
             gpu.impostor.vertex_buffers[quad_last] = grown;
+            ctx.delete_buffer(gpu.impostor.index_buffer);
+            gpu.impostor.index_buffer = new_point_index(ctx, capacity);
             gpu.capacity = capacity;
         }
         let buffer = gpu.bindings.vertex_buffers[last];
@@ -560,12 +595,16 @@ impl UnitRenderer {
         let instance_count = i32::try_from(instances.len()).unwrap_or(i32::MAX);
         let (bindings, index_count) = match shape {
             Shape::Mesh => (&gpu.bindings, self.index_count),
-            Shape::Impostor => (&gpu.impostor, QUAD_INDICES.len()),
+            Shape::Impostor => (&gpu.impostor, instances.len()),
         };
         let index_count = i32::try_from(index_count).unwrap_or(i32::MAX);
         let view_proj = view_proj.to_cols_array();
+        let point_px = [POINT_SIDE * self.model_len * self.px_at_1, 0.0, 0.0, 0.0];
 
-        ctx.apply_pipeline(&gpu.pipeline);
+        ctx.apply_pipeline(match shape {
+            Shape::Mesh => &gpu.pipeline,
+            Shape::Impostor => &gpu.points,
+        });
         match pass {
             Some(p) => ctx.begin_pass(Some(p), PassAction::Nothing),
             None => ctx.begin_default_pass(PassAction::Nothing),
@@ -578,15 +617,21 @@ impl UnitRenderer {
                 mesh_half_extent: self.mesh_half_extent.extend(0.0).to_array(),
                 light_dir: self.light,
                 instance_world: [self.codec.world, self.codec.scale, 0.0, 0.0],
+                point_px,
             })),
             VertexLayout::Uncompressed => {
                 ctx.apply_uniforms(UniformsSource::table(&FloatUniforms {
                     view_proj,
                     light_dir: self.light,
+                    point_px,
                 }))
             }
         }
-        ctx.draw(0, index_count, instance_count);
+        match shape {
+            Shape::Mesh => ctx.draw(0, index_count, instance_count),
+            // One vertex per unit, one "instance" for the impostor's vertex.
+            Shape::Impostor => ctx.draw(0, index_count, 1),
+        }
         ctx.end_render_pass();
     }
 
@@ -623,6 +668,14 @@ impl UnitRenderer {
     pub fn instance_buffer_bytes(&self) -> usize {
         self.instance_capacity() * self.layout.instance_bytes()
     }
+}
+
+fn new_point_index(ctx: &mut dyn RenderingBackend, capacity: usize) -> BufferId {
+    ctx.new_buffer(
+        BufferType::IndexBuffer,
+        BufferUsage::Immutable,
+        BufferSource::slice(&point_indices(capacity)),
+    )
 }
 
 fn new_instance_buffer(
@@ -755,8 +808,11 @@ mod tests {
         assert_eq!(bytes.len(), 20);
         assert_eq!(&bytes[16..], &[5, 6, 7, 8]);
         assert_eq!(&bytes[0..4], &1.0f32.to_ne_bytes());
-        assert_eq!(std::mem::size_of::<Uniforms>(), (16 + 4 + 4 + 4 + 4) * 4);
-        assert_eq!(std::mem::size_of::<FloatUniforms>(), (16 + 4) * 4);
+        assert_eq!(
+            std::mem::size_of::<Uniforms>(),
+            (16 + 4 + 4 + 4 + 4 + 4) * 4
+        );
+        assert_eq!(std::mem::size_of::<FloatUniforms>(), (16 + 4 + 4) * 4);
         for layout in VertexLayout::ALL {
             let meta = shader_meta(layout);
             let bytes: usize = meta
