@@ -267,3 +267,32 @@ fn render_bench_reports_both_layouts_with_their_byte_figures() {
         assert!(r["render_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{r}");
     }
 }
+
+#[test]
+fn a_first_frame_screenshot_already_shows_the_overlay() {
+    // egui lays a new window out invisibly on its first pass; the host runs
+    // two passes on the first frame so `--frames 1` captures the overlay.
+    let path = out_dir().join("first_frame.png");
+    let _ = std::fs::remove_file(&path);
+    let Some(out) = run_gui(&["--screenshot", path.to_str().unwrap(), "--frames", "1"]) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, _, px) = read_png(&path);
+    let grey = (0..300usize)
+        .flat_map(|y| (0..420usize).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = &px[(y * w as usize + x) * 4..][..3];
+            let (r, g, b) = (p[0] as i32, p[1] as i32, p[2] as i32);
+            (r - g).abs() < 6 && (g - b).abs() < 6 && (20..80).contains(&r)
+        })
+        .count();
+    assert!(
+        grey > 10_000,
+        "no overlay in the first frame ({grey} grey pixels)"
+    );
+}

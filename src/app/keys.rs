@@ -49,6 +49,8 @@ pub enum Action {
     ToggleOverlay,
     /// Open or close the help window.
     ToggleHelp,
+    /// Save a PNG of the window in the current folder.
+    SaveScreenshot,
     /// Show or hide the memory view.
     ToggleMemory,
     /// Deselect the selected unit.
@@ -178,6 +180,11 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(&[KeyCode::F1], Action::ToggleHelp, "help window"),
     bind(
+        &[KeyCode::F12],
+        Action::SaveScreenshot,
+        "save a screenshot (PNG, in the current folder; the overlay names it)",
+    ),
+    bind(
         &[KeyCode::M],
         Action::ToggleMemory,
         "memory view: cache lines one query touches",
@@ -217,6 +224,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Escape => "Esc",
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
+        KeyCode::F12 => "F12",
         KeyCode::M => "M",
         KeyCode::Up => "Up",
         KeyCode::Down => "Down",

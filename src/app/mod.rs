@@ -158,6 +158,16 @@ struct App {
     frame: u64,
     last_frame: Option<u64>,
     screenshot: Option<PathBuf>,
+    /// F12 was pressed: save a PNG at the end of this frame.
+    shot_requested: bool,
+}
+
+/// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
+/// in `dir`, or `None` when all 999 do.
+pub fn next_screenshot_path(dir: &std::path::Path) -> Option<PathBuf> {
+    (1..=999)
+        .map(|k| dir.join(format!("spatial-query-lab-{k:03}.png")))
+        .find(|p| !p.exists())
 }
 
 impl App {
@@ -230,6 +240,7 @@ impl App {
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
             screenshot: opts.screenshot,
+            shot_requested: false,
         };
         app.add_notices(notices);
         app.update_limits();
@@ -250,6 +261,10 @@ impl App {
             self.begin_picture();
         }
         self.draw();
+        if self.last_frame.is_some_and(|n| self.frame >= n) {
+            // The screenshot's overlay shows this frame's step, not the last one's.
+            let _ = self.overlay_pass();
+        }
         self.egui.draw();
         self.finish()
     }
@@ -328,6 +343,7 @@ impl App {
                 s.layout = all[(i + 1) % all.len()];
             }
             Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
+            Action::SaveScreenshot => self.shot_requested = true,
             Action::TogglePass => {
                 let i = Pass::ALL.iter().position(|p| *p == s.pass).unwrap_or(0);
                 s.pass = Pass::ALL[(i + 1) % Pass::ALL.len()];
@@ -705,6 +721,20 @@ impl App {
                 self.inspection.neighbors.len(),
             )),
         });
+        if std::mem::take(&mut self.shot_requested) {
+            let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let message = match next_screenshot_path(&dir) {
+                None => format!(
+                    "Screenshot not saved: {} already holds spatial-query-lab-001.png to -999.png.",
+                    dir.display()
+                ),
+                Some(path) => match save_screenshot(&path) {
+                    Ok(()) => format!("Screenshot saved: {}", path.display()),
+                    Err(e) => format!("Screenshot not saved: {e}"),
+                },
+            };
+            self.stats.status = Some((message, now + STATUS_S));
+        }
         if self.last_frame.is_none_or(|n| self.frame < n) {
             return None;
         }
@@ -721,10 +751,7 @@ impl App {
     /// The unit nearest to the ground point under `at` (pixels), within
     /// [`PICK_RADIUS`], found with the simulation's own spatial index.
     fn pick(&mut self, at: Vec2) -> Option<usize> {
-        let ndc = Vec2::new(
-            2.0 * at.x / screen_width() - 1.0,
-            1.0 - 2.0 * at.y / screen_height(),
-        );
+        let ndc = OrbitCamera::screen_to_ndc(at, Vec2::new(screen_width(), screen_height()));
         let hit = self.camera.ground_point(aspect(), ndc)?;
         self.pick_buf.clear();
         self.sim.query(
@@ -761,4 +788,24 @@ fn framed(world: f32) -> OrbitCamera {
 /// Width / height of the window.
 fn aspect() -> f32 {
     screen_width() / screen_height().max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_screenshot_path;
+
+    #[test]
+    fn screenshots_take_the_first_free_number() {
+        let dir = std::env::temp_dir().join(format!("sql-shots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let name = |k: u32| dir.join(format!("spatial-query-lab-{k:03}.png"));
+        assert_eq!(next_screenshot_path(&dir), Some(name(1)));
+        for k in [1, 2] {
+            std::fs::write(name(k), b"png").unwrap();
+        }
+        assert_eq!(next_screenshot_path(&dir), Some(name(3)));
+        std::fs::remove_file(name(1)).unwrap();
+        assert_eq!(next_screenshot_path(&dir), Some(name(1)));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

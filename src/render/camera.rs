@@ -233,6 +233,16 @@ impl OrbitCamera {
         self.sanitize(&before);
     }
 
+    /// Normalized device coordinates (x right, y up, each -1..1) of the
+    /// screen position `at` in a window of `size`, both in the same unit
+    /// (logical points, or physical pixels: the result does not depend on
+    /// the display's scale factor as long as they agree; macroquad's
+    /// `mouse_position` and `screen_width`/`screen_height` are both logical).
+    pub fn screen_to_ndc(at: Vec2, size: Vec2) -> Vec2 {
+        let size = size.max(Vec2::ONE);
+        Vec2::new(2.0 * at.x / size.x - 1.0, 1.0 - 2.0 * at.y / size.y)
+    }
+
     /// The point on the ground plane (y = 0) under a screen position given in
     /// normalized device coordinates (x right, y up, each -1..1), or `None`
     /// when the ray through it misses the ground (parallel or non-finite).
@@ -338,6 +348,49 @@ fn finite_or(v: f32, fallback: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn picking_lands_on_the_unit_under_the_cursor_at_every_display_scale() {
+        // A 1280 x 800 point window shown at scale 1, 1.5 and 2: the cursor
+        // over a unit is at its projected point; positions and window size
+        // come in the same unit (points or pixels), so the ground point under
+        // the cursor is the unit's position at every scale.
+        let world = 443.0;
+        let logical = Vec2::new(1280.0, 800.0);
+        let aspect = logical.x / logical.y;
+        let mut cam = OrbitCamera::looking_at_world(world);
+        cam.frame_world_for_aspect(world, aspect);
+        let vp = cam.view_proj(aspect);
+        let units = [(10.0, 10.0), (221.5, 221.5), (400.0, 37.0), (5.0, 430.0)];
+        for scale in [1.0f32, 1.5, 2.0] {
+            for &(x, z) in &units {
+                let clip = vp * glam::Vec4::new(x, 0.0, z, 1.0);
+                let ndc = clip.truncate().truncate() / clip.w;
+                // The cursor in points, then in the display's pixels.
+                let points = Vec2::new(
+                    (ndc.x + 1.0) * 0.5 * logical.x,
+                    (1.0 - ndc.y) * 0.5 * logical.y,
+                );
+                for (at, size) in [(points, logical), (points * scale, logical * scale)] {
+                    let hit = cam
+                        .ground_point(aspect, OrbitCamera::screen_to_ndc(at, size))
+                        .expect("the ray hits the ground");
+                    let err = Vec2::new(hit.x - x, hit.z - z).length();
+                    assert!(
+                        err < 0.01,
+                        "scale {scale}: unit ({x}, {z}) picked at {hit} ({err})"
+                    );
+                }
+                if scale > 1.0 {
+                    // Mixing pixels with points lands elsewhere: the bug this guards.
+                    let hit = cam
+                        .ground_point(aspect, OrbitCamera::screen_to_ndc(points * scale, logical))
+                        .map_or(f32::INFINITY, |h| Vec2::new(h.x - x, h.z - z).length());
+                    assert!(hit > 1.0, "scale {scale}: mixed units still hit ({x}, {z})");
+                }
+            }
+        }
+    }
 
     #[test]
     fn framed_world_corners_are_in_view() {

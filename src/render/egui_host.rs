@@ -118,6 +118,8 @@ pub struct EguiHost {
     mq: EguiMq,
     subscriber: usize,
     recorder: Recorder,
+    /// Passes run so far (the first frame runs two; see `run_overlay`).
+    passes: u64,
 }
 
 impl EguiHost {
@@ -136,6 +138,7 @@ impl EguiHost {
             mq,
             subscriber: register_input_subscriber(),
             recorder: Recorder::default(),
+            passes: 0,
         }
     }
 
@@ -150,6 +153,10 @@ impl EguiHost {
     /// is over the overlay or dragging in it, the keyboard when a text field
     /// had focus before the pass or has it after (so the Esc that ends an edit,
     /// or a key typed into a field that a click then left, reaches only the field).
+    ///
+    /// The first call runs the overlay twice and paints the second pass:
+    /// egui lays a new window out invisibly in its first pass, so without
+    /// this the first frame (a `--frames 1` screenshot) has no overlay.
     ///
     /// # Panics
     /// If called outside a running macroquad window.
@@ -182,14 +189,18 @@ impl EguiHost {
         // end of this function, and nothing here touches macroquad meanwhile:
         // the closure runs `Overlay::show`, which only calls egui.
         let gl = unsafe { get_internal_gl() };
-        self.mq
-            .run(gl.quad_context, |_: &mut dyn mq::RenderingBackend, ctx| {
-                actions = overlay.show(ctx, settings, view, stats);
-                claims = UiClaims {
-                    pointer: ctx.is_pointer_over_area() || ctx.wants_pointer_input(),
-                    keyboard: focused_before || ctx.wants_keyboard_input(),
-                };
-            });
+        let passes = if self.passes == 0 { 2 } else { 1 };
+        for _ in 0..passes {
+            self.mq
+                .run(gl.quad_context, |_: &mut dyn mq::RenderingBackend, ctx| {
+                    actions = overlay.show(ctx, settings, view, stats);
+                    claims = UiClaims {
+                        pointer: ctx.is_pointer_over_area() || ctx.wants_pointer_input(),
+                        keyboard: focused_before || ctx.wants_keyboard_input(),
+                    };
+                });
+            self.passes += 1;
+        }
         (actions, claims)
     }
 

@@ -127,6 +127,8 @@ impl Overlay {
             .id(egui::Id::new(("overlay", limit.round() as i32)))
             .default_pos([10.0, 10.0])
             .default_width(360.0)
+            // Shown at once, also in a first-frame screenshot.
+            .fade_in(false)
             .resizable(false);
         if scroll {
             window = window.default_height(limit).max_height(limit);
