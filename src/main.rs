@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
-use spatial_query_lab::render::{ColorMode, VertexLayout};
+use spatial_query_lab::render::{ColorMode, NormalPrecision, VertexLayout};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
@@ -121,12 +121,15 @@ struct WindowArgs {
     /// Exit after N window refreshes (default with --screenshot: 60). Large unit counts draw one picture over several refreshes; the last one is completed before the screenshot.
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     frames: Option<u64>,
-    /// Unit colors at start: team, neighbor-heat or memory-order (key V cycles).
+    /// Unit colors at start: team, neighbor-heat, memory-order or normal-error (key V cycles).
     #[arg(long, value_name = "MODE", value_parser = parse_color, default_value = "team")]
     color: ColorMode,
     /// Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams); key B toggles.
     #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_vertex_layout, default_value = "compressed")]
     vertex_layout: VertexLayout,
+    /// Bits per component of the compressed layout's octahedral normals: 16 or 8 (key N toggles).
+    #[arg(long = "normal-bits", value_name = "BITS", value_parser = parse_normal_bits, default_value = "16")]
+    normal_bits: NormalPrecision,
     /// Start with the cell occupancy heat map on the ground (key O toggles).
     #[arg(long)]
     heatmap: bool,
@@ -298,7 +301,16 @@ fn parse_reorder(s: &str) -> Result<Reorder, String> {
 }
 
 fn parse_color(s: &str) -> Result<ColorMode, String> {
-    ColorMode::from_key(s).ok_or_else(|| "expected team, neighbor-heat or memory-order".to_string())
+    ColorMode::from_key(s)
+        .ok_or_else(|| "expected team, neighbor-heat, memory-order or normal-error".to_string())
+}
+
+fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {
+    match s.trim() {
+        "16" => Ok(NormalPrecision::Oct16),
+        "8" => Ok(NormalPrecision::Oct8),
+        _ => Err("expected 16 or 8".to_string()),
+    }
 }
 
 fn parse_vertex_layout(s: &str) -> Result<VertexLayout, String> {
@@ -630,6 +642,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         memory_view: w.memory_view,
         sweep: w.sweep,
         vertex_layout: w.vertex_layout,
+        normal_precision: w.normal_bits,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

@@ -19,6 +19,8 @@ pub enum Action {
     TogglePass,
     /// Switch the vertex layout between compressed and uncompressed.
     ToggleVertexLayout,
+    /// Switch the compressed normals between 16 and 8 bits per component.
+    ToggleNormalPrecision,
     /// Next thread count (1 to the core count).
     NextThreads,
     /// Pause or resume movement.
@@ -136,6 +138,11 @@ pub const BINDINGS: &[Binding] = &[
         Action::ToggleVertexLayout,
         "vertex layout: compressed (SNORM16 + octahedral streams, 8-byte instances) / uncompressed (f32)",
     ),
+    bind(
+        &[KeyCode::N],
+        Action::ToggleNormalPrecision,
+        "normal precision: octahedral 16 / 8 bits per component (see it with colors: normal error)",
+    ),
     bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
     bind(
         &[KeyCode::Space],
@@ -159,7 +166,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         &[KeyCode::V],
         Action::NextColorMode,
-        "unit colors: team / neighbor heat / memory order",
+        "unit colors: team / neighbor heat / memory order / normal error",
     ),
     bind(
         &[KeyCode::O],
@@ -226,6 +233,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::F1 => "F1",
         KeyCode::F12 => "F12",
         KeyCode::M => "M",
+        KeyCode::N => "N",
         KeyCode::Up => "Up",
         KeyCode::Down => "Down",
         KeyCode::Left => "Left",

@@ -40,8 +40,8 @@ use crate::render::{
     EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
 use crate::render::{
-    draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, VertexLayout,
-    IMPOSTOR_PIXELS,
+    draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, NormalPrecision,
+    VertexLayout, IMPOSTOR_PIXELS,
 };
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
@@ -78,6 +78,8 @@ pub struct AppOptions {
     pub sweep: bool,
     /// Vertex layout of the units at start.
     pub vertex_layout: VertexLayout,
+    /// Normal precision of the compressed layout at start.
+    pub normal_precision: NormalPrecision,
 }
 
 /// CPU seconds of unit drawing per window refresh; a picture that needs more
@@ -196,6 +198,10 @@ impl App {
         }
         let stats = FrameStats {
             mesh_vertices: renderer.vertex_count(),
+            normal_errors: NormalPrecision::ALL.map(|p| {
+                let e = renderer.normal_errors(p);
+                (e.max, e.mean)
+            }),
             mesh_triangles: renderer.index_count() / 3,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             help: keys::help_rows(),
@@ -208,6 +214,7 @@ impl App {
             view: ViewOptions {
                 color_mode: opts.color,
                 vertex_layout: opts.vertex_layout,
+                normal_precision: opts.normal_precision,
                 cell_occupancy: opts.cell_occupancy,
                 show_memory: opts.memory_view,
                 ..ViewOptions::default()
@@ -344,6 +351,9 @@ impl App {
             }
             Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
             Action::SaveScreenshot => self.shot_requested = true,
+            Action::ToggleNormalPrecision => {
+                self.view.normal_precision = self.view.normal_precision.next()
+            }
             Action::TogglePass => {
                 let i = Pass::ALL.iter().position(|p| *p == s.pass).unwrap_or(0);
                 s.pass = Pass::ALL[(i + 1) % Pass::ALL.len()];
@@ -601,6 +611,10 @@ impl App {
     fn begin_picture(&mut self) {
         self.stats.render_s = 0.0;
         self.renderer.set_layout(self.view.vertex_layout);
+        self.renderer
+            .set_normal_precision(self.view.normal_precision);
+        self.renderer
+            .set_error_view(self.view.color_mode == ColorMode::NormalError);
         self.renderer
             .set_instance_codec(self.world, self.view.unit_scale);
         let selected = self.selection.index();

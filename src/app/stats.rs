@@ -279,6 +279,8 @@ pub struct FrameStats {
     pub uploaded_bytes: u64,
     /// GPU bytes of the unit mesh in that layout (vertex streams and indices).
     pub mesh_bytes: usize,
+    /// The mesh's normal error (max, mean; degrees) at 16 and at 8 bits.
+    pub normal_errors: [(f32, f32); 2],
     /// Vertices of the unit mesh.
     pub mesh_vertices: usize,
     /// Triangles of the unit mesh.

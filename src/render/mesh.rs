@@ -220,6 +220,23 @@ mod tests {
     }
 
     #[test]
+    fn the_unit_mesh_normal_errors_the_overlay_prints_are_within_the_bounds() {
+        use crate::render::instances::{normal_errors, NormalPrecision};
+        let m = load_unit_streams().unwrap();
+        let normals: Vec<Vec3> = m.exact.iter().map(|v| Vec3::from_array(v.normal)).collect();
+        let e16 = normal_errors(&normals, NormalPrecision::Oct16);
+        let e8 = normal_errors(&normals, NormalPrecision::Oct8);
+        assert!(e16.max < 0.01 && e8.max < 1.0, "{} / {}", e16.max, e8.max);
+        // The mesh's axis-aligned faces decode exactly; its slanted ones do not.
+        assert!(
+            e8.max > 0.05,
+            "8-bit shows an error on this mesh: {}",
+            e8.max
+        );
+        assert!(e16.per_vertex.contains(&0.0));
+    }
+
+    #[test]
     fn quad_is_triangulated() {
         let mesh = load_obj_mesh(b"v 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\nf 1 4 3 2\n").unwrap();
         assert_eq!(mesh.indices.len(), 6);

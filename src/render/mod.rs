@@ -44,7 +44,9 @@ pub mod world;
 pub use camera::{CameraInput, OrbitCamera};
 pub use egui_host::{EguiHost, UiClaims};
 pub use heatmap::CellHeatmap;
-pub use instances::{InstanceCodec, PackedInstance, VertexLayout};
+pub use instances::{
+    normal_errors, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, VertexLayout,
+};
 pub use lod::{Lod, LodCounts, IMPOSTOR_PIXELS};
 pub use mesh::{load_obj_mesh, load_obj_streams, load_unit_mesh, load_unit_streams, UnitMesh};
 pub use pipeline::{Shape, UnitInstance, UnitRenderer};

@@ -31,7 +31,10 @@ use macroquad::miniquad::{
 };
 use macroquad::window::get_internal_gl;
 
-use super::instances::{FloatVertex, InstanceCodec, PackedInstance, VertexLayout};
+use super::instances::{
+    normal_errors, FloatVertex, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance,
+    VertexLayout,
+};
 use super::mesh::UnitMesh;
 
 /// GLSL `#version 100` vertex shader of the compressed layout (`shaders/unit.vert`).
@@ -109,6 +112,8 @@ struct FloatUniforms {
     light_dir: [f32; 4],
     /// x: impostor point pixels per unit of scale at depth 1.
     point_px: [f32; 4],
+    /// x: 1 in the normal error view, y: degrees shown full red.
+    error_view: [f32; 4],
 }
 
 fn shader_meta(layout: VertexLayout) -> ShaderMeta {
@@ -122,6 +127,9 @@ fn shader_meta(layout: VertexLayout) -> ShaderMeta {
         uniforms.push(UniformDesc::new("instance_world", UniformType::Float4));
     }
     uniforms.push(UniformDesc::new("point_px", UniformType::Float4));
+    if layout == VertexLayout::Uncompressed {
+        uniforms.push(UniformDesc::new("error_view", UniformType::Float4));
+    }
     ShaderMeta {
         images: vec![],
         uniforms: UniformBlockLayout { uniforms },
@@ -198,6 +206,26 @@ pub struct UnitRenderer {
     model_len: f32,
     /// Pixels per world unit at depth 1 of the current view (impostor size).
     px_at_1: f32,
+    /// The compressed layout's normal streams, by [`NormalPrecision`] (16, 8 bit).
+    normal_streams: [BufferId; 2],
+    precision: NormalPrecision,
+    /// The normal error view's f32 streams by precision: exact positions,
+    /// decoded normals, the error (degrees) in the first padding float.
+    error_streams: [BufferId; 2],
+    /// The mesh bindings of the error view: an error stream and the
+    /// uncompressed instance buffer.
+    error_bindings: Bindings,
+    /// The mesh's normal errors by precision.
+    errors: [NormalErrors; 2],
+    /// Whether meshes are drawn in the normal error view.
+    error_view: bool,
+}
+
+fn precision_slot(p: NormalPrecision) -> usize {
+    match p {
+        NormalPrecision::Oct16 => 0,
+        NormalPrecision::Oct8 => 1,
+    }
 }
 
 /// What one draw call draws per instance.
@@ -441,6 +469,48 @@ impl UnitRenderer {
             capacity,
         };
 
+        let exact_normals: Vec<glam::Vec3> = mesh
+            .exact
+            .iter()
+            .map(|v| glam::Vec3::from_array(v.normal))
+            .collect();
+        let codes8: Vec<[i16; 2]> = exact_normals
+            .iter()
+            .map(|&n| NormalPrecision::Oct8.encode(n))
+            .collect();
+        let normals8 = ctx.new_buffer(
+            BufferType::VertexBuffer,
+            BufferUsage::Immutable,
+            BufferSource::slice(&codes8),
+        );
+        let errors = NormalPrecision::ALL.map(|p| normal_errors(&exact_normals, p));
+        let error_streams = NormalPrecision::ALL.map(|p| {
+            let e = &errors[precision_slot(p)];
+            let vertices: Vec<FloatVertex> = mesh
+                .exact
+                .iter()
+                .zip(&e.per_vertex)
+                .map(|(v, &deg)| FloatVertex {
+                    position: v.position,
+                    normal: crate::compress::octahedral::oct_decode_snorm16(
+                        p.encode(glam::Vec3::from_array(v.normal)),
+                    )
+                    .to_array(),
+                    pad: [deg, 0.0],
+                })
+                .collect();
+            ctx.new_buffer(
+                BufferType::VertexBuffer,
+                BufferUsage::Immutable,
+                BufferSource::slice(&vertices),
+            )
+        });
+        let error_bindings = Bindings {
+            vertex_buffers: vec![error_streams[0], uncompressed.bindings.vertex_buffers[1]],
+            index_buffer: uncompressed.bindings.index_buffer,
+            images: vec![],
+        };
+        let normal_streams = [compressed.bindings.vertex_buffers[1], normals8];
         let mut renderer = Self {
             gpu: [compressed, uncompressed],
             layout: VertexLayout::Compressed,
@@ -457,6 +527,12 @@ impl UnitRenderer {
             uploaded: 0,
             model_len,
             px_at_1: 0.0,
+            normal_streams,
+            precision: NormalPrecision::Oct16,
+            error_streams,
+            error_bindings,
+            errors,
+            error_view: false,
         };
         renderer.set_light(DEFAULT_LIGHT_DIR, DEFAULT_AMBIENT);
         Ok(renderer)
@@ -522,6 +598,32 @@ impl UnitRenderer {
         self.px_at_1 = if px.is_finite() { px.max(0.0) } else { 0.0 };
     }
 
+    /// Sets the precision of the compressed layout's normals (both streams
+    /// are uploaded; this only switches which one is bound).
+    pub fn set_normal_precision(&mut self, precision: NormalPrecision) {
+        self.precision = precision;
+        let k = precision_slot(precision);
+        self.gpu[0].bindings.vertex_buffers[1] = self.normal_streams[k];
+        self.error_bindings.vertex_buffers[0] = self.error_streams[k];
+    }
+
+    /// The normal precision of the compressed layout.
+    pub fn normal_precision(&self) -> NormalPrecision {
+        self.precision
+    }
+
+    /// Draws meshes colored by the angular error of each vertex's quantized
+    /// normal at the current precision (blue none, red the mesh's maximum),
+    /// through the f32 pipeline; impostors are unchanged.
+    pub fn set_error_view(&mut self, on: bool) {
+        self.error_view = on;
+    }
+
+    /// The mesh's normal errors at `precision` (degrees per vertex, max, mean).
+    pub fn normal_errors(&self, precision: NormalPrecision) -> &NormalErrors {
+        &self.errors[precision_slot(precision)]
+    }
+
     /// The longest side of the unit mesh, model units (for [`super::lod::Lod`]).
     pub fn model_len(&self) -> f32 {
         self.model_len
@@ -558,7 +660,13 @@ impl UnitRenderer {
         if instances.is_empty() {
             return;
         }
-        let layout = self.layout;
+        // The error view draws meshes with f32 streams that carry the error.
+        let error_view = self.error_view && shape == Shape::Mesh;
+        let layout = if error_view {
+            VertexLayout::Uncompressed
+        } else {
+            self.layout
+        };
         if layout == VertexLayout::Compressed {
             self.codec.encode_all(instances, &mut self.packed);
         }
@@ -582,6 +690,9 @@ impl UnitRenderer {
             ctx.delete_buffer(gpu.impostor.index_buffer);
             gpu.impostor.index_buffer = new_point_index(ctx, capacity);
             gpu.capacity = capacity;
+            if layout == VertexLayout::Uncompressed {
+                self.error_bindings.vertex_buffers[1] = grown;
+            }
         }
         let buffer = gpu.bindings.vertex_buffers[last];
         match layout {
@@ -594,6 +705,7 @@ impl UnitRenderer {
 
         let instance_count = i32::try_from(instances.len()).unwrap_or(i32::MAX);
         let (bindings, index_count) = match shape {
+            Shape::Mesh if error_view => (&self.error_bindings, self.index_count),
             Shape::Mesh => (&gpu.bindings, self.index_count),
             Shape::Impostor => (&gpu.impostor, instances.len()),
         };
@@ -624,6 +736,12 @@ impl UnitRenderer {
                     view_proj,
                     light_dir: self.light,
                     point_px,
+                    error_view: [
+                        error_view as u32 as f32,
+                        self.errors[precision_slot(self.precision)].max.max(1e-6),
+                        0.0,
+                        0.0,
+                    ],
                 }))
             }
         }
@@ -760,7 +878,9 @@ mod tests {
         for needle in [
             "vec3 world = rotate_heading(in_position, c, s) * in_instance.w",
             "return vec3(c * m.x - s * m.z, m.y, s * m.x + c * m.z);",
-            "v_color = in_color.rgb / 255.0 * light;",
+            "vec3 base = in_color.rgb / 255.0;",
+            "float t = clamp(in_pad.x / error_view.y, 0.0, 1.0);",
+            "v_color = base * light;",
         ] {
             assert!(UNIT_F32_VERTEX_SHADER.contains(needle), "missing: {needle}");
         }
@@ -812,7 +932,7 @@ mod tests {
             std::mem::size_of::<Uniforms>(),
             (16 + 4 + 4 + 4 + 4 + 4) * 4
         );
-        assert_eq!(std::mem::size_of::<FloatUniforms>(), (16 + 4 + 4) * 4);
+        assert_eq!(std::mem::size_of::<FloatUniforms>(), (16 + 4 + 4 + 4) * 4);
         for layout in VertexLayout::ALL {
             let meta = shader_meta(layout);
             let bytes: usize = meta

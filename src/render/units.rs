@@ -44,14 +44,18 @@ pub enum ColorMode {
     NeighborHeat,
     /// Hue from the storage index: shows the memory order of the units.
     MemoryOrder,
+    /// The mesh's vertices colored by the angular error of their quantized
+    /// normals (the normal precision lesson); impostors keep the team color.
+    NormalError,
 }
 
 impl ColorMode {
     /// Every mode, in the order the overlay lists them and the key cycles them.
-    pub const ALL: [ColorMode; 3] = [
+    pub const ALL: [ColorMode; 4] = [
         ColorMode::Team,
         ColorMode::NeighborHeat,
         ColorMode::MemoryOrder,
+        ColorMode::NormalError,
     ];
 
     /// Display name.
@@ -60,6 +64,7 @@ impl ColorMode {
             ColorMode::Team => "team",
             ColorMode::NeighborHeat => "neighbor heat",
             ColorMode::MemoryOrder => "memory order",
+            ColorMode::NormalError => "normal error",
         }
     }
 
@@ -69,6 +74,7 @@ impl ColorMode {
             ColorMode::Team => "team",
             ColorMode::NeighborHeat => "neighbor-heat",
             ColorMode::MemoryOrder => "memory-order",
+            ColorMode::NormalError => "normal-error",
         }
     }
 
@@ -96,6 +102,7 @@ impl ColorMode {
             ColorMode::Team => "Team color (blue / orange), brighter the more enemies are within the query radius (saturating at 12).",
             ColorMode::NeighborHeat => "Neighbors found in the last step: dark blue (none) through violet, red and yellow to white at twice the mean count. Crowds glow; the grid's cost follows them.",
             ColorMode::MemoryOrder => "Hue from the unit's place in memory (storage index / unit count, red first, violet last). Units stored next to each other get similar hues: spawn order (order: off) looks like noise, cell or Morton order shows smooth patches.",
+            ColorMode::NormalError => "Each face colored by the angle between its exact normal and the one the shader decodes from the octahedral code at the chosen precision (key N: 16 or 8 bits per component): blue none, red the mesh's largest. Units small enough to be impostors keep their team color; zoom in.",
         }
     }
 }
@@ -217,6 +224,8 @@ pub fn pack_instances(
         let [r, g, b] = match mode {
             ColorMode::Team => team_color(u.team, u.enemies),
             ColorMode::MemoryOrder => memory_order_color(i, n),
+            // The renderer colors meshes by error; impostors keep the team color.
+            ColorMode::NormalError => team_color(u.team, u.enemies),
             // Filled from the neighbor lists below.
             ColorMode::NeighborHeat => cold,
         };
