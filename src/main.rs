@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
-use spatial_query_lab::render::{ColorMode, NormalPrecision, VertexLayout};
+use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
@@ -127,6 +127,9 @@ struct WindowArgs {
     /// Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams); key B toggles.
     #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_vertex_layout, default_value = "compressed")]
     vertex_layout: VertexLayout,
+    /// Unit mesh: tank (built in), infantry or vehicle (assets/infantry.obj, assets/vehicle.obj; a missing or broken file draws the tank with a warning); key U cycles.
+    #[arg(long, value_name = "MESH", value_parser = parse_mesh, default_value = "tank")]
+    mesh: UnitMeshKind,
     /// Bits per component of the compressed layout's octahedral normals: 16 or 8 (key N toggles).
     #[arg(long = "normal-bits", value_name = "BITS", value_parser = parse_normal_bits, default_value = "16")]
     normal_bits: NormalPrecision,
@@ -303,6 +306,10 @@ fn parse_reorder(s: &str) -> Result<Reorder, String> {
 fn parse_color(s: &str) -> Result<ColorMode, String> {
     ColorMode::from_key(s)
         .ok_or_else(|| "expected team, neighbor-heat, memory-order or normal-error".to_string())
+}
+
+fn parse_mesh(s: &str) -> Result<UnitMeshKind, String> {
+    UnitMeshKind::from_key(s).ok_or_else(|| "expected tank, infantry or vehicle".to_string())
 }
 
 fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {
@@ -643,6 +650,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         sweep: w.sweep,
         vertex_layout: w.vertex_layout,
         normal_precision: w.normal_bits,
+        unit_mesh: w.mesh,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

@@ -42,6 +42,7 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["bench", "--cell-sizes", "0"], "--cell-sizes"),
         (&["--vertex-layout", "zip"], "--vertex-layout"),
         (&["--normal-bits", "12"], "--normal-bits"),
+        (&["--mesh", "dragon"], "--mesh"),
         (&["render-bench", "--frames", "0"], "--frames"),
         (&["render-bench", "--units", "0"], "--units"),
         (&["render-bench", "--warmup", "-1"], "--warmup"),

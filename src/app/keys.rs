@@ -21,6 +21,8 @@ pub enum Action {
     ToggleVertexLayout,
     /// Switch the compressed normals between 16 and 8 bits per component.
     ToggleNormalPrecision,
+    /// Next unit mesh (tank, infantry, vehicle).
+    NextUnitMesh,
     /// Next thread count (1 to the core count).
     NextThreads,
     /// Pause or resume movement.
@@ -143,6 +145,11 @@ pub const BINDINGS: &[Binding] = &[
         Action::ToggleNormalPrecision,
         "normal precision: octahedral 16 / 8 bits per component (see it with colors: normal error)",
     ),
+    bind(
+        &[KeyCode::U],
+        Action::NextUnitMesh,
+        "unit mesh: tank (built in) / infantry / vehicle (assets/*.obj)",
+    ),
     bind(&[KeyCode::T], Action::NextThreads, "next thread count"),
     bind(
         &[KeyCode::Space],
@@ -254,6 +261,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::R => "R",
         KeyCode::S => "S",
         KeyCode::T => "T",
+        KeyCode::U => "U",
         KeyCode::P => "P",
         KeyCode::W => "W",
         _ => "?",

@@ -35,13 +35,14 @@ use glam::{Vec2, Vec3};
 use macroquad::prelude::*;
 
 use crate::alloc_count;
+use crate::render::mesh::asset_dirs;
 use crate::render::{
-    draw_query_circle, draw_world, load_unit_streams, pack_instances, save_screenshot, CameraInput,
+    draw_query_circle, draw_world, load_unit_kind, pack_instances, save_screenshot, CameraInput,
     EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
 use crate::render::{
     draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, NormalPrecision,
-    VertexLayout, IMPOSTOR_PIXELS,
+    UnitMeshKind, VertexLayout, IMPOSTOR_PIXELS,
 };
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
@@ -80,6 +81,8 @@ pub struct AppOptions {
     pub vertex_layout: VertexLayout,
     /// Normal precision of the compressed layout at start.
     pub normal_precision: NormalPrecision,
+    /// Unit mesh at start.
+    pub unit_mesh: UnitMeshKind,
 }
 
 /// CPU seconds of unit drawing per window refresh; a picture that needs more
@@ -162,6 +165,8 @@ struct App {
     screenshot: Option<PathBuf>,
     /// F12 was pressed: save a PNG at the end of this frame.
     shot_requested: bool,
+    /// The unit mesh `renderer` was built for.
+    mesh_kind: UnitMeshKind,
 }
 
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
@@ -176,7 +181,7 @@ impl App {
     fn new(opts: AppOptions) -> Result<Self, String> {
         let mut settings = opts.settings;
         settings.kernel = settings.kernel.or_scalar();
-        let mesh = load_unit_streams().map_err(|e| format!("unit mesh: {e}"))?;
+        let (mesh, mesh_warning) = load_unit_kind(opts.unit_mesh, &asset_dirs());
         let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
             .map_err(|e| format!("render pipeline: {e}"))?;
         let egui = EguiHost::new();
@@ -197,6 +202,7 @@ impl App {
             }
         }
         let stats = FrameStats {
+            mesh_warning,
             mesh_vertices: renderer.vertex_count(),
             normal_errors: NormalPrecision::ALL.map(|p| {
                 let e = renderer.normal_errors(p);
@@ -215,6 +221,7 @@ impl App {
                 color_mode: opts.color,
                 vertex_layout: opts.vertex_layout,
                 normal_precision: opts.normal_precision,
+                unit_mesh: opts.unit_mesh,
                 cell_occupancy: opts.cell_occupancy,
                 show_memory: opts.memory_view,
                 ..ViewOptions::default()
@@ -248,6 +255,7 @@ impl App {
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
             screenshot: opts.screenshot,
             shot_requested: false,
+            mesh_kind: opts.unit_mesh,
         };
         app.add_notices(notices);
         app.update_limits();
@@ -351,6 +359,7 @@ impl App {
             }
             Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
             Action::SaveScreenshot => self.shot_requested = true,
+            Action::NextUnitMesh => self.view.unit_mesh = self.view.unit_mesh.next(),
             Action::ToggleNormalPrecision => {
                 self.view.normal_precision = self.view.normal_precision.next()
             }
@@ -610,6 +619,9 @@ impl App {
     /// cells (inspected once per step), and one instance per unit.
     fn begin_picture(&mut self) {
         self.stats.render_s = 0.0;
+        if self.view.unit_mesh != self.mesh_kind {
+            self.switch_mesh(self.view.unit_mesh);
+        }
         self.renderer.set_layout(self.view.vertex_layout);
         self.renderer
             .set_normal_precision(self.view.normal_precision);
@@ -783,6 +795,31 @@ impl App {
             .map(|&j| j as usize)
             .filter(|&j| j < store.len())
             .min_by(|&i, &j| d(i).total_cmp(&d(j)))
+    }
+
+    /// Replaces the renderer with one for the unit mesh `kind` (loaded from
+    /// `assets/` when it is not the built-in one; a missing or broken file
+    /// draws the built-in tank and leaves a warning in the overlay). If the
+    /// new renderer cannot be built, the old one stays, with the reason.
+    fn switch_mesh(&mut self, kind: UnitMeshKind) {
+        let (mesh, warning) = load_unit_kind(kind, &asset_dirs());
+        match UnitRenderer::new(&mesh, self.renderer.instance_capacity()) {
+            Ok(new) => {
+                std::mem::replace(&mut self.renderer, new).delete();
+                self.mesh_kind = kind;
+                self.stats.mesh_warning = warning;
+                self.stats.mesh_vertices = self.renderer.vertex_count();
+                self.stats.mesh_triangles = self.renderer.index_count() / 3;
+                self.stats.normal_errors = NormalPrecision::ALL.map(|p| {
+                    let e = self.renderer.normal_errors(p);
+                    (e.max, e.mean)
+                });
+            }
+            Err(e) => {
+                self.stats.mesh_warning = Some(format!("mesh {}: {e}", kind.key()));
+                self.view.unit_mesh = self.mesh_kind;
+            }
+        }
     }
 
     /// Frames the whole world and stops following the selected unit.

@@ -281,6 +281,8 @@ pub struct FrameStats {
     pub mesh_bytes: usize,
     /// The mesh's normal error (max, mean; degrees) at 16 and at 8 bits.
     pub normal_errors: [(f32, f32); 2],
+    /// Why the chosen unit mesh could not be loaded (the built-in one is drawn).
+    pub mesh_warning: Option<String>,
     /// Vertices of the unit mesh.
     pub mesh_vertices: usize,
     /// Triangles of the unit mesh.

@@ -50,13 +50,16 @@ pub fn load_unit_streams() -> Result<UnitMesh, String> {
     load_obj_streams(UNIT_OBJ).map_err(|e| format!("assets/unit.obj: {e}"))
 }
 
-/// Parses OBJ text and returns its flat-shaded, quantized vertex streams.
+/// Parses OBJ text and returns its quantized vertex streams.
 ///
 /// `bytes` is the content of a Wavefront OBJ file (UTF-8 text). Every object
-/// and group of the file is merged into one mesh; polygons are triangulated;
-/// normals, texture coordinates and materials in the file are ignored (flat
-/// face normals are computed from the winding: counter-clockwise is the front).
-/// Allocates the un-indexed streams (3 vertices per triangle).
+/// and group of the file is merged into one mesh; polygons are triangulated.
+/// An object with a normal for every vertex (`vn`, `f v//vn`) keeps its
+/// normals and its indexed vertices, shared where the file shares them
+/// (smooth shading); an object without normals is flat-shaded, with face
+/// normals from the winding (counter-clockwise is the front) and 3
+/// vertices per triangle. Texture coordinates and materials are ignored.
+/// Allocates the streams.
 ///
 /// # Errors
 /// A message naming what was wrong: the OBJ parse error reported by `tobj`
@@ -81,9 +84,43 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
         tobj::load_obj_buf(&mut reader, &options, |_| Ok(Default::default()))
             .map_err(|e| format!("OBJ parse error: {e}"))?;
 
+    // Objects with a normal per vertex keep their indexed, shared vertices
+    // (smooth where the file shares them); the others are flat-shaded.
+    let (mut smooth_pos, mut smooth_nrm, mut smooth_idx) = (Vec::new(), Vec::new(), Vec::new());
     let mut positions: Vec<Vec3> = Vec::new();
     let mut indices: Vec<u32> = Vec::new();
     for model in &models {
+        let mesh = &model.mesh;
+        let count = mesh.positions.len() / 3;
+        if count > 0 && mesh.normals.len() == mesh.positions.len() {
+            let base = smooth_pos.len() as u32;
+            for (p, n) in mesh
+                .positions
+                .chunks_exact(3)
+                .zip(mesh.normals.chunks_exact(3))
+            {
+                let (p, n) = (Vec3::new(p[0], p[1], p[2]), Vec3::new(n[0], n[1], n[2]));
+                if !p.is_finite() {
+                    return Err(format!(
+                        "object '{}': non-finite vertex position {p}",
+                        model.name
+                    ));
+                }
+                smooth_pos.push(p);
+                // A zero or broken normal falls back like oct_encode does.
+                smooth_nrm.push(n.try_normalize().unwrap_or(Vec3::Z));
+            }
+            for &i in &mesh.indices {
+                if i as usize >= count {
+                    return Err(format!(
+                        "object '{}': index {i} out of range ({count} vertices)",
+                        model.name
+                    ));
+                }
+                smooth_idx.push(base + i);
+            }
+            continue;
+        }
         let mesh = &model.mesh;
         if !mesh.positions.len().is_multiple_of(3) {
             return Err(format!(
@@ -115,7 +152,7 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
             positions.push(v);
         }
     }
-    if indices.len() < 3 {
+    if indices.len() + smooth_idx.len() < 3 {
         return Err("OBJ has no triangles (no 'f' lines with 3 or more vertices)".to_string());
     }
     debug_assert_eq!(
@@ -124,7 +161,11 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
         "triangulated output has whole triangles"
     );
 
-    let (flat_positions, normals, flat_indices) = flat_normals(&positions, &indices);
+    let (mut flat_positions, mut normals, mut flat_indices) = flat_normals(&positions, &indices);
+    let base = flat_positions.len() as u32;
+    flat_positions.extend_from_slice(&smooth_pos);
+    normals.extend_from_slice(&smooth_nrm);
+    flat_indices.extend(smooth_idx.iter().map(|&i| base + i));
     let quantized = quantize_mesh(&flat_positions, &normals, &flat_indices)
         .map_err(|e| format!("quantizing the mesh failed: {e}"))?;
     let exact = flat_positions
@@ -137,6 +178,124 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
         })
         .collect();
     Ok(UnitMesh { quantized, exact })
+}
+
+/// The unit meshes the window offers: the tank embedded in the binary and
+/// the meshes in `assets/`, loaded from disk when chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum UnitMeshKind {
+    /// `assets/unit.obj`, embedded at compile time (36 flat triangles).
+    #[default]
+    Tank,
+    /// `assets/infantry.obj` (about 200 triangles, smooth torso and head).
+    Infantry,
+    /// `assets/vehicle.obj` (about 290 triangles, smooth wheels and turret).
+    Vehicle,
+}
+
+impl UnitMeshKind {
+    /// Every mesh, the built-in one first.
+    pub const ALL: [UnitMeshKind; 3] = [
+        UnitMeshKind::Tank,
+        UnitMeshKind::Infantry,
+        UnitMeshKind::Vehicle,
+    ];
+
+    /// Lower-case name (`tank`, `infantry`, `vehicle`).
+    pub fn key(self) -> &'static str {
+        match self {
+            UnitMeshKind::Tank => "tank",
+            UnitMeshKind::Infantry => "infantry",
+            UnitMeshKind::Vehicle => "vehicle",
+        }
+    }
+
+    /// Parses [`UnitMeshKind::key`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<UnitMeshKind> {
+        UnitMeshKind::ALL
+            .into_iter()
+            .find(|k| k.key().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The next mesh (wrapping).
+    pub fn next(self) -> UnitMeshKind {
+        let i = UnitMeshKind::ALL
+            .iter()
+            .position(|&k| k == self)
+            .unwrap_or(0);
+        UnitMeshKind::ALL[(i + 1) % UnitMeshKind::ALL.len()]
+    }
+
+    /// The file under `assets/` for the meshes read from disk.
+    pub fn file(self) -> Option<&'static str> {
+        match self {
+            UnitMeshKind::Tank => None,
+            UnitMeshKind::Infantry => Some("infantry.obj"),
+            UnitMeshKind::Vehicle => Some("vehicle.obj"),
+        }
+    }
+}
+
+/// Folders searched for `assets/`: the current folder's, then the one this
+/// crate was built from (so `cargo run` works from any folder).
+pub fn asset_dirs() -> Vec<std::path::PathBuf> {
+    let mut dirs = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        dirs.push(cwd.join("assets"));
+    }
+    dirs.push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"));
+    dirs
+}
+
+/// Loads the mesh `kind`: the embedded tank, or its file from the first of
+/// `dirs` that has it ([`load_unit_file`]). Returns the mesh and, when the
+/// file is missing or broken, the warning to show (the embedded tank is
+/// returned instead). Never panics.
+pub fn load_unit_kind(
+    kind: UnitMeshKind,
+    dirs: &[std::path::PathBuf],
+) -> (UnitMesh, Option<String>) {
+    let Some(file) = kind.file() else {
+        return (builtin(), None);
+    };
+    match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
+        Some(path) => load_unit_file(&path),
+        None => (
+            builtin(),
+            Some(format!(
+                "assets/{file} not found (looked in {}); drawing the built-in tank",
+                dirs.iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        ),
+    }
+}
+
+/// Reads and quantizes the OBJ at `path` ([`load_obj_streams`]); on any
+/// error (unreadable, not UTF-8, not an OBJ, no triangles, too many
+/// vertices) returns the embedded tank and a one-line warning naming the
+/// file and the error.
+pub fn load_unit_file(path: &std::path::Path) -> (UnitMesh, Option<String>) {
+    let loaded = std::fs::read(path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| load_obj_streams(&bytes));
+    match loaded {
+        Ok(mesh) => (mesh, None),
+        Err(e) => (
+            builtin(),
+            Some(format!(
+                "{}: {e}; drawing the built-in tank",
+                path.display()
+            )),
+        ),
+    }
+}
+
+/// The embedded tank ([`UNIT_OBJ`]), which the tests check loads.
+fn builtin() -> UnitMesh {
+    load_unit_streams().unwrap_or_else(|e| panic!("the embedded unit mesh is broken: {e}"))
 }
 
 #[cfg(test)]
@@ -234,6 +393,77 @@ mod tests {
             e8.max
         );
         assert!(e16.per_vertex.contains(&0.0));
+    }
+
+    #[test]
+    fn every_mesh_in_assets_loads_with_unit_normals_and_outward_faces() {
+        let dirs = [std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")];
+        for kind in UnitMeshKind::ALL {
+            let (m, warning) = load_unit_kind(kind, &dirs);
+            assert_eq!(warning, None, "{kind:?}");
+            let q = &m.quantized;
+            let triangles = q.indices.len() / 3;
+            match kind {
+                UnitMeshKind::Tank => assert_eq!(triangles, 36),
+                _ => assert!((150..=400).contains(&triangles), "{kind:?}: {triangles}"),
+            }
+            for v in &m.exact {
+                let n = Vec3::from_array(v.normal);
+                assert!((n.length() - 1.0).abs() < 1e-4, "{kind:?}: normal {n}");
+            }
+            // Each triangle's winding agrees with its vertices' normals.
+            for t in q.indices.chunks_exact(3) {
+                let p: Vec<Vec3> = t
+                    .iter()
+                    .map(|&i| Vec3::from_array(m.exact[i as usize].position))
+                    .collect();
+                let w = (p[1] - p[0]).cross(p[2] - p[0]);
+                let n: Vec3 = t
+                    .iter()
+                    .map(|&i| Vec3::from_array(m.exact[i as usize].normal))
+                    .sum();
+                assert!(
+                    w.dot(n) > 0.0,
+                    "{kind:?}: triangle {t:?} winds against its normals"
+                );
+            }
+            // The smooth meshes share vertices: fewer vertices than corners.
+            if kind != UnitMeshKind::Tank {
+                assert!(m.exact.len() < q.indices.len(), "{kind:?} is indexed");
+            }
+            assert_eq!(UnitMeshKind::from_key(kind.key()), Some(kind));
+        }
+    }
+
+    #[test]
+    fn a_missing_or_broken_mesh_file_falls_back_to_the_tank_with_a_warning() {
+        let dir = std::env::temp_dir().join(format!("sql-mesh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tank = load_unit_streams().unwrap();
+        let (m, warning) = load_unit_kind(UnitMeshKind::Infantry, std::slice::from_ref(&dir));
+        assert_eq!(m, tank);
+        assert!(
+            warning
+                .as_deref()
+                .is_some_and(|w| w.contains("infantry.obj not found")),
+            "{warning:?}"
+        );
+        for (content, why) in [
+            (&b"v 0 0 0\nf 1 2 3\n"[..], "OBJ parse error"),
+            (&b"just text\n"[..], "no triangles"),
+            (&[0xff, 0xfe, 0x00][..], ""),
+        ] {
+            std::fs::write(dir.join("infantry.obj"), content).unwrap();
+            let (m, warning) = load_unit_kind(UnitMeshKind::Infantry, std::slice::from_ref(&dir));
+            assert_eq!(m, tank);
+            let w = warning.expect("a warning");
+            assert!(
+                w.contains("infantry.obj") && w.contains(why) && w.contains("built-in tank"),
+                "{w}"
+            );
+            assert_eq!(w.lines().count(), 1, "{w}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -48,7 +48,10 @@ pub use instances::{
     normal_errors, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, VertexLayout,
 };
 pub use lod::{Lod, LodCounts, IMPOSTOR_PIXELS};
-pub use mesh::{load_obj_mesh, load_obj_streams, load_unit_mesh, load_unit_streams, UnitMesh};
+pub use mesh::{
+    load_obj_mesh, load_obj_streams, load_unit_kind, load_unit_mesh, load_unit_streams, UnitMesh,
+    UnitMeshKind,
+};
 pub use pipeline::{Shape, UnitInstance, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene};
 pub use screenshot::save_screenshot;

@@ -25,9 +25,9 @@
 use macroquad::miniquad::{Bindings, PassAction, RenderPass};
 use macroquad::miniquad::{
     BufferId, BufferLayout, BufferSource, BufferType, BufferUsage, Comparison, CullFace,
-    FrontFaceOrder, Pipeline, PipelineParams, PrimitiveType, RenderingBackend, ShaderMeta,
-    ShaderSource, UniformBlockLayout, UniformDesc, UniformType, UniformsSource, VertexAttribute,
-    VertexFormat, VertexStep,
+    FrontFaceOrder, Pipeline, PipelineParams, PrimitiveType, RenderingBackend, ShaderId,
+    ShaderMeta, ShaderSource, UniformBlockLayout, UniformDesc, UniformType, UniformsSource,
+    VertexAttribute, VertexFormat, VertexStep,
 };
 use macroquad::window::get_internal_gl;
 
@@ -219,6 +219,8 @@ pub struct UnitRenderer {
     errors: [NormalErrors; 2],
     /// Whether meshes are drawn in the normal error view.
     error_view: bool,
+    /// The two shader programs (compressed, uncompressed).
+    shaders: Vec<ShaderId>,
 }
 
 fn precision_slot(p: NormalPrecision) -> usize {
@@ -347,6 +349,7 @@ impl UnitRenderer {
                 shader_meta(VertexLayout::Compressed),
             )
             .map_err(|e| format!("unit shader (compressed): {e}"))?;
+        let mut shaders = vec![shader];
         let streams = VertexLayout::Compressed.vertex_stream_bytes();
         let buffers = [
             per_vertex(streams[0]),
@@ -417,6 +420,7 @@ impl UnitRenderer {
                 shader_meta(VertexLayout::Uncompressed),
             )
             .map_err(|e| format!("unit shader (uncompressed): {e}"))?;
+        shaders.push(shader);
         let buffers = [
             per_vertex(std::mem::size_of::<FloatVertex>()),
             per_instance(VertexLayout::Uncompressed.instance_bytes()),
@@ -533,6 +537,7 @@ impl UnitRenderer {
             error_bindings,
             errors,
             error_view: false,
+            shaders,
         };
         renderer.set_light(DEFAULT_LIGHT_DIR, DEFAULT_AMBIENT);
         Ok(renderer)
@@ -751,6 +756,47 @@ impl UnitRenderer {
             Shape::Impostor => ctx.draw(0, index_count, 1),
         }
         ctx.end_render_pass();
+    }
+
+    /// Deletes every GPU object of this renderer (buffers, pipelines,
+    /// shaders), e.g. before replacing it with one for another mesh.
+    ///
+    /// # Panics
+    /// If called outside a running macroquad window.
+    pub fn delete(self) {
+        // SAFETY: the macroquad main thread inside the window (the context
+        // exists); the borrow ends with this function and no other macroquad
+        // call runs while it is alive.
+        let gl = unsafe { get_internal_gl() };
+        let ctx: &mut dyn RenderingBackend = gl.quad_context;
+        let mut buffers: Vec<BufferId> = Vec::new();
+        let all = self
+            .gpu
+            .iter()
+            .flat_map(|g| [&g.bindings, &g.impostor])
+            .chain([&self.error_bindings]);
+        for b in all {
+            for &id in b.vertex_buffers.iter().chain([&b.index_buffer]) {
+                if !buffers.contains(&id) {
+                    buffers.push(id);
+                }
+            }
+        }
+        for id in self.normal_streams.into_iter().chain(self.error_streams) {
+            if !buffers.contains(&id) {
+                buffers.push(id);
+            }
+        }
+        for id in buffers {
+            ctx.delete_buffer(id);
+        }
+        for g in &self.gpu {
+            ctx.delete_pipeline(g.pipeline);
+            ctx.delete_pipeline(g.points);
+        }
+        for &s in &self.shaders {
+            ctx.delete_shader(s);
+        }
     }
 
     /// Instance bytes uploaded by the draws since the last call (then 0).

@@ -11,7 +11,7 @@ use egui_plot::{Line, Plot, PlotPoints, VLine};
 use crate::app::stats::{format_fps, FrameStats, PHASES};
 use crate::app::RENDER_BUDGET_S;
 use crate::format::{length, thousands};
-use crate::render::{ColorMode, NormalPrecision, VertexLayout};
+use crate::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
 use crate::ui::sweep::{self, SweepAction};
@@ -53,6 +53,8 @@ pub struct ViewOptions {
     pub vertex_layout: VertexLayout,
     /// Bits per component of the compressed layout's octahedral normals.
     pub normal_precision: NormalPrecision,
+    /// The unit mesh drawn.
+    pub unit_mesh: UnitMeshKind,
     /// Heat map of units per grid cell on the ground.
     pub cell_occupancy: bool,
 }
@@ -68,6 +70,7 @@ impl Default for ViewOptions {
             color_mode: ColorMode::Team,
             vertex_layout: VertexLayout::Compressed,
             normal_precision: NormalPrecision::Oct16,
+            unit_mesh: UnitMeshKind::Tank,
             cell_occupancy: false,
         }
     }
@@ -665,7 +668,19 @@ fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameStats) {
                 .on_hover_text("Bits per component of the octahedral normals in the compressed layout (key N). 8 bits: every normal within 1 degree; 16 bits: within 0.01 degree. See it with colors: normal error (V), close up.")
                 .on_disabled_hover_text("The uncompressed layout keeps exact f32 normals.");
         });
+        egui::ComboBox::from_id_salt("unit_mesh")
+            .selected_text(format!("mesh: {}", view.unit_mesh.key()))
+            .show_ui(ui, |ui| {
+                for k in UnitMeshKind::ALL {
+                    ui.selectable_value(&mut view.unit_mesh, k, k.key());
+                }
+            })
+            .response
+            .on_hover_text("The unit mesh (key U): tank (built in, 36 flat triangles), infantry or vehicle (assets/*.obj, a few hundred triangles, smooth parts sharing vertices), read with tobj and quantized when chosen.");
     });
+    if let Some(w) = &st.mesh_warning {
+        ui.colored_label(egui::Color32::LIGHT_RED, w.as_str());
+    }
     let err = st.normal_errors[(view.normal_precision == NormalPrecision::Oct8) as usize];
     ui.label(format!(
         "normal error ({}-bit): max {:.4}°, mean {:.4}°",
