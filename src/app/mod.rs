@@ -37,8 +37,8 @@ use macroquad::prelude::*;
 use crate::alloc_count;
 use crate::render::mesh::asset_dirs;
 use crate::render::{
-    draw_query_circle, draw_world, load_unit_kind, pack_instances, save_screenshot, CameraInput,
-    EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
+    draw_query_circle, draw_world, load_unit_kind, pack_visible, save_screenshot, visible_units,
+    CameraInput, EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
 };
 use crate::render::{
     draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, NormalPrecision,
@@ -167,6 +167,10 @@ struct App {
     shot_requested: bool,
     /// The unit mesh `renderer` was built for.
     mesh_kind: UnitMeshKind,
+    /// Storage indices of the units in the grid cells under the view.
+    visible: Vec<u32>,
+    /// Units of the picture being drawn left out with their grid cells.
+    grid_culled: usize,
 }
 
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
@@ -256,6 +260,8 @@ impl App {
             screenshot: opts.screenshot,
             shot_requested: false,
             mesh_kind: opts.unit_mesh,
+            visible: Vec::new(),
+            grid_culled: 0,
         };
         app.add_notices(notices);
         app.update_limits();
@@ -640,11 +646,28 @@ impl App {
             candidates: &self.inspection.candidates,
             neighbors: &self.inspection.neighbors,
         });
-        pack_instances(
+        // Only the units of the grid cells under the view are packed; the
+        // per-unit test of the LOD then culls the rest precisely.
+        let view_proj = self.camera.view_proj(aspect());
+        let lod = Lod::new(
+            view_proj,
+            crate::render::camera::FOVY,
+            macroquad::miniquad::window::screen_size(),
+            self.renderer.model_len(),
+            IMPOSTOR_PIXELS,
+        );
+        let reach = self.renderer.model_len() * self.view.unit_scale * 1.5;
+        match lod.ground_box(reach, reach) {
+            Some(bounds) => visible_units(&self.sim, bounds, &mut self.visible),
+            None => self.visible.clear(),
+        }
+        self.grid_culled = self.sim.len() - self.visible.len();
+        pack_visible(
             &self.sim,
             self.view.color_mode,
             highlight,
             self.view.unit_scale,
+            &self.visible,
             self.scene.instances_mut(),
         );
         if self.view.cell_occupancy {
@@ -663,14 +686,6 @@ impl App {
             (x, z, self.settings.radius)
         });
         let world = self.world;
-        let view_proj = self.camera.view_proj(aspect());
-        let lod = Lod::new(
-            view_proj,
-            crate::render::camera::FOVY,
-            macroquad::miniquad::window::screen_size(),
-            self.renderer.model_len(),
-            IMPOSTOR_PIXELS,
-        );
         self.renderer.set_pixels_at_depth_1(lod.pixels_at_depth_1());
         self.scene.begin(
             self.camera.macroquad_camera(aspect()),
@@ -706,6 +721,7 @@ impl App {
         self.stats.render_s += t.elapsed().as_secs_f64();
         if done {
             self.stats.picture = self.scene.last_picture();
+            self.stats.picture.lod.culled += self.grid_culled;
             self.picture_done = true;
             self.stats.uploaded_bytes = self.renderer.take_uploaded_bytes();
             self.stats.vertex_layout = self.renderer.layout();

@@ -88,6 +88,62 @@ impl Lod {
         self.px_at_1
     }
 
+    /// A box `[x0, x1, z0, z1]` (world units) on the ground that contains
+    /// every point of the slab `0 <= y <= height` inside the view frustum,
+    /// widened by `margin` on each side (a unit's reach from its center), or
+    /// `None` when the slab is wholly outside the view. The frustum's 8
+    /// corners come from the inverse of the view-projection; the box bounds
+    /// where its 12 edges cross the slab's two planes and the corners inside
+    /// the slab. With a far plane far beyond the world, the box is then
+    /// clipped to the world by the grid.
+    pub fn ground_box(&self, height: f32, margin: f32) -> Option<[f32; 4]> {
+        let inv = self.view_proj.inverse();
+        let corner = |k: usize| {
+            let ndc = Vec4::new(
+                if k & 1 == 0 { -1.0 } else { 1.0 },
+                if k & 2 == 0 { -1.0 } else { 1.0 },
+                if k & 4 == 0 { -1.0 } else { 1.0 },
+                1.0,
+            );
+            let p = inv * ndc;
+            p.truncate() / p.w
+        };
+        let c: [glam::Vec3; 8] = std::array::from_fn(corner);
+        let mut lo = glam::Vec2::splat(f32::INFINITY);
+        let mut hi = glam::Vec2::splat(f32::NEG_INFINITY);
+        let mut add = |p: glam::Vec3| {
+            if p.is_finite() {
+                lo = lo.min(glam::Vec2::new(p.x, p.z));
+                hi = hi.max(glam::Vec2::new(p.x, p.z));
+            }
+        };
+        for &p in &c {
+            if (0.0..=height).contains(&p.y) {
+                add(p);
+            }
+        }
+        // Edges join corners differing in one bit of their index.
+        for a in 0..8 {
+            for bit in [1, 2, 4] {
+                let b = a ^ bit;
+                if b < a {
+                    continue;
+                }
+                let (p, q) = (c[a], c[b]);
+                for plane in [0.0, height] {
+                    let d = q.y - p.y;
+                    if d.abs() > f32::EPSILON {
+                        let t = (plane - p.y) / d;
+                        if (0.0..=1.0).contains(&t) {
+                            add(p + (q - p) * t);
+                        }
+                    }
+                }
+            }
+        }
+        (lo.x <= hi.x).then_some([lo.x - margin, hi.x + margin, lo.y - margin, hi.y + margin])
+    }
+
     /// Projected length in pixels of a unit of `scale` centered at `(x, z)`
     /// (world units, on the ground), or `None` when it is behind the camera
     /// or wholly outside the view (its bounding circle off every edge).
@@ -206,6 +262,45 @@ mod tests {
         let side = Lod::new(proj * view, FOVY, (600.0, 600.0), 1.6, IMPOSTOR_PIXELS);
         assert_eq!(side.classify(&unit(-5.0, 0.0, 1.0)), Detail::Culled);
         assert_ne!(side.classify(&unit(5.0, 0.0, 1.0)), Detail::Culled);
+    }
+
+    #[test]
+    fn the_ground_box_holds_every_visible_point_and_not_much_more() {
+        let lod = top_down((800.0, 600.0));
+        // Top-down from 100 units: the view's ground is 100 tan(22.5°) = 41.4
+        // half-high and 4/3 of that half-wide; a slab up to y = 1 reaches a
+        // little further (closer to the camera).
+        let b = lod.ground_box(1.0, 0.0).expect("the ground is in view");
+        let (hz, hx) = (
+            100.0 * (0.5 * FOVY).tan(),
+            100.0 * (0.5 * FOVY).tan() * 4.0 / 3.0,
+        );
+        assert!(
+            b[0] <= -hx && b[1] >= hx && b[2] <= -hz && b[3] >= hz,
+            "{b:?}"
+        );
+        assert!(b[1] < hx * 1.05 && b[3] < hz * 1.05, "{b:?}");
+        // Every unit the LOD test keeps is inside the box (with the margin).
+        let m = 1.6;
+        let b = lod.ground_box(1.0, m).unwrap();
+        for k in 0..2_000 {
+            let (x, z) = ((k % 50) as f32 * 2.0 - 50.0, (k / 50) as f32 * 2.0 - 40.0);
+            if lod.classify(&unit(x, z, 1.0)) != Detail::Culled {
+                assert!(
+                    b[0] <= x && x <= b[1] && b[2] <= z && z <= b[3],
+                    "({x}, {z}) outside {b:?}"
+                );
+            }
+        }
+        // Looking up at the sky: no ground in view.
+        let proj = Mat4::perspective_rh_gl(FOVY, 1.0, 0.1, 1000.0);
+        let view = Mat4::look_at_rh(
+            Vec3::new(0.0, 10.0, 0.0),
+            Vec3::new(0.0, 100.0, 1.0),
+            Vec3::Y,
+        );
+        let sky = Lod::new(proj * view, FOVY, (600.0, 600.0), 1.6, IMPOSTOR_PIXELS);
+        assert_eq!(sky.ground_box(1.0, 0.0), None);
     }
 
     #[test]

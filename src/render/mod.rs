@@ -55,5 +55,8 @@ pub use mesh::{
 pub use pipeline::{Shape, UnitInstance, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene};
 pub use screenshot::save_screenshot;
-pub use units::{draw_query_circle, draw_searched_cells, pack_instances, ColorMode, Highlight};
+pub use units::{
+    draw_query_circle, draw_searched_cells, pack_instances, pack_visible, visible_units, ColorMode,
+    Highlight,
+};
 pub use world::{draw_world, ground_lift};

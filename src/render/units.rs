@@ -215,51 +215,122 @@ pub fn pack_instances(
     scale: f32,
     out: &mut Vec<UnitInstance>,
 ) {
+    pack_units(sim, mode, highlight, scale, 0..sim.len(), out);
+}
+
+/// [`pack_instances`] for the units stored at `visible` only (storage
+/// indices, in that order; out of range ones are skipped), e.g. those of
+/// the grid cells in view ([`visible_units`]). Same colors, same highlight.
+pub fn pack_visible(
+    sim: &Simulation,
+    mode: ColorMode,
+    highlight: Option<Highlight<'_>>,
+    scale: f32,
+    visible: &[u32],
+    out: &mut Vec<UnitInstance>,
+) {
+    let n = sim.len();
+    let units = visible.iter().map(|&i| i as usize).filter(move |&i| i < n);
+    pack_units(sim, mode, highlight, scale, units, out);
+}
+
+/// The packing of [`pack_instances`] over `units` (storage indices < len).
+fn pack_units(
+    sim: &Simulation,
+    mode: ColorMode,
+    highlight: Option<Highlight<'_>>,
+    scale: f32,
+    units: impl Iterator<Item = usize>,
+    out: &mut Vec<UnitInstance>,
+) {
     let store = sim.store();
     let n = store.len();
-    let cold = neighbor_heat(0, 1.0);
+    let top = if mode == ColorMode::NeighborHeat {
+        let pairs: usize = (0..n).map(|i| sim.neighbor_count(i)).sum();
+        heat_top(pairs, n)
+    } else {
+        0.0
+    };
+    // The highlighted sets, sorted for lookups while packing.
+    let highlight = highlight.filter(|h| h.selected < n).map(|h| {
+        let sorted = |v: &[u32]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v
+        };
+        (h.selected, sorted(h.candidates), sorted(h.neighbors))
+    });
     out.clear();
-    out.extend((0..n).map(|i| {
+    out.extend(units.map(|i| {
         let u = store.hot(i);
         let [r, g, b] = match mode {
             ColorMode::Team => team_color(u.team, u.enemies),
             ColorMode::MemoryOrder => memory_order_color(i, n),
             // The renderer colors meshes by error; impostors keep the team color.
             ColorMode::NormalError => team_color(u.team, u.enemies),
-            // Filled from the neighbor lists below.
-            ColorMode::NeighborHeat => cold,
+            ColorMode::NeighborHeat => neighbor_heat(sim.neighbor_count(i), top),
         };
-        UnitInstance {
+        let mut inst = UnitInstance {
             x: u.x,
             z: u.z,
             heading: u.vz.atan2(u.vx),
             scale,
             color: [r, g, b, 255],
+        };
+        if let Some((selected, candidates, neighbors)) = &highlight {
+            let key = i as u32;
+            inst.color = if i == *selected {
+                inst.scale = scale * 1.5;
+                SELECTED
+            } else if neighbors.binary_search(&key).is_ok() {
+                NEIGHBOR
+            } else if candidates.binary_search(&key).is_ok() {
+                CANDIDATE
+            } else {
+                [dim(r), dim(g), dim(b), 255]
+            };
         }
+        inst
     }));
-    if mode == ColorMode::NeighborHeat {
-        let pairs: usize = (0..n).map(|i| sim.neighbor_count(i)).sum();
-        let top = heat_top(pairs, n);
-        for (i, inst) in out.iter_mut().enumerate() {
-            let [r, g, b] = neighbor_heat(sim.neighbor_count(i), top);
-            inst.color = [r, g, b, 255];
+}
+
+/// Fills `out` (cleared first) with the storage indices of the units in the
+/// grid cells that overlap the box `[x0, x1] x [z0, z1]` (world units), read
+/// from the spatial index of the last step: the CSR grid's cell ranges or
+/// the per-cell grid's lists, row by row. With the naive scan (no cells),
+/// every unit whose position is in the box. The cells skipped are never
+/// read. Allocates only while `out` grows.
+pub fn visible_units(sim: &Simulation, [x0, x1, z0, z1]: [f32; 4], out: &mut Vec<u32>) {
+    out.clear();
+    let geo = sim.index().geometry().copied();
+    let finite = [x0, x1, z0, z1].iter().all(|v| v.is_finite());
+    let block = geo
+        .filter(|_| finite)
+        .and_then(|g| g.box_block((x0, x1), (z0, z1), 0.0));
+    if let (Some(g), Some(b)) = (sim.sorted_grid(), block) {
+        let starts = g.cell_start();
+        let (_, _, ids) = g.sorted(sim.index_points());
+        for (first, end) in g.block_rows(b) {
+            let (a, e) = (starts[first] as usize, starts[end] as usize);
+            out.extend_from_slice(&ids[a..e]);
         }
+        return;
     }
-    if let Some(h) = highlight.filter(|h| h.selected < out.len()) {
-        for inst in out.iter_mut() {
-            let [r, g, b, a] = inst.color;
-            inst.color = [dim(r), dim(g), dim(b), a];
+    if let (Some(g), Some(b)) = (sim.uniform_grid(), block) {
+        for cell in g.block_cells(b) {
+            out.extend_from_slice(cell);
         }
-        for (ids, color) in [(h.candidates, CANDIDATE), (h.neighbors, NEIGHBOR)] {
-            for &j in ids {
-                if let Some(inst) = out.get_mut(j as usize) {
-                    inst.color = color;
-                }
-            }
-        }
-        out[h.selected].color = SELECTED;
-        out[h.selected].scale = scale * 1.5;
+        return;
     }
+    if finite && geo.is_some_and(|g| g.cells() > 0) {
+        // A grid whose cells all miss the box: nothing is in view.
+        return;
+    }
+    let store = sim.store();
+    out.extend((0..store.len()).filter_map(|i| {
+        let (x, z) = store.pos(i);
+        ((x0..=x1).contains(&x) && (z0..=z1).contains(&z)).then_some(i as u32)
+    }));
 }
 
 /// A color channel times [`DIMMED`].
@@ -328,6 +399,70 @@ pub fn draw_searched_cells(geo: &GridGeometry, Block { x0, x1, z0, z1 }: Block) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn visible_units_cover_the_box_through_every_strategy_and_skip_far_cells() {
+        use crate::sim::{Reorder, Settings};
+        use crate::spatial::Strategy;
+        for strategy in Strategy::ALL {
+            for reorder in [Reorder::Resident, Reorder::Off] {
+                let s = Settings {
+                    units: 5_000,
+                    strategy,
+                    reorder,
+                    ..Settings::default()
+                };
+                let mut sim = Simulation::new(&s);
+                sim.step(1.0 / 60.0, &s);
+                let w = sim.world;
+                let bounds = [0.2 * w, 0.45 * w, 0.6 * w, 0.7 * w];
+                let mut out = Vec::new();
+                visible_units(&sim, bounds, &mut out);
+                let store = sim.store();
+                let inside: Vec<u32> = (0..store.len() as u32)
+                    .filter(|&i| {
+                        let (x, z) = store.pos(i as usize);
+                        (bounds[0]..=bounds[1]).contains(&x) && (bounds[2]..=bounds[3]).contains(&z)
+                    })
+                    .collect();
+                let mut got = out.clone();
+                got.sort_unstable();
+                got.dedup();
+                assert_eq!(got.len(), out.len(), "{strategy}/{reorder}: no unit twice");
+                for i in &inside {
+                    assert!(
+                        got.binary_search(i).is_ok(),
+                        "{strategy}/{reorder}: unit {i} in the box is missing"
+                    );
+                }
+                assert!(!inside.is_empty());
+                // Whole cells only: a few more than the box holds, far fewer than all.
+                assert!(
+                    out.len() < store.len() / 4,
+                    "{strategy}/{reorder}: {} of {}",
+                    out.len(),
+                    store.len()
+                );
+                // The packed instances are those units.
+                let mut inst = Vec::new();
+                pack_visible(&sim, ColorMode::Team, None, 1.0, &out, &mut inst);
+                assert_eq!(inst.len(), out.len());
+                let (x, z) = store.pos(out[0] as usize);
+                assert_eq!((inst[0].x, inst[0].z), (x, z));
+                // A box off the world shows nothing; an unbounded one everything.
+                visible_units(&sim, [-50.0, -10.0, -50.0, -10.0], &mut out);
+                assert!(out.is_empty(), "{strategy}: {}", out.len());
+                let all = [
+                    f32::NEG_INFINITY,
+                    f32::INFINITY,
+                    f32::NEG_INFINITY,
+                    f32::INFINITY,
+                ];
+                visible_units(&sim, all, &mut out);
+                assert_eq!(out.len(), store.len(), "{strategy}");
+            }
+        }
+    }
 
     /// Relative luminance (Rec. 709 weights) of an sRGB color, 0..255.
     fn luma([r, g, b]: [u8; 3]) -> f32 {
