@@ -8,8 +8,9 @@
 //! whole frames: from the start of drawing to the return of
 //! `next_frame` (buffer swap). Under a software rasterizer that is the CPU
 //! time of rasterizing; on a GPU it is bounded by the display's refresh.
-//! Units are culled and drawn as meshes or impostors exactly as in the
-//! window ([`Lod`] with [`IMPOSTOR_PIXELS`]).
+//! Units are culled and drawn as meshes or impostors by the same per-unit
+//! test as in the window ([`Lod`] with [`IMPOSTOR_PIXELS`]); the window's
+//! grid culling is skipped, since the default camera sees every cell.
 
 use std::time::Instant;
 
