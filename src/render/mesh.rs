@@ -110,18 +110,9 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
                 // A zero or broken normal falls back like oct_encode does.
                 smooth_nrm.push(n.try_normalize().unwrap_or(Vec3::Z));
             }
-            for &i in &mesh.indices {
-                if i as usize >= count {
-                    return Err(format!(
-                        "object '{}': index {i} out of range ({count} vertices)",
-                        model.name
-                    ));
-                }
-                smooth_idx.push(base + i);
-            }
+            append_indices(&model.name, &mesh.indices, count, base, &mut smooth_idx)?;
             continue;
         }
-        let mesh = &model.mesh;
         if !mesh.positions.len().is_multiple_of(3) {
             return Err(format!(
                 "object '{}': {} position floats is not a multiple of 3",
@@ -131,16 +122,7 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
         }
         let base = u32::try_from(positions.len())
             .map_err(|_| format!("object '{}': too many vertices", model.name))?;
-        let count = mesh.positions.len() / 3;
-        for &i in &mesh.indices {
-            if i as usize >= count {
-                return Err(format!(
-                    "object '{}': index {i} out of range ({count} vertices)",
-                    model.name
-                ));
-            }
-            indices.push(base + i);
-        }
+        append_indices(&model.name, &mesh.indices, count, base, &mut indices)?;
         for p in mesh.positions.chunks_exact(3) {
             let v = Vec3::new(p[0], p[1], p[2]);
             if !v.is_finite() {
@@ -178,6 +160,26 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
         })
         .collect();
     Ok(UnitMesh { quantized, exact })
+}
+
+/// Appends `base + i` for every index `i` of object `name` to `out`.
+///
+/// # Errors
+/// The first index at or past `count` (the object's vertices), named.
+fn append_indices(
+    name: &str,
+    indices: &[u32],
+    count: usize,
+    base: u32,
+    out: &mut Vec<u32>,
+) -> Result<(), String> {
+    if let Some(&i) = indices.iter().find(|&&i| i as usize >= count) {
+        return Err(format!(
+            "object '{name}': index {i} out of range ({count} vertices)"
+        ));
+    }
+    out.extend(indices.iter().map(|&i| base + i));
+    Ok(())
 }
 
 /// The unit meshes the window offers: the tank embedded in the binary and
