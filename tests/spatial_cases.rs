@@ -44,7 +44,8 @@ const PAD: [(f32, f32); 6] = [
 /// which must not change the result.
 fn assert_query(case: &str, pts: &[(f32, f32)], cell: f32, q: Query, expected: &[u32]) {
     assert_query_raw(case, pts, cell, q, expected);
-    if !pts.is_empty() && q.cx.is_finite() && q.cz.is_finite() && q.r.is_finite() {
+    // Padding assumes far points stay out: not so when r*r overflows.
+    if !pts.is_empty() && q.cx.is_finite() && q.cz.is_finite() && (q.r * q.r).is_finite() {
         let mut padded = pts.to_vec();
         padded.extend(PAD.iter().filter(|&&(px, pz)| {
             let (dx, dz) = ((px - q.cx) as f64, (pz - q.cz) as f64);
@@ -567,12 +568,13 @@ fn s09_non_finite_positions() {
         Query::new(0.2, 0.2, -1.0),
         &[],
     );
+    // An infinite radius takes every finite point, never a non-finite one.
     assert_query(
         "S9 infinite radius",
         &pts,
         1.0,
         Query::new(0.2, 0.2, f32::INFINITY),
-        &[],
+        &[1],
     );
     // A radius covering everything finite still returns only the finite point.
     assert_query(
@@ -902,5 +904,47 @@ fn s10_invalid_cell_with_subnormal_extent_does_not_hang() {
             out.sort();
             assert_eq!(out, vec![0, 1], "{st} with cell {cell}");
         }
+    }
+}
+
+// ---------------------------------------------------------------- S14
+
+#[test]
+fn s14_a_radius_whose_square_overflows_returns_every_finite_point() {
+    // Issue 10: r*r overflowing f32 (or r = +inf) used to return nothing,
+    // although every finite point lies within such a radius.
+    let pts = [(0.0f32, 0.0f32), (1.0, 1.0), (-5.0, 2.0)];
+    for r in [1e30f32, f32::MAX, f32::INFINITY] {
+        let q = Query::new(0.0, 0.0, r);
+        // Promptly: the block is clipped to the grid, not walked to infinity.
+        within(&format!("r = {r}"), 20, move || {
+            assert_query(&format!("r = {r}"), &pts, 1.0, q, &[0, 1, 2]);
+        });
+        // The per-unit pass: each unit has the other two.
+        assert_per_unit(
+            &format!("per unit, r = {r}"),
+            &pts,
+            1.0,
+            r,
+            &[vec![1, 2], vec![0, 2], vec![0, 1]],
+        );
+    }
+    // Far outside any world: found while the squared distance stays finite
+    // (r*r is clamped to f32::MAX); beyond that, not.
+    let far = [(-1e19f32, 0.0f32), (1e19, 0.0), (0.0, 1e19), (3e38, 0.0)];
+    let q = Query::new(0.0, 0.0, f32::INFINITY);
+    assert_query_raw("far, r = inf", &far, 1e15, q, &[0, 1, 2]);
+    let q = Query::new(0.0, 5.0, 1e30);
+    assert_query_raw("far, r = 1e30", &far, 1e15, q, &[0, 1, 2]);
+    // A NaN or negative radius still returns nothing.
+    for r in [f32::NAN, -1.0, f32::NEG_INFINITY, -0.5] {
+        assert_query(&format!("r = {r}"), &pts, 1.0, Query::new(0.0, 0.0, r), &[]);
+        assert_per_unit(
+            &format!("per unit, r = {r}"),
+            &pts,
+            1.0,
+            r,
+            &[vec![], vec![], vec![]],
+        );
     }
 }

@@ -36,11 +36,12 @@ const SENTINEL: u32 = 0xDEAD_BEEF;
 // ---------------------------------------------------------------- helpers
 
 /// The definition, written independently of the engine: ids of the units with
-/// finite positions and `dx*dx + dz*dz <= r*r`, `id != exclude`; nothing for a
-/// non-finite center or a NaN, negative, infinite or overflowing radius.
+/// finite positions and `dx*dx + dz*dz <= r*r`, `id != exclude` (with `r*r`
+/// clamped to `f32::MAX` for a huge or infinite radius); nothing for a
+/// non-finite center or a NaN or negative radius.
 fn brute(x: &[f32], z: &[f32], q: &Query) -> Vec<u32> {
-    let r2 = q.r * q.r;
-    if !(q.cx.is_finite() && q.cz.is_finite() && q.r >= 0.0 && r2.is_finite()) {
+    let r2 = (q.r * q.r).min(f32::MAX);
+    if !(q.cx.is_finite() && q.cz.is_finite() && q.r >= 0.0) {
         return Vec::new();
     }
     (0..x.len())

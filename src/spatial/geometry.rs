@@ -111,6 +111,21 @@ impl Bounds {
     }
 }
 
+/// The radius a grid searches for a query of radius `r`: `r` itself, or
+/// `+inf` when `r * r` overflows (then the distance test accepts every
+/// finite point, so the block must be the whole grid, not the cells within
+/// the finite `r`).
+#[inline]
+pub fn search_radius(r: f32) -> f32 {
+    if (r * r).is_finite() {
+        r
+    } else if r.is_nan() {
+        r
+    } else {
+        f32::INFINITY
+    }
+}
+
 /// A rectangular block of grid cells: the inclusive column range
 /// `x0..=x1` and row range `z0..=z1`, relative to the grid (column 0 is
 /// [`GridGeometry::origin_x`]), so `x1 < nx` and `z1 < nz` for a block of
@@ -284,6 +299,7 @@ impl GridGeometry {
         if self.nx == 0 {
             return None;
         }
+        let r = search_radius(r);
         let (x0, x1) = self.axis_range(cx, r, self.origin_x, self.nx)?;
         let (z0, z1) = self.axis_range(cz, r, self.origin_z, self.nz)?;
         Some(Block { x0, x1, z0, z1 })
@@ -305,6 +321,7 @@ impl GridGeometry {
     /// without converting to integers.
     #[inline]
     pub fn axis_quotients(&self, c: f32, r: f32) -> (f32, f32) {
+        let r = search_radius(r);
         let margin = (c.abs() + r) * (1.0 / 1_048_576.0) + 1e-20;
         ((c - r - margin) / self.cell, (c + r + margin) / self.cell)
     }
@@ -323,6 +340,7 @@ impl GridGeometry {
         if self.nx == 0 {
             return None;
         }
+        let r = search_radius(r);
         let axis = |(lo, hi): (f32, f32), origin: i64, n: usize| {
             let margin = (lo.abs().max(hi.abs()) + r) * (2.0 / 1_048_576.0) + 2e-20;
             let lo_q = (lo - r - margin) / self.cell;

@@ -6,8 +6,13 @@
 //!   (inclusive), with `r2 = r * r` computed once per query.
 //! - In the per-unit pass ([`query_all`]) a unit is excluded from its own list
 //!   by index, never by distance: two units at the same position are neighbors.
-//! - A query whose center is not finite, whose radius is NaN, negative or
-//!   infinite, or whose `r*r` overflows, returns nothing.
+//! - A query whose center is not finite, or whose radius is NaN or negative,
+//!   returns nothing. A radius whose square overflows `f32` (`r = 1e30`,
+//!   `f32::MAX`) or is `+inf` gives `r2 = f32::MAX`: every unit whose squared
+//!   distance is finite is a neighbor — every finite unit within about
+//!   1.8e19 world units, so every unit of any real world — while non-finite
+//!   positions (squared distance `+inf` or NaN) still never match; the
+//!   searched block is then the whole grid, so the query stays prompt.
 //! - Units with a non-finite coordinate are never returned and never panic.
 //! - Grid cell index: `floor(coord / cell_size)` (never a truncating cast); the
 //!   searched block is `floor((q - r) / cell)` to `floor((q + r) / cell)` on each
@@ -148,13 +153,15 @@ impl Query {
         }
     }
 
-    /// The kernel form (`r2 = r * r`), or `None` when the query returns nothing
-    /// by the shared semantics (non-finite center, NaN/negative/infinite radius,
-    /// `r * r` overflowing).
+    /// The kernel form (`r2 = r * r`, clamped to `f32::MAX` when it
+    /// overflows or `r` is `+inf`), or `None` when the query returns nothing
+    /// by the shared semantics (non-finite center, NaN or negative radius).
     #[inline]
     pub fn kernel_query(&self) -> Option<KernelQuery> {
-        let r2 = self.r * self.r;
-        if self.cx.is_finite() && self.cz.is_finite() && self.r >= 0.0 && r2.is_finite() {
+        // min() keeps a NaN out: `r >= 0.0` below rejects it anyway.
+        let r2 = (self.r * self.r).min(f32::MAX);
+        // `r >= 0.0` is false for NaN.
+        if self.cx.is_finite() && self.cz.is_finite() && self.r >= 0.0 {
             Some(KernelQuery {
                 cx: self.cx,
                 cz: self.cz,
