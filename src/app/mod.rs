@@ -272,7 +272,14 @@ impl App {
     fn frame(&mut self) -> Option<i32> {
         self.frame += 1;
         let before = self.settings.clone();
-        let (actions, claims) = self.overlay_pass();
+        // The screenshot's last frame runs the overlay once, after the step,
+        // so it shows this frame's numbers.
+        let last = self.last_frame.is_some_and(|n| self.frame >= n);
+        let (actions, claims) = if last {
+            Default::default()
+        } else {
+            self.overlay_pass()
+        };
         self.input(claims);
         self.overlay_actions(actions);
         self.settle(&before);
@@ -282,8 +289,7 @@ impl App {
             self.begin_picture();
         }
         self.draw();
-        if self.last_frame.is_some_and(|n| self.frame >= n) {
-            // The screenshot's overlay shows this frame's step, not the last one's.
+        if last {
             let _ = self.overlay_pass();
         }
         self.egui.draw();

@@ -200,6 +200,11 @@ impl EguiHost {
                     };
                 });
             self.passes += 1;
+            if self.passes == 1 && passes == 2 {
+                // Paint the layout pass (nothing visible: egui hides a new
+                // window in it) so its output is consumed, not overwritten.
+                self.mq.draw(gl.quad_context);
+            }
         }
         (actions, claims)
     }

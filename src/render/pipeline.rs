@@ -619,7 +619,8 @@ impl UnitRenderer {
 
     /// Draws meshes colored by the angular error of each vertex's quantized
     /// normal at the current precision (blue none, red the mesh's maximum),
-    /// through the f32 pipeline; impostors are unchanged.
+    /// through the f32 pipeline; in the uncompressed layout the normals are
+    /// exact, so every face is blue. Impostors are unchanged.
     pub fn set_error_view(&mut self, on: bool) {
         self.error_view = on;
     }
@@ -709,8 +710,11 @@ impl UnitRenderer {
         self.uploaded += (instances.len() * layout.instance_bytes()) as u64;
 
         let instance_count = i32::try_from(instances.len()).unwrap_or(i32::MAX);
+        // The compressed layout's error streams; the uncompressed layout's
+        // own f32 normals are exact (error 0, its padding), all blue.
+        let quantized = self.layout == VertexLayout::Compressed;
         let (bindings, index_count) = match shape {
-            Shape::Mesh if error_view => (&self.error_bindings, self.index_count),
+            Shape::Mesh if error_view && quantized => (&self.error_bindings, self.index_count),
             Shape::Mesh => (&gpu.bindings, self.index_count),
             Shape::Impostor => (&gpu.impostor, instances.len()),
         };

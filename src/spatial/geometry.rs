@@ -117,9 +117,8 @@ impl Bounds {
 /// the finite `r`).
 #[inline]
 pub fn search_radius(r: f32) -> f32 {
-    if (r * r).is_finite() {
-        r
-    } else if r.is_nan() {
+    // NaN stays NaN (no block); a finite square keeps r.
+    if (r * r).is_finite() || r.is_nan() {
         r
     } else {
         f32::INFINITY
