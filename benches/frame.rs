@@ -37,6 +37,9 @@
 //!
 //! Run: `cargo bench --bench frame` (filter: `cargo bench --bench frame -- frame/uniform/100000`).
 
+// criterion_main! generates an undocumented `main`.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -46,6 +46,9 @@
 //!
 //! Run: `cargo bench --bench peers` (filter: `cargo bench --bench peers -- peers/uniform/100000`).
 
+// criterion_main! generates an undocumented `main`.
+#![allow(missing_docs)]
+
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -19,22 +19,36 @@ pub struct CountingAlloc;
 // atomic and never touches the memory handed out.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.alloc(layout)
+        // SAFETY: the caller's arguments satisfy GlobalAlloc's contract, which
+        // System's method requires as is; the counter is a relaxed atomic.
+        unsafe {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+            System.alloc(layout)
+        }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.alloc_zeroed(layout)
+        // SAFETY: the caller's arguments satisfy GlobalAlloc's contract, which
+        // System's method requires as is; the counter is a relaxed atomic.
+        unsafe {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+            System.alloc_zeroed(layout)
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
+        // SAFETY: the caller's arguments satisfy GlobalAlloc's contract, which
+        // System's method requires as is; the counter is a relaxed atomic.
+        unsafe {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+            System.realloc(ptr, layout, new_size)
+        }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
+        // SAFETY: the caller's arguments satisfy GlobalAlloc's contract, which
+        // System's method requires as is; the counter is a relaxed atomic.
+        unsafe { System.dealloc(ptr, layout) }
     }
 }
 

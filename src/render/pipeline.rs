@@ -597,8 +597,8 @@ impl UnitRenderer {
 
     /// Sets the pixels per world unit at depth 1 of the view being drawn
     /// ([`super::lod::Lod::pixels_at_depth_1`]): impostor points are drawn
-    /// [`POINT_SIDE`] times the projected longest side of the unit, at least
-    /// one pixel.
+    /// 0.75 times the projected longest side of the unit, at least one
+    /// pixel.
     pub fn set_pixels_at_depth_1(&mut self, px: f32) {
         self.px_at_1 = if px.is_finite() { px.max(0.0) } else { 0.0 };
     }

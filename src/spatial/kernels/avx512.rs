@@ -23,7 +23,10 @@ pub unsafe fn run_ranges(
     q: &KernelQuery,
     out: &mut Vec<u32>,
 ) {
-    driver::collect::<Avx512Lanes>(x, z, ids, ranges, q, out)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::collect::<Avx512Lanes>(x, z, ids, ranges, q, out) }
 }
 
 /// [`driver::fused`] for AVX-512F: the [`Near`] aggregates of the entries of
@@ -44,7 +47,10 @@ pub unsafe fn run_fused(
     qs: &[FusedQuery],
     out: &mut [Near],
 ) {
-    driver::fused::<Avx512Lanes>(x, z, ids, team, ranges, qs, out)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::fused::<Avx512Lanes>(x, z, ids, team, ranges, qs, out) }
 }
 
 /// [`driver::fused_sym`] for this instruction set (see
@@ -62,5 +68,8 @@ pub unsafe fn run_fused_sym(
     own: &mut [Near],
     sums: driver::SlotSums,
 ) {
-    driver::fused_sym::<Avx512Lanes>(x, z, team, ranges, qs, own, sums)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::fused_sym::<Avx512Lanes>(x, z, team, ranges, qs, own, sums) }
 }

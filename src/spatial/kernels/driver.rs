@@ -31,11 +31,16 @@ impl<V: Lanes> Copy for Consts<V> {}
 impl<V: Lanes> Consts<V> {
     #[inline(always)]
     unsafe fn of(q: &KernelQuery) -> Self {
-        Consts {
-            cx: V::splat_f(q.cx),
-            cz: V::splat_f(q.cz),
-            r2: V::splat_f(q.r2),
-            exclude: V::splat_i(q.exclude as i32),
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            Consts {
+                cx: V::splat_f(q.cx),
+                cz: V::splat_f(q.cz),
+                r2: V::splat_f(q.r2),
+                exclude: V::splat_i(q.exclude as i32),
+            }
         }
     }
 
@@ -43,10 +48,15 @@ impl<V: Lanes> Consts<V> {
     /// (ordered, so NaN fails) and `id != exclude`.
     #[inline(always)]
     unsafe fn test(&self, xv: V::F, zv: V::F, idv: V::I) -> V::M {
-        let dx = V::sub(xv, self.cx);
-        let dz = V::sub(zv, self.cz);
-        let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
-        V::andnot(V::eq_i(idv, self.exclude), V::le(d2, self.r2))
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            let dx = V::sub(xv, self.cx);
+            let dz = V::sub(zv, self.cz);
+            let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
+            V::andnot(V::eq_i(idv, self.exclude), V::le(d2, self.r2))
+        }
     }
 }
 
@@ -76,20 +86,30 @@ macro_rules! for_vectors {
 /// (the rest 0) when `rest < N`.
 #[inline(always)]
 unsafe fn load_f<V: Lanes>(p: *const f32, k: usize, rest: usize) -> V::F {
-    if rest >= V::N {
-        V::load_f(p.add(k))
-    } else {
-        V::load_f_part(p.add(k), rest)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe {
+        if rest >= V::N {
+            V::load_f(p.add(k))
+        } else {
+            V::load_f_part(p.add(k), rest)
+        }
     }
 }
 
 /// [`load_f`] for an integer column.
 #[inline(always)]
 unsafe fn load_i<V: Lanes>(p: *const u32, k: usize, rest: usize) -> V::I {
-    if rest >= V::N {
-        V::load_i(p.add(k))
-    } else {
-        V::load_i_part(p.add(k), rest)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe {
+        if rest >= V::N {
+            V::load_i(p.add(k))
+        } else {
+            V::load_i_part(p.add(k), rest)
+        }
     }
 }
 
@@ -101,18 +121,23 @@ unsafe fn test_at<V: Lanes>(
     k: usize,
     rest: usize,
 ) -> (V::F, V::F, V::I, V::M) {
-    let (xv, zv, idv) = (
-        load_f::<V>(xp, k, rest),
-        load_f::<V>(zp, k, rest),
-        load_i::<V>(ip, k, rest),
-    );
-    let keep = c.test(xv, zv, idv);
-    let keep = if rest >= V::N {
-        keep
-    } else {
-        V::and(keep, V::first(rest))
-    };
-    (xv, zv, idv, keep)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe {
+        let (xv, zv, idv) = (
+            load_f::<V>(xp, k, rest),
+            load_f::<V>(zp, k, rest),
+            load_i::<V>(ip, k, rest),
+        );
+        let keep = c.test(xv, zv, idv);
+        let keep = if rest >= V::N {
+            keep
+        } else {
+            V::and(keep, V::first(rest))
+        };
+        (xv, zv, idv, keep)
+    }
 }
 
 /// Total entries of `ranges`.
@@ -138,25 +163,30 @@ pub unsafe fn collect<V: Lanes>(
     q: &KernelQuery,
     out: &mut Vec<u32>,
 ) {
-    // Every step may store a whole vector: keep N slots of slack.
-    out.reserve(total(ranges) + V::N);
-    let start = out.len();
-    let dst = out.as_mut_ptr().add(start);
-    let c = Consts::<V>::of(q);
-    let (xp, zp, ip) = (x.as_ptr(), z.as_ptr(), ids.as_ptr());
-    let mut w = 0usize;
-    // SAFETY (both steps): every range satisfies a <= b <= len (checked by
-    // the caller), so a whole vector at k (k + N <= b) and the first `rest`
-    // entries at k (k + rest = b) are in bounds, and a partial load reads no
-    // further. Each store writes N slots at dst + w with w <= (entries
-    // tested so far) < total, inside the total + N reserved slots.
-    for_vectors!(V, ranges, |k, rest| {
-        let (_, _, idv, keep) = test_at(&c, (xp, zp, ip), k, rest);
-        w += V::compress_store(idv, keep, dst.add(w));
-    });
-    // SAFETY: the first `w` slots after `start` hold the packed matching ids
-    // (a later store only writes at or beyond its own cursor).
-    out.set_len(start + w);
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe {
+        // Every step may store a whole vector: keep N slots of slack.
+        out.reserve(total(ranges) + V::N);
+        let start = out.len();
+        let dst = out.as_mut_ptr().add(start);
+        let c = Consts::<V>::of(q);
+        let (xp, zp, ip) = (x.as_ptr(), z.as_ptr(), ids.as_ptr());
+        let mut w = 0usize;
+        // SAFETY (both steps): every range satisfies a <= b <= len (checked by
+        // the caller), so a whole vector at k (k + N <= b) and the first `rest`
+        // entries at k (k + rest = b) are in bounds, and a partial load reads no
+        // further. Each store writes N slots at dst + w with w <= (entries
+        // tested so far) < total, inside the total + N reserved slots.
+        for_vectors!(V, ranges, |k, rest| {
+            let (_, _, idv, keep) = test_at(&c, (xp, zp, ip), k, rest);
+            w += V::compress_store(idv, keep, dst.add(w));
+        });
+        // SAFETY: the first `w` slots after `start` hold the packed matching ids
+        // (a later store only writes at or beyond its own cursor).
+        out.set_len(start + w);
+    }
 }
 
 /// The fused kernel for a group of queries that share their searched
@@ -193,58 +223,63 @@ pub unsafe fn fused<V: Lanes>(
     qs: &[FusedQuery],
     out: &mut [Near],
 ) {
-    let g = qs.len();
-    let scale = V::splat_f(super::FIXED_SCALE);
-    // The squared radius is the same for the whole group: one register.
-    let r2 = V::splat_f(qs[0].q.r2);
-    let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
-    // Counts share one lane (count + 65536 * enemies): drain before 65,536 steps.
-    let mut flush = qs[0].flush.min(u16::MAX as u32);
-    for k in 1..g {
-        accs[k] = Acc::new(&qs[k]);
-        flush = flush.min(qs[k].flush);
-    }
-    let accs = &mut accs[..g];
-    let mut steps = 0u32;
-    let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
-    let (one, enemy) = (V::splat_i(1), V::splat_i(1 << 16));
-    // SAFETY (whole walk): as in `collect`; `team` has the same length as
-    // `x`, so its lanes are in bounds too.
-    for_vectors!(V, ranges, |k, rest| {
-        let (xv, zv, idv) = (
-            load_f::<V>(xp, k, rest),
-            load_f::<V>(zp, k, rest),
-            load_i::<V>(ip, k, rest),
-        );
-        let tv = load_i::<V>(tp, k, rest);
-        let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
-        for acc in accs.iter_mut() {
-            let dx = V::sub(xv, V::splat_f(acc.cx));
-            let dz = V::sub(zv, V::splat_f(acc.cz));
-            let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
-            let keep = V::andnot(V::eq_i(idv, V::splat_i(acc.exclude)), V::le(d2, r2));
-            let keep = if rest >= V::N {
-                keep
-            } else {
-                V::and(keep, V::first(rest))
-            };
-            let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
-            acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
-            // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
-            acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, V::splat_i(acc.fx)));
-            acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, V::splat_i(acc.fz)));
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe {
+        let g = qs.len();
+        let scale = V::splat_f(super::FIXED_SCALE);
+        // The squared radius is the same for the whole group: one register.
+        let r2 = V::splat_f(qs[0].q.r2);
+        let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
+        // Counts share one lane (count + 65536 * enemies): drain before 65,536 steps.
+        let mut flush = qs[0].flush.min(u16::MAX as u32);
+        for k in 1..g {
+            accs[k] = Acc::new(&qs[k]);
+            flush = flush.min(qs[k].flush);
         }
-        steps += 1;
-        if steps == flush {
+        let accs = &mut accs[..g];
+        let mut steps = 0u32;
+        let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
+        let (one, enemy) = (V::splat_i(1), V::splat_i(1 << 16));
+        // SAFETY (whole walk): as in `collect`; `team` has the same length as
+        // `x`, so its lanes are in bounds too.
+        for_vectors!(V, ranges, |k, rest| {
+            let (xv, zv, idv) = (
+                load_f::<V>(xp, k, rest),
+                load_f::<V>(zp, k, rest),
+                load_i::<V>(ip, k, rest),
+            );
+            let tv = load_i::<V>(tp, k, rest);
+            let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
             for acc in accs.iter_mut() {
-                acc.drain();
+                let dx = V::sub(xv, V::splat_f(acc.cx));
+                let dz = V::sub(zv, V::splat_f(acc.cz));
+                let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
+                let keep = V::andnot(V::eq_i(idv, V::splat_i(acc.exclude)), V::le(d2, r2));
+                let keep = if rest >= V::N {
+                    keep
+                } else {
+                    V::and(keep, V::first(rest))
+                };
+                let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
+                acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
+                // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
+                acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, V::splat_i(acc.fx)));
+                acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, V::splat_i(acc.fz)));
             }
-            steps = 0;
+            steps += 1;
+            if steps == flush {
+                for acc in accs.iter_mut() {
+                    acc.drain();
+                }
+                steps = 0;
+            }
+        });
+        for (acc, o) in accs.iter_mut().zip(out.iter_mut()) {
+            acc.drain();
+            *o = acc.near;
         }
-    });
-    for (acc, o) in accs.iter_mut().zip(out.iter_mut()) {
-        acc.drain();
-        *o = acc.near;
     }
 }
 
@@ -279,32 +314,42 @@ impl<V: Lanes> Copy for Acc<V> {}
 impl<V: Lanes> Acc<V> {
     #[inline(always)]
     unsafe fn new(q: &FusedQuery) -> Self {
-        let zero = V::splat_i(0);
-        Acc {
-            cx: q.q.cx,
-            cz: q.q.cz,
-            exclude: q.q.exclude as i32,
-            team: q.team as i32,
-            fx: q.fx,
-            fz: q.fz,
-            tally: zero,
-            sx: zero,
-            sz: zero,
-            near: Near::default(),
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            let zero = V::splat_i(0);
+            Acc {
+                cx: q.q.cx,
+                cz: q.q.cz,
+                exclude: q.q.exclude as i32,
+                team: q.team as i32,
+                fx: q.fx,
+                fz: q.fz,
+                tally: zero,
+                sx: zero,
+                sz: zero,
+                near: Near::default(),
+            }
         }
     }
 
     /// Moves the lane sums into the totals.
     #[inline(always)]
     unsafe fn drain(&mut self) {
-        let zero = V::splat_i(0);
-        // Each lane's low half counts at most `flush` < 65,536 neighbors, so
-        // it never carries into the enemies in the high half.
-        self.near.count += V::sum_i64(V::low16(self.tally)) as u32;
-        self.near.enemies += V::sum_i64(V::high16(self.tally)) as u32;
-        self.near.sx += V::sum_i64(self.sx);
-        self.near.sz += V::sum_i64(self.sz);
-        (self.tally, self.sx, self.sz) = (zero, zero, zero);
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            let zero = V::splat_i(0);
+            // Each lane's low half counts at most `flush` < 65,536 neighbors, so
+            // it never carries into the enemies in the high half.
+            self.near.count += V::sum_i64(V::low16(self.tally)) as u32;
+            self.near.enemies += V::sum_i64(V::high16(self.tally)) as u32;
+            self.near.sx += V::sum_i64(self.sx);
+            self.near.sz += V::sum_i64(self.sz);
+            (self.tally, self.sx, self.sz) = (zero, zero, zero);
+        }
     }
 }
 
@@ -348,64 +393,69 @@ pub unsafe fn fused_sym<V: Lanes>(
     own: &mut [Near],
     sums: SlotSums,
 ) {
-    let g = qs.len();
-    let scale = V::splat_f(super::FIXED_SCALE);
-    let r2 = V::splat_f(qs[0].q.r2);
-    let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
-    let mut flush = qs[0].flush.min(u16::MAX as u32);
-    for k in 1..g {
-        accs[k] = Acc::new(&qs[k]);
-        flush = flush.min(qs[k].flush);
-    }
-    let accs = &mut accs[..g];
-    let mut steps = 0u32;
-    let (xp, zp, tp) = (x.as_ptr(), z.as_ptr(), team.as_ptr());
-    let (zero, one, enemy) = (V::splat_i(0), V::splat_i(1), V::splat_i(1 << 16));
-    // SAFETY (whole walk): loads as in `fused`; the read-modify-writes of
-    // `sums` touch only the `rest` live slots of each vector, which the
-    // caller owns exclusively.
-    for_vectors!(V, ranges, |k, rest| {
-        let (xv, zv, tv) = (
-            load_f::<V>(xp, k, rest),
-            load_f::<V>(zp, k, rest),
-            load_i::<V>(tp, k, rest),
-        );
-        let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
-        let (mut jt, mut jx, mut jz) = (zero, zero, zero);
-        for acc in accs.iter_mut() {
-            let dx = V::sub(xv, V::splat_f(acc.cx));
-            let dz = V::sub(zv, V::splat_f(acc.cz));
-            let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
-            let keep = V::le(d2, r2);
-            let keep = if rest >= V::N {
-                keep
-            } else {
-                V::and(keep, V::first(rest))
-            };
-            let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
-            acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
-            jt = V::add_masked_i(V::add_masked_i(jt, keep, one), foe, enemy);
-            let (qx, qz) = (V::splat_i(acc.fx), V::splat_i(acc.fz));
-            acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, qx));
-            acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, qz));
-            jx = V::add_masked_i(jx, keep, V::sub_i(qx, fxv));
-            jz = V::add_masked_i(jz, keep, V::sub_i(qz, fzv));
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe {
+        let g = qs.len();
+        let scale = V::splat_f(super::FIXED_SCALE);
+        let r2 = V::splat_f(qs[0].q.r2);
+        let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
+        let mut flush = qs[0].flush.min(u16::MAX as u32);
+        for k in 1..g {
+            accs[k] = Acc::new(&qs[k]);
+            flush = flush.min(qs[k].flush);
         }
-        let n = rest.min(V::N);
-        V::add_to_u32(sums.count.add(k), V::low16(jt), n);
-        V::add_to_u32(sums.enemies.add(k), V::high16(jt), n);
-        V::add_to_i64(sums.sx.add(k), jx, n);
-        V::add_to_i64(sums.sz.add(k), jz, n);
-        steps += 1;
-        if steps == flush {
+        let accs = &mut accs[..g];
+        let mut steps = 0u32;
+        let (xp, zp, tp) = (x.as_ptr(), z.as_ptr(), team.as_ptr());
+        let (zero, one, enemy) = (V::splat_i(0), V::splat_i(1), V::splat_i(1 << 16));
+        // SAFETY (whole walk): loads as in `fused`; the read-modify-writes of
+        // `sums` touch only the `rest` live slots of each vector, which the
+        // caller owns exclusively.
+        for_vectors!(V, ranges, |k, rest| {
+            let (xv, zv, tv) = (
+                load_f::<V>(xp, k, rest),
+                load_f::<V>(zp, k, rest),
+                load_i::<V>(tp, k, rest),
+            );
+            let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
+            let (mut jt, mut jx, mut jz) = (zero, zero, zero);
             for acc in accs.iter_mut() {
-                acc.drain();
+                let dx = V::sub(xv, V::splat_f(acc.cx));
+                let dz = V::sub(zv, V::splat_f(acc.cz));
+                let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
+                let keep = V::le(d2, r2);
+                let keep = if rest >= V::N {
+                    keep
+                } else {
+                    V::and(keep, V::first(rest))
+                };
+                let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
+                acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
+                jt = V::add_masked_i(V::add_masked_i(jt, keep, one), foe, enemy);
+                let (qx, qz) = (V::splat_i(acc.fx), V::splat_i(acc.fz));
+                acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, qx));
+                acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, qz));
+                jx = V::add_masked_i(jx, keep, V::sub_i(qx, fxv));
+                jz = V::add_masked_i(jz, keep, V::sub_i(qz, fzv));
             }
-            steps = 0;
+            let n = rest.min(V::N);
+            V::add_to_u32(sums.count.add(k), V::low16(jt), n);
+            V::add_to_u32(sums.enemies.add(k), V::high16(jt), n);
+            V::add_to_i64(sums.sx.add(k), jx, n);
+            V::add_to_i64(sums.sz.add(k), jz, n);
+            steps += 1;
+            if steps == flush {
+                for acc in accs.iter_mut() {
+                    acc.drain();
+                }
+                steps = 0;
+            }
+        });
+        for (acc, o) in accs.iter_mut().zip(own.iter_mut()) {
+            acc.drain();
+            *o = acc.near;
         }
-    });
-    for (acc, o) in accs.iter_mut().zip(own.iter_mut()) {
-        acc.drain();
-        *o = acc.near;
     }
 }

@@ -110,11 +110,17 @@ impl Lanes for ScalarLanes {
     }
     #[inline(always)]
     unsafe fn load_f(p: *const f32) -> f32 {
-        *p
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe { *p }
     }
     #[inline(always)]
     unsafe fn load_i(p: *const u32) -> i32 {
-        *p as i32
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe { *p as i32 }
     }
     #[inline(always)]
     unsafe fn load_f_part(_: *const f32, _: usize) -> f32 {
@@ -167,9 +173,14 @@ impl Lanes for ScalarLanes {
     }
     #[inline(always)]
     unsafe fn compress_store(v: i32, m: bool, dst: *mut u32) -> usize {
-        // Branch-free: always write, advance the cursor only on a match.
-        *dst = v as u32;
-        m as usize
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            // Branch-free: always write, advance the cursor only on a match.
+            *dst = v as u32;
+            m as usize
+        }
     }
     #[inline(always)]
     unsafe fn trunc_i(v: f32) -> i32 {
@@ -197,11 +208,21 @@ impl Lanes for ScalarLanes {
     }
     #[inline(always)]
     unsafe fn add_to_u32(p: *mut u32, v: i32, _: usize) {
-        *p = (*p).wrapping_add(v as u32);
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            *p = (*p).wrapping_add(v as u32);
+        }
     }
     #[inline(always)]
     unsafe fn add_to_i64(p: *mut i64, v: i32, _: usize) {
-        *p += v as i64;
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled and
+        // every pointer is valid for the lanes it reads or writes.
+        unsafe {
+            *p += v as i64;
+        }
     }
 }
 
@@ -228,127 +249,218 @@ mod x86 {
 
         #[inline(always)]
         unsafe fn splat_f(v: f32) -> __m128 {
-            _mm_set1_ps(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_set1_ps(v) }
         }
         #[inline(always)]
         unsafe fn splat_i(v: i32) -> __m128i {
-            _mm_set1_epi32(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_set1_epi32(v) }
         }
         #[inline(always)]
         unsafe fn load_f(p: *const f32) -> __m128 {
-            _mm_loadu_ps(p)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_loadu_ps(p) }
         }
         #[inline(always)]
         unsafe fn load_i(p: *const u32) -> __m128i {
-            _mm_loadu_si128(p as *const __m128i)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_loadu_si128(p as *const __m128i) }
         }
         #[inline(always)]
         unsafe fn load_f_part(p: *const f32, rest: usize) -> __m128 {
-            // SSE2 has no masked load: read the live lanes one by one.
-            let lane = |k: usize| if k < rest { *p.add(k) } else { 0.0 };
-            _mm_setr_ps(lane(0), lane(1), lane(2), lane(3))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // SSE2 has no masked load: read the live lanes one by one.
+                let lane = |k: usize| if k < rest { *p.add(k) } else { 0.0 };
+                _mm_setr_ps(lane(0), lane(1), lane(2), lane(3))
+            }
         }
         #[inline(always)]
         unsafe fn load_i_part(p: *const u32, rest: usize) -> __m128i {
-            let lane = |k: usize| if k < rest { *p.add(k) as i32 } else { 0 };
-            _mm_setr_epi32(lane(0), lane(1), lane(2), lane(3))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let lane = |k: usize| if k < rest { *p.add(k) as i32 } else { 0 };
+                _mm_setr_epi32(lane(0), lane(1), lane(2), lane(3))
+            }
         }
         #[inline(always)]
         unsafe fn first(rest: usize) -> __m128i {
-            let iota = _mm_loadu_si128(IOTA.as_ptr() as *const __m128i);
-            _mm_cmpgt_epi32(_mm_set1_epi32(rest as i32), iota)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let iota = _mm_loadu_si128(IOTA.as_ptr() as *const __m128i);
+                _mm_cmpgt_epi32(_mm_set1_epi32(rest as i32), iota)
+            }
         }
         #[inline(always)]
         unsafe fn sub(a: __m128, b: __m128) -> __m128 {
-            _mm_sub_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_sub_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn mul(a: __m128, b: __m128) -> __m128 {
-            _mm_mul_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_mul_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn add(a: __m128, b: __m128) -> __m128 {
-            _mm_add_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_add_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn le(a: __m128, b: __m128) -> __m128i {
-            _mm_castps_si128(_mm_cmple_ps(a, b))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_castps_si128(_mm_cmple_ps(a, b)) }
         }
         #[inline(always)]
         unsafe fn eq_i(a: __m128i, b: __m128i) -> __m128i {
-            _mm_cmpeq_epi32(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_cmpeq_epi32(a, b) }
         }
         #[inline(always)]
         unsafe fn and(a: __m128i, b: __m128i) -> __m128i {
-            _mm_and_si128(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_and_si128(a, b) }
         }
         #[inline(always)]
         unsafe fn andnot(a: __m128i, b: __m128i) -> __m128i {
-            _mm_andnot_si128(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_andnot_si128(a, b) }
         }
         #[inline(always)]
         unsafe fn count(acc: __m128i, m: __m128i) -> __m128i {
-            // A set lane is -1.
-            _mm_sub_epi32(acc, m)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // A set lane is -1.
+                _mm_sub_epi32(acc, m)
+            }
         }
         #[inline(always)]
         unsafe fn bits(m: __m128i) -> u32 {
-            _mm_movemask_ps(_mm_castsi128_ps(m)) as u32
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_movemask_ps(_mm_castsi128_ps(m)) as u32 }
         }
         #[inline(always)]
         unsafe fn compress_store(v: __m128i, m: __m128i, dst: *mut u32) -> usize {
-            // No compress instruction: store every lane, advance by its bit.
-            let bits = Self::bits(m) as usize;
-            let mut w = 0;
-            *dst = _mm_cvtsi128_si32(v) as u32;
-            w += bits & 1;
-            *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<1>(v)) as u32;
-            w += (bits >> 1) & 1;
-            *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<2>(v)) as u32;
-            w += (bits >> 2) & 1;
-            *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<3>(v)) as u32;
-            w + ((bits >> 3) & 1)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // No compress instruction: store every lane, advance by its bit.
+                let bits = Self::bits(m) as usize;
+                let mut w = 0;
+                *dst = _mm_cvtsi128_si32(v) as u32;
+                w += bits & 1;
+                *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<1>(v)) as u32;
+                w += (bits >> 1) & 1;
+                *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<2>(v)) as u32;
+                w += (bits >> 2) & 1;
+                *dst.add(w) = _mm_cvtsi128_si32(_mm_shuffle_epi32::<3>(v)) as u32;
+                w + ((bits >> 3) & 1)
+            }
         }
         #[inline(always)]
         unsafe fn trunc_i(v: __m128) -> __m128i {
-            _mm_cvttps_epi32(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_cvttps_epi32(v) }
         }
         #[inline(always)]
         unsafe fn sub_i(a: __m128i, b: __m128i) -> __m128i {
-            _mm_sub_epi32(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_sub_epi32(a, b) }
         }
         #[inline(always)]
         unsafe fn add_masked_i(acc: __m128i, m: __m128i, v: __m128i) -> __m128i {
-            _mm_add_epi32(acc, _mm_and_si128(m, v))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_add_epi32(acc, _mm_and_si128(m, v)) }
         }
         #[inline(always)]
         unsafe fn sum_i64(v: __m128i) -> i64 {
-            let mut lanes = [0i32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
-            lanes.iter().map(|&l| l as i64).sum()
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let mut lanes = [0i32; 4];
+                _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
+                lanes.iter().map(|&l| l as i64).sum()
+            }
         }
         #[inline(always)]
         unsafe fn low16(v: __m128i) -> __m128i {
-            _mm_and_si128(v, _mm_set1_epi32(0xFFFF))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_and_si128(v, _mm_set1_epi32(0xFFFF)) }
         }
         #[inline(always)]
         unsafe fn high16(v: __m128i) -> __m128i {
-            _mm_srli_epi32::<16>(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm_srli_epi32::<16>(v) }
         }
         #[inline(always)]
         unsafe fn add_to_u32(p: *mut u32, v: __m128i, rest: usize) {
-            let mut lanes = [0u32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
-            for (k, &l) in lanes.iter().enumerate().take(rest) {
-                *p.add(k) = (*p.add(k)).wrapping_add(l);
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let mut lanes = [0u32; 4];
+                _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
+                for (k, &l) in lanes.iter().enumerate().take(rest) {
+                    *p.add(k) = (*p.add(k)).wrapping_add(l);
+                }
             }
         }
         #[inline(always)]
         unsafe fn add_to_i64(p: *mut i64, v: __m128i, rest: usize) {
-            let mut lanes = [0i32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
-            for (k, &l) in lanes.iter().enumerate().take(rest) {
-                *p.add(k) += l as i64;
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let mut lanes = [0i32; 4];
+                _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
+                for (k, &l) in lanes.iter().enumerate().take(rest) {
+                    *p.add(k) += l as i64;
+                }
             }
         }
     }
@@ -388,137 +500,227 @@ mod x86 {
 
         #[inline(always)]
         unsafe fn splat_f(v: f32) -> __m256 {
-            _mm256_set1_ps(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_set1_ps(v) }
         }
         #[inline(always)]
         unsafe fn splat_i(v: i32) -> __m256i {
-            _mm256_set1_epi32(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_set1_epi32(v) }
         }
         #[inline(always)]
         unsafe fn load_f(p: *const f32) -> __m256 {
-            _mm256_loadu_ps(p)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_loadu_ps(p) }
         }
         #[inline(always)]
         unsafe fn load_i(p: *const u32) -> __m256i {
-            _mm256_loadu_si256(p as *const __m256i)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_loadu_si256(p as *const __m256i) }
         }
         #[inline(always)]
         unsafe fn load_f_part(p: *const f32, rest: usize) -> __m256 {
-            // vmaskmov does not fault on masked-off lanes.
-            _mm256_maskload_ps(p, Self::first(rest))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // vmaskmov does not fault on masked-off lanes.
+                _mm256_maskload_ps(p, Self::first(rest))
+            }
         }
         #[inline(always)]
         unsafe fn load_i_part(p: *const u32, rest: usize) -> __m256i {
-            _mm256_maskload_epi32(p as *const i32, Self::first(rest))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_maskload_epi32(p as *const i32, Self::first(rest)) }
         }
         #[inline(always)]
         unsafe fn first(rest: usize) -> __m256i {
-            let iota = _mm256_loadu_si256(IOTA.as_ptr() as *const __m256i);
-            _mm256_cmpgt_epi32(_mm256_set1_epi32(rest as i32), iota)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let iota = _mm256_loadu_si256(IOTA.as_ptr() as *const __m256i);
+                _mm256_cmpgt_epi32(_mm256_set1_epi32(rest as i32), iota)
+            }
         }
         #[inline(always)]
         unsafe fn sub(a: __m256, b: __m256) -> __m256 {
-            _mm256_sub_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_sub_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn mul(a: __m256, b: __m256) -> __m256 {
-            _mm256_mul_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_mul_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn add(a: __m256, b: __m256) -> __m256 {
-            _mm256_add_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_add_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn le(a: __m256, b: __m256) -> __m256i {
-            _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) }
         }
         #[inline(always)]
         unsafe fn eq_i(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_cmpeq_epi32(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_cmpeq_epi32(a, b) }
         }
         #[inline(always)]
         unsafe fn and(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_and_si256(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_and_si256(a, b) }
         }
         #[inline(always)]
         unsafe fn andnot(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_andnot_si256(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_andnot_si256(a, b) }
         }
         #[inline(always)]
         unsafe fn count(acc: __m256i, m: __m256i) -> __m256i {
-            // A set lane is -1.
-            _mm256_sub_epi32(acc, m)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // A set lane is -1.
+                _mm256_sub_epi32(acc, m)
+            }
         }
         #[inline(always)]
         unsafe fn bits(m: __m256i) -> u32 {
-            _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32 }
         }
         #[inline(always)]
         unsafe fn compress_store(v: __m256i, m: __m256i, dst: *mut u32) -> usize {
-            let bits = Self::bits(m) as usize;
-            let perm = _mm256_loadu_si256(PACK[bits].as_ptr() as *const __m256i);
-            _mm256_storeu_si256(dst as *mut __m256i, _mm256_permutevar8x32_epi32(v, perm));
-            bits.count_ones() as usize
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let bits = Self::bits(m) as usize;
+                let perm = _mm256_loadu_si256(PACK[bits].as_ptr() as *const __m256i);
+                _mm256_storeu_si256(dst as *mut __m256i, _mm256_permutevar8x32_epi32(v, perm));
+                bits.count_ones() as usize
+            }
         }
         #[inline(always)]
         unsafe fn trunc_i(v: __m256) -> __m256i {
-            _mm256_cvttps_epi32(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_cvttps_epi32(v) }
         }
         #[inline(always)]
         unsafe fn sub_i(a: __m256i, b: __m256i) -> __m256i {
-            _mm256_sub_epi32(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_sub_epi32(a, b) }
         }
         #[inline(always)]
         unsafe fn add_masked_i(acc: __m256i, m: __m256i, v: __m256i) -> __m256i {
-            _mm256_add_epi32(acc, _mm256_and_si256(m, v))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_add_epi32(acc, _mm256_and_si256(m, v)) }
         }
         #[inline(always)]
         unsafe fn sum_i64(v: __m256i) -> i64 {
-            let lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
-            let hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v));
-            let s = _mm256_add_epi64(lo, hi);
-            let mut lanes = [0i64; 4];
-            _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, s);
-            lanes.iter().sum()
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v));
+                let hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v));
+                let s = _mm256_add_epi64(lo, hi);
+                let mut lanes = [0i64; 4];
+                _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, s);
+                lanes.iter().sum()
+            }
         }
         #[inline(always)]
         unsafe fn low16(v: __m256i) -> __m256i {
-            _mm256_and_si256(v, _mm256_set1_epi32(0xFFFF))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_and_si256(v, _mm256_set1_epi32(0xFFFF)) }
         }
         #[inline(always)]
         unsafe fn high16(v: __m256i) -> __m256i {
-            _mm256_srli_epi32::<16>(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm256_srli_epi32::<16>(v) }
         }
         #[inline(always)]
         unsafe fn add_to_u32(p: *mut u32, v: __m256i, rest: usize) {
-            let p = p as *mut i32;
-            if rest >= 8 {
-                let sum = _mm256_add_epi32(_mm256_loadu_si256(p as *const __m256i), v);
-                _mm256_storeu_si256(p as *mut __m256i, sum);
-            } else {
-                // vpmaskmovd neither reads nor writes masked-off lanes.
-                let live = Self::first(rest);
-                let sum = _mm256_add_epi32(_mm256_maskload_epi32(p, live), v);
-                _mm256_maskstore_epi32(p, live, sum);
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let p = p as *mut i32;
+                if rest >= 8 {
+                    let sum = _mm256_add_epi32(_mm256_loadu_si256(p as *const __m256i), v);
+                    _mm256_storeu_si256(p as *mut __m256i, sum);
+                } else {
+                    // vpmaskmovd neither reads nor writes masked-off lanes.
+                    let live = Self::first(rest);
+                    let sum = _mm256_add_epi32(_mm256_maskload_epi32(p, live), v);
+                    _mm256_maskstore_epi32(p, live, sum);
+                }
             }
         }
         #[inline(always)]
         unsafe fn add_to_i64(p: *mut i64, v: __m256i, rest: usize) {
-            let halves = [
-                _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
-                _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v)),
-            ];
-            for (h, wide) in halves.into_iter().enumerate() {
-                let q = p.add(4 * h);
-                let live = rest.saturating_sub(4 * h).min(4);
-                if live == 4 {
-                    let sum = _mm256_add_epi64(_mm256_loadu_si256(q as *const __m256i), wide);
-                    _mm256_storeu_si256(q as *mut __m256i, sum);
-                } else if live > 0 {
-                    let iota = _mm256_setr_epi64x(0, 1, 2, 3);
-                    let mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(live as i64), iota);
-                    let sum = _mm256_add_epi64(_mm256_maskload_epi64(q as *const i64, mask), wide);
-                    _mm256_maskstore_epi64(q, mask, sum);
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let halves = [
+                    _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                    _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(v)),
+                ];
+                for (h, wide) in halves.into_iter().enumerate() {
+                    let q = p.add(4 * h);
+                    let live = rest.saturating_sub(4 * h).min(4);
+                    if live == 4 {
+                        let sum = _mm256_add_epi64(_mm256_loadu_si256(q as *const __m256i), wide);
+                        _mm256_storeu_si256(q as *mut __m256i, sum);
+                    } else if live > 0 {
+                        let iota = _mm256_setr_epi64x(0, 1, 2, 3);
+                        let mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(live as i64), iota);
+                        let sum =
+                            _mm256_add_epi64(_mm256_maskload_epi64(q as *const i64, mask), wide);
+                        _mm256_maskstore_epi64(q, mask, sum);
+                    }
                 }
             }
         }
@@ -537,28 +739,48 @@ mod x86 {
 
         #[inline(always)]
         unsafe fn splat_f(v: f32) -> __m512 {
-            _mm512_set1_ps(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_set1_ps(v) }
         }
         #[inline(always)]
         unsafe fn splat_i(v: i32) -> __m512i {
-            _mm512_set1_epi32(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_set1_epi32(v) }
         }
         #[inline(always)]
         unsafe fn load_f(p: *const f32) -> __m512 {
-            _mm512_loadu_ps(p)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_loadu_ps(p) }
         }
         #[inline(always)]
         unsafe fn load_i(p: *const u32) -> __m512i {
-            _mm512_loadu_si512(p as *const __m512i)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_loadu_si512(p as *const __m512i) }
         }
         #[inline(always)]
         unsafe fn load_f_part(p: *const f32, rest: usize) -> __m512 {
-            // Masked-off lanes are never read, so they cannot fault.
-            _mm512_maskz_loadu_ps(Self::first(rest), p)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // Masked-off lanes are never read, so they cannot fault.
+                _mm512_maskz_loadu_ps(Self::first(rest), p)
+            }
         }
         #[inline(always)]
         unsafe fn load_i_part(p: *const u32, rest: usize) -> __m512i {
-            _mm512_maskz_loadu_epi32(Self::first(rest), p as *const i32)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_maskz_loadu_epi32(Self::first(rest), p as *const i32) }
         }
         #[inline(always)]
         unsafe fn first(rest: usize) -> __mmask16 {
@@ -570,23 +792,38 @@ mod x86 {
         }
         #[inline(always)]
         unsafe fn sub(a: __m512, b: __m512) -> __m512 {
-            _mm512_sub_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_sub_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn mul(a: __m512, b: __m512) -> __m512 {
-            _mm512_mul_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_mul_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn add(a: __m512, b: __m512) -> __m512 {
-            _mm512_add_ps(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_add_ps(a, b) }
         }
         #[inline(always)]
         unsafe fn le(a: __m512, b: __m512) -> __mmask16 {
-            _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b) }
         }
         #[inline(always)]
         unsafe fn eq_i(a: __m512i, b: __m512i) -> __mmask16 {
-            _mm512_cmpeq_epi32_mask(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_cmpeq_epi32_mask(a, b) }
         }
         #[inline(always)]
         unsafe fn and(a: __mmask16, b: __mmask16) -> __mmask16 {
@@ -598,7 +835,10 @@ mod x86 {
         }
         #[inline(always)]
         unsafe fn count(acc: __m512i, m: __mmask16) -> __m512i {
-            _mm512_mask_sub_epi32(acc, m, acc, _mm512_set1_epi32(-1))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_mask_sub_epi32(acc, m, acc, _mm512_set1_epi32(-1)) }
         }
         #[inline(always)]
         unsafe fn bits(m: __mmask16) -> u32 {
@@ -606,55 +846,90 @@ mod x86 {
         }
         #[inline(always)]
         unsafe fn compress_store(v: __m512i, m: __mmask16, dst: *mut u32) -> usize {
-            _mm512_storeu_si512(dst as *mut __m512i, _mm512_maskz_compress_epi32(m, v));
-            m.count_ones() as usize
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                _mm512_storeu_si512(dst as *mut __m512i, _mm512_maskz_compress_epi32(m, v));
+                m.count_ones() as usize
+            }
         }
         #[inline(always)]
         unsafe fn trunc_i(v: __m512) -> __m512i {
-            _mm512_cvttps_epi32(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_cvttps_epi32(v) }
         }
         #[inline(always)]
         unsafe fn sub_i(a: __m512i, b: __m512i) -> __m512i {
-            _mm512_sub_epi32(a, b)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_sub_epi32(a, b) }
         }
         #[inline(always)]
         unsafe fn add_masked_i(acc: __m512i, m: __mmask16, v: __m512i) -> __m512i {
-            _mm512_mask_add_epi32(acc, m, acc, v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_mask_add_epi32(acc, m, acc, v) }
         }
         #[inline(always)]
         unsafe fn sum_i64(v: __m512i) -> i64 {
-            let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
-            let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
-            _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
+                let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
+                _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi))
+            }
         }
         #[inline(always)]
         unsafe fn low16(v: __m512i) -> __m512i {
-            _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF))
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF)) }
         }
         #[inline(always)]
         unsafe fn high16(v: __m512i) -> __m512i {
-            _mm512_srli_epi32::<16>(v)
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe { _mm512_srli_epi32::<16>(v) }
         }
         #[inline(always)]
         unsafe fn add_to_u32(p: *mut u32, v: __m512i, rest: usize) {
-            // Masked-off lanes are neither read nor written.
-            let live = Self::first(rest);
-            let p = p as *mut i32;
-            let sum = _mm512_add_epi32(_mm512_maskz_loadu_epi32(live, p), v);
-            _mm512_mask_storeu_epi32(p, live, sum);
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                // Masked-off lanes are neither read nor written.
+                let live = Self::first(rest);
+                let p = p as *mut i32;
+                let sum = _mm512_add_epi32(_mm512_maskz_loadu_epi32(live, p), v);
+                _mm512_mask_storeu_epi32(p, live, sum);
+            }
         }
         #[inline(always)]
         unsafe fn add_to_i64(p: *mut i64, v: __m512i, rest: usize) {
-            let live = Self::first(rest);
-            let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
-            let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
-            let (klo, khi) = ((live & 0xFF) as __mmask8, (live >> 8) as __mmask8);
-            let sum = _mm512_add_epi64(_mm512_maskz_loadu_epi64(klo, p), lo);
-            _mm512_mask_storeu_epi64(p, klo, sum);
-            if khi != 0 {
-                let q = p.add(8);
-                let sum = _mm512_add_epi64(_mm512_maskz_loadu_epi64(khi, q), hi);
-                _mm512_mask_storeu_epi64(q, khi, sum);
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
+            unsafe {
+                let live = Self::first(rest);
+                let lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(v));
+                let hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v));
+                let (klo, khi) = ((live & 0xFF) as __mmask8, (live >> 8) as __mmask8);
+                let sum = _mm512_add_epi64(_mm512_maskz_loadu_epi64(klo, p), lo);
+                _mm512_mask_storeu_epi64(p, klo, sum);
+                if khi != 0 {
+                    let q = p.add(8);
+                    let sum = _mm512_add_epi64(_mm512_maskz_loadu_epi64(khi, q), hi);
+                    _mm512_mask_storeu_epi64(q, khi, sum);
+                }
             }
         }
     }

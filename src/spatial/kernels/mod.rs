@@ -483,12 +483,24 @@ impl Kernel {
         match self.or_scalar() {
             // SAFETY (every arm): the caller's contract above; the checks
             // above; and `or_scalar` picked an instruction set this CPU has.
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
             Kernel::Scalar => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
             Kernel::Sse => unsafe { sse::run_fused_sym(x, z, team, ranges, qs, own, sums) },
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
             Kernel::Avx2 => unsafe { avx2::run_fused_sym(x, z, team, ranges, qs, own, sums) },
             #[cfg(target_arch = "x86_64")]
+            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+            // `Lanes` trait's) is the caller's: the target features are enabled and
+            // every pointer is valid for the lanes it reads or writes.
             Kernel::Avx512 => unsafe { avx512::run_fused_sym(x, z, team, ranges, qs, own, sums) },
             #[cfg(not(target_arch = "x86_64"))]
             _ => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },

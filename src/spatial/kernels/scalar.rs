@@ -113,5 +113,8 @@ pub unsafe fn run_fused_sym(
     own: &mut [Near],
     sums: driver::SlotSums,
 ) {
-    driver::fused_sym::<ScalarLanes>(x, z, team, ranges, qs, own, sums)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::fused_sym::<ScalarLanes>(x, z, team, ranges, qs, own, sums) }
 }

@@ -24,7 +24,10 @@ pub unsafe fn run_ranges(
     q: &KernelQuery,
     out: &mut Vec<u32>,
 ) {
-    driver::collect::<SseLanes>(x, z, ids, ranges, q, out)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::collect::<SseLanes>(x, z, ids, ranges, q, out) }
 }
 
 /// [`driver::fused`] for SSE2 (always present on x86_64): the [`Near`] aggregates of the entries of
@@ -45,7 +48,10 @@ pub unsafe fn run_fused(
     qs: &[FusedQuery],
     out: &mut [Near],
 ) {
-    driver::fused::<SseLanes>(x, z, ids, team, ranges, qs, out)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::fused::<SseLanes>(x, z, ids, team, ranges, qs, out) }
 }
 
 /// [`driver::fused_sym`] for this instruction set (see
@@ -63,5 +69,8 @@ pub unsafe fn run_fused_sym(
     own: &mut [Near],
     sums: driver::SlotSums,
 ) {
-    driver::fused_sym::<SseLanes>(x, z, team, ranges, qs, own, sums)
+    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+    // `Lanes` trait's) is the caller's: the target features are enabled and
+    // every pointer is valid for the lanes it reads or writes.
+    unsafe { driver::fused_sym::<SseLanes>(x, z, team, ranges, qs, own, sums) }
 }
