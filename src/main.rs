@@ -660,13 +660,12 @@ fn run_window(w: WindowArgs) -> ExitCode {
         ..Default::default()
     };
     one_line_window_errors();
-    let code = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
-    let out = code.clone();
     macroquad::Window::from_config(conf, async move {
         let c = app::run(opts).await;
-        out.store(c, std::sync::atomic::Ordering::SeqCst);
-        // macroquad keeps the event loop alive after the future ends; leave now.
+        // macroquad keeps the event loop alive after the future ends; leave
+        // now, with the app's exit code.
         std::process::exit(c);
     });
-    ExitCode::from(code.load(std::sync::atomic::Ordering::SeqCst) as u8)
+    // Not reached: the window's future exits the process.
+    ExitCode::SUCCESS
 }

@@ -438,7 +438,6 @@ fn stats_with_grid() -> FrameStats {
     let mut st = stats();
     st.step.grid = Some(GridGeometry {
         cell: 10.0,
-        requested_cell: 10.0,
         nx: 45,
         nz: 45,
         ..Default::default()

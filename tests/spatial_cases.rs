@@ -122,7 +122,6 @@ fn assert_per_unit(case: &str, pts: &[(f32, f32)], cell: f32, r: f32, expected: 
 fn wide_geometry(cell: f32) -> GridGeometry {
     GridGeometry {
         cell,
-        requested_cell: cell,
         origin_x: -10,
         origin_z: -10,
         nx: 20,

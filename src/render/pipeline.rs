@@ -830,12 +830,6 @@ impl UnitRenderer {
         self.vertex_count * self.layout.vertex_bytes()
             + self.index_count * std::mem::size_of::<u16>()
     }
-
-    /// GPU bytes of the current layout's instance buffer as allocated
-    /// (capacity, not use).
-    pub fn instance_buffer_bytes(&self) -> usize {
-        self.instance_capacity() * self.layout.instance_bytes()
-    }
 }
 
 fn new_point_index(ctx: &mut dyn RenderingBackend, capacity: usize) -> BufferId {

@@ -667,7 +667,6 @@ mod tests {
             },
             grid: Some(GridGeometry {
                 cell,
-                requested_cell: cell,
                 ..Default::default()
             }),
             ..Default::default()

@@ -160,8 +160,6 @@ pub struct GridGeometry {
     /// Effective cell edge, world units (exceeds the requested one only below
     /// [`min_cell_for_extent`]; see [`GridGeometry::fit`]).
     pub cell: f32,
-    /// Cell edge that was asked for, world units, as given.
-    pub requested_cell: f32,
     /// Global cell index (`floor(x / cell)`) of column 0.
     pub origin_x: i64,
     /// Global cell index (`floor(z / cell)`) of row 0.
@@ -227,7 +225,6 @@ impl GridGeometry {
         if finite == 0 {
             return GridGeometry {
                 cell,
-                requested_cell: cell_hint,
                 ..Default::default()
             };
         }
@@ -235,7 +232,6 @@ impl GridGeometry {
         loop {
             let g = GridGeometry {
                 cell,
-                requested_cell: cell_hint,
                 ..Default::default()
             };
             let (x0, x1) = (g.coord(min_x), g.coord(max_x));
@@ -246,7 +242,6 @@ impl GridGeometry {
             if (nx <= cap && nz <= cap && nx * nz <= cap) || !cell.is_finite() {
                 return GridGeometry {
                     cell,
-                    requested_cell: cell_hint,
                     origin_x: x0,
                     origin_z: z0,
                     nx: nx.clamp(1, cap) as usize,
