@@ -7,11 +7,14 @@
 //! frame loop) and the binary do.
 
 pub mod alloc_count;
+#[cfg(feature = "window")]
 pub mod app;
 pub mod bench;
 pub mod compress;
 pub mod format;
+#[cfg(feature = "window")]
 pub mod render;
 pub mod sim;
 pub mod spatial;
+#[cfg(feature = "window")]
 pub mod ui;

@@ -97,6 +97,8 @@ fn progress_lines_tell_every_row_apart() {
 /// kernel, in the order given, each reporting the cell the grid used, and the
 /// same neighbor total in every row (the cell size changes the work, never
 /// the result).
+// Runs the binary, which needs the window feature.
+#[cfg(feature = "window")]
 #[test]
 fn cell_sizes_flag_gives_one_row_per_cell_size_with_the_same_neighbors() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_spatial-query-lab"))
