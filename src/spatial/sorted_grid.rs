@@ -59,6 +59,15 @@ pub struct SortedGrid {
     identity: Vec<u32>,
 }
 
+/// The smallest and largest value of a non-empty slice.
+///
+/// # Panics
+/// If `v` is empty.
+fn span(v: &[f32]) -> (f32, f32) {
+    v.iter()
+        .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
+}
+
 /// The sorted columns a query reads: the grid's own copies, or the caller's
 /// arrays while the units live in cell order ([`SortedGrid::rebuild_resident`]).
 #[derive(Clone, Copy)]
@@ -67,6 +76,36 @@ struct Cols<'a> {
     z: &'a [f32],
     ids: &'a [u32],
     team: &'a [u32],
+}
+
+impl Cols<'_> {
+    /// Fills `qs` with the fused queries of the entries `first..first +
+    /// qs.len()` (radius squared `r2`, flush interval `flush`), each excluding
+    /// its own id when `exclude_self`.
+    #[inline]
+    fn fill_group(
+        &self,
+        qs: &mut [FusedQuery],
+        first: usize,
+        r2: f32,
+        flush: u32,
+        exclude_self: bool,
+    ) {
+        for (j, q) in qs.iter_mut().enumerate() {
+            let s = first + j;
+            let kq = KernelQuery {
+                cx: self.x[s],
+                cz: self.z[s],
+                r2,
+                exclude: if exclude_self {
+                    self.ids[s]
+                } else {
+                    super::NO_EXCLUDE
+                },
+            };
+            *q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+        }
+    }
 }
 
 /// Most rows of a block handed to the kernel in one call.
@@ -641,10 +680,6 @@ impl SortedGrid {
             }
             stats.candidates += ((b - a) * (b - a - 1) / 2) as u64;
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let span = |v: &[f32]| {
-                v.iter()
-                    .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
-            };
             let Some(Block { x0, x1, z0, z1 }) = self.geo.box_block(span(xs), span(zs), r) else {
                 continue;
             };
@@ -679,16 +714,8 @@ impl SortedGrid {
                 let mut k = a;
                 while k < b {
                     let g = (b - k).min(GROUP);
-                    for (j, q) in qs[..g].iter_mut().enumerate() {
-                        let s = k + j;
-                        let kq = KernelQuery {
-                            cx: cols.x[s],
-                            cz: cols.z[s],
-                            r2,
-                            exclude: super::NO_EXCLUDE,
-                        };
-                        *q = FusedQuery::with_flush(kq, cols.team[s] as u8, flush);
-                    }
+                    // Pairs are tested once: no entry after the cell is the query itself.
+                    cols.fill_group(&mut qs[..g], k, r2, flush, false);
                     // SAFETY: the entries of `fwd` lie in rows zc..=z1, all
                     // within this stripe or the next (z1 < zc + reach, and
                     // stripes are at least `reach` rows high), which no
@@ -766,10 +793,6 @@ impl SortedGrid {
                 continue;
             }
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let span = |v: &[f32]| {
-                v.iter()
-                    .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
-            };
             let Some(block) = self.geo.box_block(span(xs), span(zs), r) else {
                 continue;
             };
@@ -782,16 +805,7 @@ impl SortedGrid {
             let mut k = a;
             while k < b {
                 let g = (b - k).min(GROUP);
-                for (j, q) in qs[..g].iter_mut().enumerate() {
-                    let s = k + j;
-                    let kq = KernelQuery {
-                        cx: cols.x[s],
-                        cz: cols.z[s],
-                        r2,
-                        exclude: cols.ids[s],
-                    };
-                    *q = FusedQuery::with_flush(kq, cols.team[s] as u8, flush);
-                }
+                cols.fill_group(&mut qs[..g], k, r2, flush, true);
                 let dst = &mut out[k - base..k - base + g];
                 if tall {
                     dst.fill(Near::default());
