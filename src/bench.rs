@@ -62,6 +62,10 @@ pub struct BenchConfig {
     /// Separation steering strength while timed (default 0: steering off, as
     /// `shared/WORKLOADS.md` asks, so `clustered` and `hotspot` keep their shape).
     pub separation: f32,
+    /// Query radius, world units (default the standard 10).
+    pub radius: f32,
+    /// World edge, world units (`None`: the standard density for each unit count).
+    pub world: Option<f32>,
 }
 
 impl Default for BenchConfig {
@@ -82,6 +86,8 @@ impl Default for BenchConfig {
             cell_sizes: vec![STANDARD_RADIUS],
             skip_above_s: SKIP_ABOVE_S,
             separation: 0.0,
+            radius: STANDARD_RADIUS,
+            world: None,
         }
     }
 }
@@ -234,7 +240,8 @@ pub fn measure_after(
     (ms, last)
 }
 
-/// Settings of one benchmark combination: standard radius and cell size,
+/// Settings of one benchmark combination: radius `cfg.radius`, world
+/// `cfg.world`, the standard cell size (each run sets its own),
 /// real-time speed, steering `cfg.separation` (default off: separation 0, `shared/WORKLOADS.md`: timed
 /// frames move units in straight lines, so `clustered` and `hotspot` keep
 /// their shape for the whole run).
@@ -258,11 +265,12 @@ pub fn bench_settings(
         strategy,
         kernel,
         threads,
-        radius: STANDARD_RADIUS,
+        radius: cfg.radius,
         cell_size: STANDARD_RADIUS,
         cell_follows_radius: false,
         speed: 1.0,
         separation: cfg.separation,
+        world: cfg.world,
         ..Settings::default()
     }
 }

@@ -3,7 +3,7 @@
 //! used to draw them.
 //!
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`],
-//! [`format`](mod@format)) never touch the window; only [`render`], [`ui`], [`app`] (the
+//! [`scenario`], [`format`](mod@format)) never touch the window; only [`render`], [`ui`], [`app`] (the
 //! frame loop) and the binary do.
 
 pub mod alloc_count;
@@ -14,6 +14,7 @@ pub mod compress;
 pub mod format;
 #[cfg(feature = "window")]
 pub mod render;
+pub mod scenario;
 pub mod sim;
 pub mod spatial;
 #[cfg(feature = "window")]

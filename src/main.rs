@@ -8,21 +8,20 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use spatial_query_lab::alloc_count::CountingAlloc;
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::bench::{self, BenchConfig};
 use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::scenario::{Scenario, MAX_UNITS};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
 
 /// Counts allocations so the overlay can show allocations per frame.
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
-
-/// Most units accepted on the command line.
-const MAX_UNITS: usize = 1_000_000;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -73,6 +72,12 @@ struct RenderBenchArgs {
 
 #[derive(Args, Debug)]
 struct WindowArgs {
+    /// Load a scenario file (TOML, e.g. assets/scenarios/battle.toml); flags given next to it override its values.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// World edge in world units, 1 to 1,000,000 (default: the standard density for the unit count, 16 neighbors per unit).
+    #[arg(long, value_name = "L", value_parser = parse_world)]
+    world: Option<f32>,
     /// Number of units (1 to 1,000,000).
     #[arg(long, default_value_t = 10_000, value_parser = parse_units)]
     units: usize,
@@ -146,6 +151,15 @@ struct WindowArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
+    /// Take units, workload, seed, world, radius and cell size from a scenario file (TOML); flags given next to it override them. Strategies, kernels, threads and steering stay as the flags say.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// World edge in world units, 1 to 1,000,000 (default: the standard density for each unit count).
+    #[arg(long, value_name = "L", value_parser = parse_world)]
+    world: Option<f32>,
+    /// Query radius in world units (finite, > 0).
+    #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
+    radius: f32,
     /// Unit counts, comma-separated (each 1 to 1,000,000).
     #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
     units: Vec<usize>,
@@ -272,6 +286,15 @@ fn parse_radius(s: &str) -> Result<f32, String> {
     validate_radius(parse_float(s)?)
 }
 
+fn parse_world(s: &str) -> Result<f32, String> {
+    match parse_float(s)? {
+        v if (1.0..=1_000_000.0).contains(&v) => Ok(v),
+        v => Err(format!(
+            "must be between 1 and 1000000 world units, got {v}"
+        )),
+    }
+}
+
 fn parse_separation(s: &str) -> Result<f32, String> {
     match parse_float(s)? {
         v if (0.0..=5.0).contains(&v) => Ok(v),
@@ -348,7 +371,10 @@ fn parse_reorder_every(s: &str) -> Result<u32, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -374,10 +400,62 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Some(Command::Bench(b)) => run_bench(b),
+        Some(Command::Bench(b)) => {
+            let m = matches.subcommand_matches("bench").unwrap_or(&matches);
+            run_bench(b, m)
+        }
         Some(Command::RenderBench(r)) => run_render_bench(r),
-        None => run_window(cli.window),
+        None => run_window(cli.window, &matches),
     }
+}
+
+/// Whether flag `id` (the field's name) was given on the command line, so it
+/// overrides a scenario's value.
+fn given(m: &ArgMatches, id: &str) -> bool {
+    m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// The settings of scenario `sc` applied over `flags` (the window's
+/// settings from the command line), except the values whose flags were given.
+fn with_flags(sc: &Scenario, flags: &Settings, m: &ArgMatches) -> Settings {
+    let mut s = flags.clone();
+    sc.apply(&mut s);
+    if given(m, "units") {
+        s.units = flags.units;
+    }
+    if given(m, "workload") {
+        s.workload = flags.workload;
+    }
+    if given(m, "seed") {
+        s.seed = flags.seed;
+    }
+    if given(m, "world") {
+        s.world = flags.world;
+    }
+    if given(m, "strategy") {
+        s.strategy = flags.strategy;
+    }
+    if given(m, "threads") {
+        s.threads = flags.threads;
+    }
+    if given(m, "radius") {
+        s.radius = flags.radius;
+        if s.cell_follows_radius {
+            s.cell_size = s.radius;
+        }
+    }
+    if given(m, "cell_size") {
+        (s.cell_size, s.cell_follows_radius) = (flags.cell_size, false);
+    }
+    s
+}
+
+/// Loads `--scenario`, or prints its one-line error and returns the exit code.
+fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
+    Scenario::load(path).map_err(|e| {
+        eprintln!("error: --scenario: {e}");
+        ExitCode::from(2)
+    })
 }
 
 /// `v` without repeats, first occurrences in order (`--strategies grid,grid` runs once).
@@ -400,8 +478,8 @@ fn or_all<T: Clone>(v: Vec<T>, all: &[T]) -> Vec<T> {
     }
 }
 
-fn run_bench(b: BenchArgs) -> ExitCode {
-    let cfg = BenchConfig {
+fn run_bench(b: BenchArgs, m: &ArgMatches) -> ExitCode {
+    let mut cfg = BenchConfig {
         units: unique(b.units),
         frames: b.frames as usize,
         warmup: b.warmup as usize,
@@ -417,11 +495,49 @@ fn run_bench(b: BenchArgs) -> ExitCode {
         cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
         skip_above_s: b.skip_above,
         separation: b.separation,
+        radius: b.radius,
+        world: b.world,
     };
+    if let Some(path) = &b.scenario {
+        let sc = match load_scenario(path) {
+            Ok(sc) => sc,
+            Err(code) => return code,
+        };
+        if let (Some(v), false) = (sc.units, given(m, "units")) {
+            cfg.units = vec![v];
+        }
+        if let (Some(v), false) = (sc.workload, given(m, "workload")) {
+            cfg.workload = v;
+        }
+        if let (Some(v), false) = (sc.seed, given(m, "seed")) {
+            cfg.seed = v;
+        }
+        if !given(m, "world") {
+            cfg.world = sc.world;
+        }
+        if let (Some(v), false) = (sc.radius, given(m, "radius")) {
+            cfg.radius = v;
+        }
+        if !given(m, "cell_sizes") {
+            cfg.cell_sizes = vec![sc.cell_size.unwrap_or(cfg.radius)];
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "bench: scenario {} ({})",
+            sc.name,
+            path.display()
+        );
+    } else if !given(m, "cell_sizes") && given(m, "radius") {
+        // The cell follows the radius unless the sizes are given.
+        cfg.cell_sizes = vec![cfg.radius];
+    }
     let _ = writeln!(
         std::io::stderr(),
-        "bench: {} workload, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        "bench: {} workload, radius {}, world {}, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
         cfg.workload,
+        cfg.radius,
+        cfg.world
+            .map_or_else(|| "standard density".to_string(), |w| format!("{w} x {w}")),
         if cfg.separation > 0.0 {
             format!("separation {} (steering on: crowds relax while timed)", cfg.separation)
         } else {
@@ -566,12 +682,40 @@ fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_window(w: WindowArgs) -> ExitCode {
-    if let Some(id) = w.select.filter(|&id| id as usize >= w.units) {
+fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
+    let mut settings = Settings {
+        units: w.units,
+        workload: w.workload.into(),
+        seed: w.seed,
+        world: w.world,
+        strategy: w.strategy,
+        kernel: w.kernel.map_or_else(Kernel::best, |k| k.or_scalar()),
+        threads: w.threads,
+        radius: w.radius,
+        cell_size: w.cell_size.unwrap_or(w.radius),
+        cell_follows_radius: w.cell_size.is_none(),
+        reorder: w.reorder,
+        reorder_every: w.reorder_every,
+        paused: w.paused,
+        layout: w.layout,
+        pass: w.pass,
+        ..Settings::default()
+    };
+    let scenario = match &w.scenario {
+        Some(path) => match load_scenario(path) {
+            Ok(sc) => {
+                settings = with_flags(&sc, &settings, m);
+                Some((path.clone(), sc))
+            }
+            Err(code) => return code,
+        },
+        None => None,
+    };
+    if let Some(id) = w.select.filter(|&id| id as usize >= settings.units) {
         eprintln!(
-            "error: --select: there is no unit {id}; with --units {} the ids run from 0 to {}",
-            w.units,
-            w.units - 1
+            "error: --select: there is no unit {id}; with {} units the ids run from 0 to {}",
+            settings.units,
+            settings.units - 1
         );
         return ExitCode::from(2);
     }
@@ -613,23 +757,6 @@ fn run_window(w: WindowArgs) -> ExitCode {
     if let Some(code) = require_display() {
         return code;
     }
-    let settings = Settings {
-        units: w.units,
-        workload: w.workload.into(),
-        seed: w.seed,
-        strategy: w.strategy,
-        kernel: w.kernel.map_or_else(Kernel::best, |k| k.or_scalar()),
-        threads: w.threads,
-        radius: w.radius,
-        cell_size: w.cell_size.unwrap_or(w.radius),
-        cell_follows_radius: w.cell_size.is_none(),
-        reorder: w.reorder,
-        reorder_every: w.reorder_every,
-        paused: w.paused,
-        layout: w.layout,
-        pass: w.pass,
-        ..Settings::default()
-    };
     if let Some(k) = w.kernel {
         if !k.is_available() {
             eprintln!(
@@ -651,6 +778,7 @@ fn run_window(w: WindowArgs) -> ExitCode {
         vertex_layout: w.vertex_layout,
         normal_precision: w.normal_bits,
         unit_mesh: w.mesh,
+        scenario,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

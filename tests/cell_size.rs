@@ -87,7 +87,7 @@ fn the_window_minimum_is_never_below_the_grid_minimum() {
     for units in [1usize, 1_000, 10_000, 200_000, 1_000_000] {
         for s in Strategy::ALL {
             for r in [1.0f32, 10.0, 35.0, 100.0] {
-                let (c, _) = min_cell_size(s, units, r, &b);
+                let (c, _) = min_cell_size(s, units, world_for(units), r, &b);
                 assert!(
                     c >= min_cell_for_extent(world_for(units)),
                     "{s} {units} {r}"

@@ -10,7 +10,7 @@ use egui_macroquad::egui;
 
 use spatial_query_lab::app::stats::FrameStats;
 use spatial_query_lab::render::egui_host::deliverable;
-use spatial_query_lab::sim::budget::{min_cell_size, settle, Budget, NaiveCost};
+use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget, NaiveCost};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
 use spatial_query_lab::spatial::{GridGeometry, Kernel, Strategy};
@@ -63,7 +63,14 @@ fn stats() -> FrameStats {
     FrameStats {
         cores: 2,
         radius_max: 35.0,
-        cell_min: min_cell_size(Strategy::Grid, 10_000, 10.0, &Budget::default()).0,
+        cell_min: min_cell_size(
+            Strategy::Grid,
+            10_000,
+            world_for(10_000),
+            10.0,
+            &Budget::default(),
+        )
+        .0,
         ..Default::default()
     }
 }

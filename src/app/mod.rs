@@ -44,10 +44,11 @@ use crate::render::{
     draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, NormalPrecision,
     UnitMeshKind, VertexLayout, IMPOSTOR_PIXELS,
 };
+use crate::scenario::{self, Scenario};
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
 use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
-use crate::sim::{memory, Layout, Pass, Settings, Simulation, Workload};
+use crate::sim::{memory, Layout, Pass, Settings, Simulation, SpawnKey};
 use crate::spatial::{Kernel, Query, Strategy};
 use crate::ui::memory_view::{self, MemoryView};
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
@@ -83,6 +84,9 @@ pub struct AppOptions {
     pub normal_precision: NormalPrecision,
     /// Unit mesh at start.
     pub unit_mesh: UnitMeshKind,
+    /// The scenario loaded with `--scenario` (its file and values), already
+    /// applied to `settings`.
+    pub scenario: Option<(PathBuf, Scenario)>,
 }
 
 /// CPU seconds of unit drawing per window refresh; a picture that needs more
@@ -140,7 +144,7 @@ struct App {
     /// Real time since the last step, seconds.
     since_step: f32,
     /// Unit count, workload and seed of the units the simulation holds.
-    spawned: (usize, Workload, u64),
+    spawned: SpawnKey,
     /// The picture of the last step was completed in this frame.
     picture_done: bool,
     /// The work changed while a picture was in progress: restart the means
@@ -171,6 +175,10 @@ struct App {
     visible: Vec<u32>,
     /// Units of the picture being drawn left out with their grid cells.
     grid_culled: usize,
+    /// The files of `assets/scenarios/`, in the overlay's order.
+    scenario_files: Vec<PathBuf>,
+    /// The file of the loaded scenario.
+    scenario_file: Option<PathBuf>,
 }
 
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
@@ -218,7 +226,7 @@ impl App {
             ..Default::default()
         };
         let mut app = App {
-            spawned: (settings.units, settings.workload, settings.seed),
+            spawned: settings.spawn_key(),
             world: sim.world,
             settings,
             view: ViewOptions {
@@ -262,7 +270,14 @@ impl App {
             mesh_kind: opts.unit_mesh,
             visible: Vec::new(),
             grid_culled: 0,
+            scenario_files: Vec::new(),
+            scenario_file: None,
         };
+        app.list_scenarios();
+        if let Some((path, sc)) = opts.scenario {
+            app.stats.scenario = Some((sc.name, sc.description));
+            app.scenario_file = Some(path);
+        }
         app.add_notices(notices);
         app.update_limits();
         Ok(app)
@@ -435,6 +450,46 @@ impl App {
         if let Some(s) = a.sweep {
             self.sweep_action(s);
         }
+        if let Some(path) = a.load_scenario.and_then(|k| self.scenario_files.get(k)) {
+            self.load_scenario(&path.clone());
+        }
+        if a.reload_scenario {
+            self.list_scenarios();
+            if let Some(path) = self.scenario_file.clone() {
+                self.load_scenario(&path);
+            }
+        }
+    }
+
+    /// Finds the scenario files for the overlay's list.
+    fn list_scenarios(&mut self) {
+        self.scenario_files = scenario::list(&asset_dirs());
+        self.stats.scenarios = self
+            .scenario_files
+            .iter()
+            .map(|p| {
+                p.file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+            })
+            .collect();
+    }
+
+    /// Loads the scenario at `path` into the settings (respawning at the
+    /// next step), or shows why it cannot be loaded and changes nothing.
+    fn load_scenario(&mut self, path: &std::path::Path) {
+        match Scenario::load(path) {
+            Ok(sc) => {
+                sc.apply(&mut self.settings);
+                self.respawn = true;
+                self.stats.scenario = Some((sc.name, sc.description));
+                self.stats.scenario_error = None;
+                self.scenario_file = Some(path.to_path_buf());
+            }
+            Err(e) => {
+                self.stats.scenario_error =
+                    Some(format!("{e}. The running scenario keeps running."));
+            }
+        }
     }
 
     /// Starts, applies or closes the cell-size sweep. A sweep starts from
@@ -507,8 +562,10 @@ impl App {
             s.threads.max(1),
             self.budget.naive_frame_s,
         );
-        self.stats.radius_max = budget::max_radius(s.units, &self.budget);
-        self.stats.cell_min = budget::min_cell_size(s.strategy, s.units, s.radius, &self.budget).0;
+        let world = s.world_edge();
+        self.stats.radius_max = budget::max_radius(s.units, world, &self.budget);
+        self.stats.cell_min =
+            budget::min_cell_size(s.strategy, s.units, world, s.radius, &self.budget).0;
     }
 
     /// One simulation step; the camera follows the selected unit.
@@ -518,7 +575,7 @@ impl App {
         // describes the units on screen, which picking reads. Stable ids
         // restart with a new spawn, so the selection goes with it.
         let s = &self.settings;
-        let spawn = (s.units, s.workload, s.seed);
+        let spawn = s.spawn_key();
         if std::mem::take(&mut self.respawn) {
             self.sim.respawn(s);
             self.selection.clear();

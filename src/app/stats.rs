@@ -296,6 +296,13 @@ pub struct FrameStats {
     pub cell_min: f32,
     /// Messages that stay until dismissed (why a setting was changed).
     pub notices: Vec<String>,
+    /// The scenario files found in `assets/scenarios/`, by name (file stem).
+    pub scenarios: Vec<String>,
+    /// The loaded scenario: its name and description.
+    pub scenario: Option<(String, String)>,
+    /// Why the last scenario load failed (file, line, field, range); the
+    /// running scenario keeps running.
+    pub scenario_error: Option<String>,
     /// The selected unit.
     pub selected: Option<SelectedUnit>,
     /// Why the hardware cache counters are unavailable (`None` while they

@@ -65,40 +65,48 @@ pub fn world_for(units: usize) -> f32 {
 
 /// Expected neighbor pairs per frame, counted as the per-unit pass counts them
 /// (each unit lists its neighbors, so a pair counts twice), for `units` units
-/// spread uniformly over [`world_for`]`(units)`: `N (N - 1) min(pi r^2, L^2) / L^2`.
+/// spread uniformly over a world of edge `world` (world units; [`world_for`]
+/// for the standard density): `N (N - 1) min(pi r^2, L^2) / L^2`.
 /// Borders make the true figure a little lower. Returns 0 for fewer than two
 /// units and for a radius that is not positive (NaN included).
-pub fn expected_pairs(units: usize, radius: f32) -> f64 {
+pub fn expected_pairs(units: usize, world: f32, radius: f32) -> f64 {
     if units < 2 || radius.is_nan() || radius <= 0.0 {
         return 0.0;
     }
     let n = units as f64;
-    let area = (world_for(units) as f64).powi(2);
+    let area = (world as f64).powi(2);
     let disk = std::f64::consts::PI * (radius as f64).powi(2);
     n * (n - 1.0) * disk.min(area) / area
 }
 
-/// The largest radius (world units) whose [`expected_pairs`] at `units` stay
-/// within `budget.pairs`; infinity when no radius can exceed it (every unit a
-/// neighbor of every other is still within the budget).
-pub fn max_radius(units: usize, budget: &Budget) -> f32 {
+/// The largest radius (world units) whose [`expected_pairs`] at `units` over
+/// a world of edge `world` stay within `budget.pairs`; infinity when no radius
+/// can exceed it (every unit a neighbor of every other is still within the budget).
+pub fn max_radius(units: usize, world: f32, budget: &Budget) -> f32 {
     let n = units as f64;
     if n * (n - 1.0) <= budget.pairs {
         return f32::INFINITY;
     }
-    let area = (world_for(units) as f64).powi(2);
+    let area = (world as f64).powi(2);
     (budget.pairs * area / (n * (n - 1.0) * std::f64::consts::PI)).sqrt() as f32
 }
 
 /// Expected cell visits per frame of `strategy`'s per-unit pass: per query,
 /// `k = min(2r / cell + 1, L / cell + 1)` cells per axis of the searched block,
 /// and `k^2` visits for Grid (one kernel call per cell), `k` for SortedGrid
-/// (one per row), none for Naive; times `units`.
-pub fn expected_cell_visits(strategy: Strategy, units: usize, radius: f32, cell: f32) -> f64 {
+/// (one per row), none for Naive; times `units`. `world` is the world edge
+/// `L` (world units; [`world_for`] for the standard density).
+pub fn expected_cell_visits(
+    strategy: Strategy,
+    units: usize,
+    world: f32,
+    radius: f32,
+    cell: f32,
+) -> f64 {
     if !(cell > 0.0 && radius >= 0.0) {
         return 0.0;
     }
-    let world = world_for(units) as f64;
+    let world = world as f64;
     let (r, c) = (radius as f64, cell as f64);
     let k = (2.0 * r / c + 1.0).min(world / c + 1.0);
     let per_query = match strategy {
@@ -119,7 +127,7 @@ pub enum CellLimit {
 }
 
 /// The smallest cell edge (world units) the window offers for `strategy` at
-/// `units` units and `radius`, and which budget sets it: the larger of
+/// `units` units over a world of edge `world` (world units) and `radius`, and which budget sets it: the larger of
 /// [`min_cell_for_extent`] of the world (so the grid never silently enlarges
 /// the cell) and the cell at which [`expected_cell_visits`] reaches
 /// `budget.cell_visits` (`min(2r, L) / (sqrt(V / N) - 1)` for Grid,
@@ -127,10 +135,10 @@ pub enum CellLimit {
 pub fn min_cell_size(
     strategy: Strategy,
     units: usize,
+    world: f32,
     radius: f32,
     budget: &Budget,
 ) -> (f32, CellLimit) {
-    let world = world_for(units);
     let cap = min_cell_for_extent(world);
     let per_query = budget.cell_visits / units.max(1) as f64;
     let axis = match strategy {
@@ -433,15 +441,15 @@ impl fmt::Display for GuardNotice {
 /// returns no notice.
 pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardNotice> {
     let mut notices = Vec::new();
-    let world = world_for(s.units);
-    let r_max = max_radius(s.units, budget);
+    let world = s.world_edge();
+    let r_max = max_radius(s.units, world, budget);
     if s.radius > r_max {
         notices.push(GuardNotice::RadiusLowered {
             from: s.radius,
             to: r_max,
             units: s.units,
             world,
-            pairs: expected_pairs(s.units, s.radius),
+            pairs: expected_pairs(s.units, world, s.radius),
             budget: budget.pairs,
         });
         s.radius = r_max;
@@ -474,7 +482,7 @@ pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardN
     } else {
         s.cell_size
     };
-    let (c_min, limit) = min_cell_size(s.strategy, s.units, s.radius, budget);
+    let (c_min, limit) = min_cell_size(s.strategy, s.units, world, s.radius, budget);
     let cell = if asked >= c_min { asked } else { c_min };
     if cell != asked && cell != s.cell_size {
         notices.push(GuardNotice::CellRaised {
@@ -514,7 +522,7 @@ mod tests {
         // The reported fault: 10,000 -> 200,000 units at r = 10 was estimated
         // on the old 443-unit world (64 million pairs); on the new
         // 1,982-unit world it is about 3.2 million (16 per unit).
-        let pairs = expected_pairs(200_000, 10.0);
+        let pairs = expected_pairs(200_000, world_for(200_000), 10.0);
         assert!((pairs / 200_000.0 - 16.0).abs() < 0.01, "{pairs}");
         assert!((world_for(200_000) - 1981.7).abs() < 1.0);
         let mut s = settings(200_000, 10.0);
@@ -528,9 +536,11 @@ mod tests {
         let b = Budget::default();
         let mut s = settings(200_000, 60.0);
         let notices = settle(&mut s, &cost(), &b);
-        let r_max = max_radius(200_000, &b);
+        let r_max = max_radius(200_000, world_for(200_000), &b);
         assert_eq!(s.radius, r_max);
-        assert!((expected_pairs(200_000, r_max) - b.pairs).abs() / b.pairs < 1e-4);
+        assert!(
+            (expected_pairs(200_000, world_for(200_000), r_max) - b.pairs).abs() / b.pairs < 1e-4
+        );
         // 16 pairs per unit at r = 10, so 200 per unit is r = 10 * sqrt(200 / 16).
         assert!((r_max - 35.355).abs() < 0.01, "{r_max}");
         assert_eq!(
@@ -560,7 +570,10 @@ mod tests {
     #[test]
     fn small_worlds_never_need_a_lower_radius() {
         // 100 units: 9,900 ordered pairs even if all are neighbors.
-        assert_eq!(max_radius(100, &Budget::default()), f32::INFINITY);
+        assert_eq!(
+            max_radius(100, world_for(100), &Budget::default()),
+            f32::INFINITY
+        );
         let mut s = settings(100, 1e6);
         assert!(settle(&mut s, &cost(), &Budget::default()).is_empty());
     }
@@ -637,14 +650,14 @@ mod tests {
             let cap = min_cell_for_extent(world_for(units));
             for st in [Strategy::Naive, Strategy::SortedGrid] {
                 assert_eq!(
-                    min_cell_size(st, units, 10.0, &b),
+                    min_cell_size(st, units, world_for(units), 10.0, &b),
                     (cap, CellLimit::Cells),
                     "{st} {units}"
                 );
             }
             // Grid calls the kernel per cell: the visit budget may set its
             // minimum a little above the cap's, 2r / (sqrt(V / N) - 1).
-            let (c, limit) = min_cell_size(Strategy::Grid, units, 10.0, &b);
+            let (c, limit) = min_cell_size(Strategy::Grid, units, world_for(units), 10.0, &b);
             let visits = (20.0 / ((b.cell_visits / units as f64).sqrt() - 1.0)) as f32;
             assert_eq!(c, cap.max(visits), "{units}: {limit:?}");
             assert_eq!(limit == CellLimit::Cells, cap >= visits);
@@ -653,24 +666,25 @@ mod tests {
         // 10,000 units: the slider starts at about 0.43 for SortedGrid and
         // 0.46 for Grid (it started at 0.5 and silently became 4.0 under the
         // old cap of 4 cells per unit).
-        let (c, _) = min_cell_size(Strategy::SortedGrid, 10_000, 10.0, &b);
+        let (c, _) = min_cell_size(Strategy::SortedGrid, 10_000, world_for(10_000), 10.0, &b);
         assert!((c - 0.4335).abs() < 1e-3, "{c}");
-        let (c, _) = min_cell_size(Strategy::Grid, 10_000, 10.0, &b);
+        let (c, _) = min_cell_size(Strategy::Grid, 10_000, world_for(10_000), 10.0, &b);
         assert!((c - 0.4574).abs() < 1e-3, "{c}");
     }
 
     #[test]
     fn cell_minimum_bounds_the_visits_of_a_large_radius() {
         let b = Budget::default();
-        let (c, limit) = min_cell_size(Strategy::Grid, 10_000, 100.0, &b);
+        let (c, limit) = min_cell_size(Strategy::Grid, 10_000, world_for(10_000), 100.0, &b);
         assert_eq!(limit, CellLimit::Visits);
-        let visits = expected_cell_visits(Strategy::Grid, 10_000, 100.0, c);
+        let visits = expected_cell_visits(Strategy::Grid, 10_000, world_for(10_000), 100.0, c);
         assert!(
             (visits - b.cell_visits).abs() / b.cell_visits < 1e-3,
             "{visits}"
         );
         // SortedGrid visits rows, not cells: its minimum is the cap.
-        let (c2, limit2) = min_cell_size(Strategy::SortedGrid, 10_000, 100.0, &b);
+        let (c2, limit2) =
+            min_cell_size(Strategy::SortedGrid, 10_000, world_for(10_000), 100.0, &b);
         assert_eq!(limit2, CellLimit::Cells);
         assert!(c2 < c);
 
@@ -756,7 +770,8 @@ mod tests {
                             "{case}: {}",
                             s.cell_size
                         );
-                        let (c_min, _) = min_cell_size(s.strategy, units, s.radius, &b);
+                        let (c_min, _) =
+                            min_cell_size(s.strategy, units, world_for(units), s.radius, &b);
                         assert!(s.cell_size >= c_min, "{case}");
                     }
                 }
@@ -796,14 +811,17 @@ mod tests {
         // 1,000 units, r = 100: the block is clipped to the 140-unit world, so
         // a cell of 1.0 visits about 19.9 million cells: within the budget.
         let b = Budget::default();
-        assert!(expected_cell_visits(Strategy::Grid, 1_000, 100.0, 1.0) < b.cell_visits);
-        let (c, _) = min_cell_size(Strategy::Grid, 1_000, 100.0, &b);
+        assert!(
+            expected_cell_visits(Strategy::Grid, 1_000, world_for(1_000), 100.0, 1.0)
+                < b.cell_visits
+        );
+        let (c, _) = min_cell_size(Strategy::Grid, 1_000, world_for(1_000), 100.0, &b);
         assert!(c <= 1.0, "{c}");
         for units in [1_000usize, 10_000, 200_000, 1_000_000] {
             for r in [1.0f32, 10.0, 100.0, 1e4] {
                 for st in [Strategy::Grid, Strategy::SortedGrid] {
-                    let (c, _) = min_cell_size(st, units, r, &b);
-                    let v = expected_cell_visits(st, units, r, c);
+                    let (c, _) = min_cell_size(st, units, world_for(units), r, &b);
+                    let v = expected_cell_visits(st, units, world_for(units), r, c);
                     assert!(
                         v <= b.cell_visits * 1.0001,
                         "{st} {units} r {r}: {v} at {c}"

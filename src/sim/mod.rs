@@ -129,6 +129,11 @@ pub struct Settings {
     pub workload: Workload,
     /// Seed of the spawn; changing it respawns.
     pub seed: u64,
+    /// World edge L, world units (the world is `[0, L)^2`); `None` for the
+    /// standard density of `shared/WORKLOADS.md`, [`world_size`]`(units,
+    /// STANDARD_RADIUS)`. A value that is not finite and positive counts as
+    /// `None`. Changing it respawns.
+    pub world: Option<f32>,
     /// Spatial strategy used for the per-unit pass.
     pub strategy: Strategy,
     /// Distance-test kernel (replaced by Scalar if the CPU lacks it).
@@ -165,6 +170,7 @@ impl Default for Settings {
             units: 10_000,
             workload: Workload::Uniform,
             seed: 42,
+            world: None,
             strategy: Strategy::Grid,
             kernel: Kernel::best(),
             threads: 1,
@@ -183,8 +189,29 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The world edge L (world units) these settings spawn: `world` when it
+    /// is finite and positive, else the standard density's
+    /// [`world_size`]`(units, STANDARD_RADIUS)`.
+    pub fn world_edge(&self) -> f32 {
+        match self.world {
+            Some(w) if w.is_finite() && w > 0.0 => w,
+            _ => world_size(self.units, STANDARD_RADIUS),
+        }
+    }
+
+    /// What a spawn depends on: unit count, workload, seed and world edge
+    /// (its bits). Two settings with the same key spawn the same units.
+    pub fn spawn_key(&self) -> SpawnKey {
+        (
+            self.units,
+            self.workload,
+            self.seed,
+            self.world_edge().to_bits(),
+        )
+    }
+
     /// True when `other` asks the engine for the same work per frame: same
-    /// units, workload, seed, strategy, kernel, threads, radius, cell size,
+    /// units, workload, seed, world, strategy, kernel, threads, radius, cell size,
     /// unit order, layout and pass. Speed, separation and pause change where units go, not
     /// what a frame computes, so timings averaged across them stay comparable.
     pub fn same_work(&self, other: &Settings) -> bool {
@@ -211,9 +238,14 @@ impl Settings {
             other.layout,
             other.pass,
         ) && self.radius.to_bits() == other.radius.to_bits()
+            && self.world_edge().to_bits() == other.world_edge().to_bits()
             && self.cell_size.to_bits() == other.cell_size.to_bits()
     }
 }
+
+/// What a spawn depends on ([`Settings::spawn_key`]): unit count, workload,
+/// seed and the bits of the world edge.
+pub type SpawnKey = (usize, Workload, u64, u32);
 
 /// Wall-clock cost and counters of one [`Simulation::step`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -304,7 +336,7 @@ pub struct Simulation {
     /// The pass of the last step.
     pass: Pass,
     pool: Option<rayon::ThreadPool>,
-    spawned: (usize, Workload, u64),
+    spawned: SpawnKey,
     frame: u64,
     reorderer: Reorderer,
     permute: layout::PermuteScratch,
@@ -326,8 +358,7 @@ pub struct Simulation {
 
 impl Simulation {
     /// Spawns `settings.units` units of `settings.workload` from `settings.seed`
-    /// in a world sized by [`world_size`] for the standard radius, stored in
-    /// `settings.layout`.
+    /// in a world of edge [`Settings::world_edge`], stored in `settings.layout`.
     pub fn new(settings: &Settings) -> Self {
         let mut sim = Simulation {
             world: 0.0,
@@ -338,7 +369,7 @@ impl Simulation {
             near: NearResults::default(),
             pass: settings.pass,
             pool: None,
-            spawned: (usize::MAX, settings.workload, settings.seed),
+            spawned: (usize::MAX, settings.workload, settings.seed, 0),
             frame: 0,
             reorderer: Reorderer::default(),
             permute: layout::PermuteScratch::default(),
@@ -525,13 +556,13 @@ impl Simulation {
     }
 
     /// Applies setting changes that need new state: respawn on a new count,
-    /// workload or seed; new storage on a new layout; a new index on a new
+    /// workload, seed or world; new storage on a new layout; a new index on a new
     /// strategy; a new thread pool on a new thread count. Allocates only when
     /// something changed.
     fn sync(&mut self, s: &Settings) {
-        let want = (s.units, s.workload, s.seed);
+        let want = s.spawn_key();
         if self.spawned != want {
-            self.world = world_size(s.units, STANDARD_RADIUS);
+            self.world = s.world_edge();
             let units = spawn(s.units, self.world, STANDARD_RADIUS, s.workload, s.seed);
             self.handles.reset(units.len());
             self.store = UnitStore::new(s.layout, units, s.seed);

@@ -26,7 +26,7 @@
 
 use std::fmt;
 
-use super::budget::{expected_cell_visits, min_cell_size, world_for, Budget, CellLimit};
+use super::budget::{expected_cell_visits, min_cell_size, Budget, CellLimit};
 use super::{Settings, StepStats};
 use crate::format::length;
 use crate::spatial::Strategy;
@@ -280,7 +280,13 @@ impl CellSweep {
         );
         ratios.sort_by(f32::total_cmp);
         ratios.dedup();
-        let (min_cell, min_limit) = min_cell_size(settings.strategy, settings.units, r, budget);
+        let (min_cell, min_limit) = min_cell_size(
+            settings.strategy,
+            settings.units,
+            settings.world_edge(),
+            r,
+            budget,
+        );
         let asked: Vec<f32> = ratios.iter().map(|q| q * r).collect();
         let mut plan = Vec::with_capacity(asked.len());
         let mut notes = Vec::new();
@@ -330,7 +336,7 @@ impl CellSweep {
         let frames = frames_per_point.max(1);
         let mut sweep = CellSweep {
             work: settings.clone(),
-            world: world_for(settings.units),
+            world: settings.world_edge(),
             min_cell,
             min_limit,
             frames_per_point: frames,
@@ -541,7 +547,7 @@ impl CellSweep {
         let (st, units, r) = (self.work.strategy, self.work.units, self.work.radius);
         let dist = |c: &Cost| (c.cell / cell).ln().abs();
         let Some(base) = self.costs.iter().min_by(|a, b| dist(a).total_cmp(&dist(b))) else {
-            return expected_cell_visits(st, units, r, cell) * SECONDS_PER_VISIT;
+            return expected_cell_visits(st, units, self.world, r, cell) * SECONDS_PER_VISIT;
         };
         if st == Strategy::Naive {
             return base.step_s();
@@ -551,8 +557,8 @@ impl CellSweep {
         let side = |c: f32| (2.0 * r as f64 + c as f64).min(l).powi(2);
         let cells = |c: f32| (l / c as f64 + 1.0).powi(2);
         let visits = growth(
-            expected_cell_visits(st, units, r, cell),
-            expected_cell_visits(st, units, r, base.cell),
+            expected_cell_visits(st, units, self.world, r, cell),
+            expected_cell_visits(st, units, self.world, r, base.cell),
         );
         let candidates = growth(side(cell), side(base.cell));
         base.fixed_s
@@ -772,7 +778,13 @@ mod tests {
             cell_visits: 40_000.0,
             ..Budget::default()
         };
-        let (min, limit) = min_cell_size(Strategy::Grid, 2_000, R, &budget);
+        let (min, limit) = min_cell_size(
+            Strategy::Grid,
+            2_000,
+            super::super::budget::world_for(2_000),
+            R,
+            &budget,
+        );
         assert_eq!(limit, CellLimit::Visits);
         assert!((min - 5.7601).abs() < 1e-3, "{min}");
         let mut sim = Simulation::new(&s);
@@ -815,7 +827,15 @@ mod tests {
         // baseline cell r: going down, 0.4 r takes 81 ms, so 0.31 r (about
         // 120 ms) and 0.25 r (180 ms) are skipped, predicted from 0.4 r.
         let s = settings(Strategy::Grid);
-        let visits = |c: f32| expected_cell_visits(Strategy::Grid, 2_000, R, c);
+        let visits = |c: f32| {
+            expected_cell_visits(
+                Strategy::Grid,
+                2_000,
+                super::super::budget::world_for(2_000),
+                R,
+                c,
+            )
+        };
         let t = |c: f32| 0.020 * visits(c) / visits(R);
         let mut sweep = CellSweep::new(&s, &standard_ratios(), 1, &Budget::default())
             .with_baseline(&step(R, t(R), t(R), 0));

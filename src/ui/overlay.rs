@@ -91,6 +91,10 @@ pub struct OverlayActions {
     pub dismiss: Option<usize>,
     /// Start, apply or close the cell-size sweep.
     pub sweep: Option<SweepAction>,
+    /// Load the scenario with this index of [`FrameStats::scenarios`].
+    pub load_scenario: Option<usize>,
+    /// Read the loaded scenario's file again (and the folder's list).
+    pub reload_scenario: bool,
 }
 
 /// The overlay's own state: a unit count being edited (applied when the
@@ -173,6 +177,7 @@ impl Overlay {
         stats: &FrameStats,
         act: &mut OverlayActions,
     ) {
+        scenario_row(ui, stats, act);
         strategy_row(ui, s, stats);
         kernel_row(ui, s);
         let max_threads = stats.cores.max(s.threads).max(1);
@@ -332,6 +337,39 @@ fn notices(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
     }
     if !stats.notices.is_empty() {
         ui.separator();
+    }
+}
+
+/// The scenario presets of `assets/scenarios/`: a combo to load one, a
+/// button to read the loaded file again after editing it, its description,
+/// and the last load's error (in red; the running scenario keeps running).
+fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
+    ui.horizontal(|ui| {
+        let current = stats.scenario.as_ref().map_or("(none)", |(n, _)| n.as_str());
+        egui::ComboBox::from_label("scenario")
+            .selected_text(current)
+            .show_ui(ui, |ui| {
+                if stats.scenarios.is_empty() {
+                    ui.label("no files in assets/scenarios/");
+                }
+                for (k, name) in stats.scenarios.iter().enumerate() {
+                    if ui.selectable_label(name == current, name).clicked() {
+                        act.load_scenario = Some(k);
+                    }
+                }
+            })
+            .response
+            .on_hover_text("Presets from assets/scenarios/*.toml: units, workload, seed, world, radius, cell size, speed, separation and strategy (respawns). Edit a file and press reload to see the change.");
+        act.reload_scenario |= ui
+            .add_enabled(stats.scenario.is_some(), egui::Button::new("reload"))
+            .on_hover_text("Read the loaded scenario's file again (after editing it).")
+            .clicked();
+    });
+    if let Some((_, d)) = stats.scenario.as_ref().filter(|(_, d)| !d.is_empty()) {
+        ui.label(egui::RichText::new(d).weak());
+    }
+    if let Some(e) = &stats.scenario_error {
+        ui.add(egui::Label::new(egui::RichText::new(e).color(egui::Color32::LIGHT_RED)).wrap());
     }
 }
 

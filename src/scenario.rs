@@ -1,0 +1,446 @@
+//! Scenario files: presets of the engine's settings as TOML (`assets/scenarios/`).
+//!
+//! A scenario names the units (count, workload, seed, world), the query
+//! (radius, cell size), the motion (speed, separation) and optionally the
+//! strategy and threads. Every field is optional; a missing one keeps the
+//! default of [`Settings`]. [`Scenario::parse`] checks every field against
+//! its range ([`LIMITS`]) and reports the first problem as a
+//! [`ScenarioError`] naming the file, the line, the field and the allowed
+//! range. The window and `bench` load a scenario with `--scenario FILE`;
+//! flags given next to it override its values.
+//!
+//! ```toml
+//! name = "battle"
+//! description = "Two teams closing on each other"
+//! workload = "battle"
+//! units = 20000
+//! seed = 42
+//! radius = 10.0
+//! ```
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::sim::{Settings, Workload};
+use crate::spatial::Strategy;
+
+/// Most units a scenario (and the command line) may ask for.
+pub const MAX_UNITS: usize = 1_000_000;
+/// Largest file [`Scenario::load`] reads, bytes: a scenario is a few lines.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// The allowed range of every numeric field, as the README states it:
+/// (field, smallest, largest, unit).
+pub const LIMITS: [(&str, f64, f64, &str); 8] = [
+    ("units", 1.0, MAX_UNITS as f64, "units"),
+    ("seed", 0.0, i64::MAX as f64, ""),
+    ("world", 1.0, 1_000_000.0, "world units"),
+    ("radius", 0.01, 10_000.0, "world units"),
+    ("cell_size", 0.01, 1_000_000.0, "world units"),
+    ("speed", 0.0, 20.0, "simulated seconds per second"),
+    ("separation", 0.0, 5.0, ""),
+    ("threads", 1.0, 256.0, "threads"),
+];
+
+/// A validated scenario: every value within [`LIMITS`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Short name (the file's stem when the file has no `name`).
+    pub name: String,
+    /// One line for the overlay (empty when the file has none).
+    pub description: String,
+    /// Unit count.
+    pub units: Option<usize>,
+    /// Initial positions.
+    pub workload: Option<Workload>,
+    /// Spawn seed (TOML integers are signed 64-bit: 0 to `i64::MAX`).
+    pub seed: Option<u64>,
+    /// World edge L, world units (`None`: the standard density for the count).
+    pub world: Option<f32>,
+    /// Query radius, world units.
+    pub radius: Option<f32>,
+    /// Grid cell edge, world units (`None`: equal to the radius, and following it).
+    pub cell_size: Option<f32>,
+    /// Simulated seconds per real second.
+    pub speed: Option<f32>,
+    /// Separation steering strength.
+    pub separation: Option<f32>,
+    /// Spatial strategy.
+    pub strategy: Option<Strategy>,
+    /// Threads for the frame.
+    pub threads: Option<usize>,
+}
+
+/// Why a scenario could not be read: the file, the 1-based line (when the
+/// problem has a place), the field (when one is at fault) and what is wrong.
+/// `Display` gives the one-line message: `FILE:LINE: FIELD: MESSAGE`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    /// The file as the user named it.
+    pub file: String,
+    /// 1-based line of the problem, if it has one.
+    pub line: Option<usize>,
+    /// The field at fault, if one is.
+    pub field: Option<String>,
+    /// What is wrong, and the allowed values.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The file as TOML gives it, every value with its place in the text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    name: Option<Spanned<String>>,
+    description: Option<Spanned<String>>,
+    units: Option<Spanned<i64>>,
+    workload: Option<Spanned<String>>,
+    seed: Option<Spanned<i64>>,
+    world: Option<Spanned<f64>>,
+    radius: Option<Spanned<f64>>,
+    cell_size: Option<Spanned<f64>>,
+    speed: Option<Spanned<f64>>,
+    separation: Option<Spanned<f64>>,
+    strategy: Option<Spanned<String>>,
+    threads: Option<Spanned<i64>>,
+}
+
+/// 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The field a serde message names (`unknown field `x``, `missing field `x``).
+fn field_in(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let end = start + message[start..].find('`')?;
+    Some(message[start..end].to_string())
+}
+
+/// The range and unit of numeric field `name` as text: `1 to 1000000 units`.
+fn range_text(name: &str) -> String {
+    let (_, lo, hi, unit) = LIMITS
+        .iter()
+        .find(|l| l.0 == name)
+        .copied()
+        .unwrap_or((name, 0.0, 0.0, ""));
+    let num = |v: f64| {
+        if v.fract() == 0.0 && v.abs() < 1e19 {
+            format!("{}", v as i64)
+        } else {
+            format!("{v}")
+        }
+    };
+    if unit.is_empty() {
+        format!("{} to {}", num(lo), num(hi))
+    } else {
+        format!("{} to {} {unit}", num(lo), num(hi))
+    }
+}
+
+impl Scenario {
+    /// Reads and validates the scenario at `path` ([`Scenario::parse`]).
+    /// Reads at most [`MAX_FILE_BYTES`].
+    ///
+    /// # Errors
+    /// A [`ScenarioError`] when the file cannot be read (missing, a folder,
+    /// too large, not UTF-8) or does not parse or validate.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let file = path.display().to_string();
+        let fail = |message: String| ScenarioError {
+            file: file.clone(),
+            line: None,
+            field: None,
+            message,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        if !meta.is_file() {
+            return Err(fail("not a file".to_string()));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(fail(format!(
+                "{} bytes; a scenario file is at most {MAX_FILE_BYTES} bytes",
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            fail(format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Scenario::parse(&text, &file, &stem)
+    }
+
+    /// Parses and validates the TOML `text` of the file named `file` (used
+    /// only in messages); `stem` is the name when the text has none.
+    /// Unknown fields are errors (a typo must not be ignored silently).
+    /// Allocates the strings. Never panics.
+    ///
+    /// # Errors
+    /// The first problem as a [`ScenarioError`]: a TOML syntax error, an
+    /// unknown field, a value of the wrong type, or a value outside its
+    /// range ([`LIMITS`]), with the line and the allowed values.
+    pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scenario, ScenarioError> {
+        let error =
+            |span: Option<Range<usize>>, field: Option<String>, message: String| ScenarioError {
+                file: file.to_string(),
+                line: span.map(|s| line_of(text, s.start)),
+                field,
+                message,
+            };
+        let raw: Raw = toml::from_str(text).map_err(|e| {
+            let message = e.message().trim().to_string();
+            let field = field_in(&message).filter(|_| {
+                message.starts_with("unknown field") || message.starts_with("missing field")
+            });
+            error(e.span(), field, message)
+        })?;
+        let out_of_range = |name: &str, span: Range<usize>, got: String| {
+            error(
+                Some(span),
+                Some(name.to_string()),
+                format!("must be {}, got {got}", range_text(name)),
+            )
+        };
+        let int = |name: &str, v: &Option<Spanned<i64>>| -> Result<Option<i64>, ScenarioError> {
+            let Some(v) = v else { return Ok(None) };
+            let (_, lo, hi, _) = LIMITS
+                .iter()
+                .find(|l| l.0 == name)
+                .copied()
+                .unwrap_or_default();
+            let x = *v.get_ref();
+            if (x as f64) < lo || (x as f64) > hi {
+                return Err(out_of_range(name, v.span(), x.to_string()));
+            }
+            Ok(Some(x))
+        };
+        let float = |name: &str, v: &Option<Spanned<f64>>| -> Result<Option<f32>, ScenarioError> {
+            let Some(v) = v else { return Ok(None) };
+            let (_, lo, hi, _) = LIMITS
+                .iter()
+                .find(|l| l.0 == name)
+                .copied()
+                .unwrap_or_default();
+            let x = *v.get_ref();
+            if !(x.is_finite() && x >= lo && x <= hi) {
+                return Err(out_of_range(name, v.span(), x.to_string()));
+            }
+            Ok(Some(x as f32))
+        };
+        let text_field = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.get_ref().clone());
+        let workload = match &raw.workload {
+            None => None,
+            Some(w) => Some(Workload::from_key(w.get_ref()).ok_or_else(|| {
+                error(
+                    Some(w.span()),
+                    Some("workload".to_string()),
+                    format!(
+                        "must be one of uniform, clustered, hotspot, battle, got \"{}\"",
+                        w.get_ref()
+                    ),
+                )
+            })?),
+        };
+        let strategy = match &raw.strategy {
+            None => None,
+            Some(s) => Some(Strategy::from_key(s.get_ref()).ok_or_else(|| {
+                error(
+                    Some(s.span()),
+                    Some("strategy".to_string()),
+                    format!(
+                        "must be one of naive, grid, sorted-grid, got \"{}\"",
+                        s.get_ref()
+                    ),
+                )
+            })?),
+        };
+        Ok(Scenario {
+            name: text_field(&raw.name)
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| stem.to_string()),
+            description: text_field(&raw.description).unwrap_or_default(),
+            units: int("units", &raw.units)?.map(|v| v as usize),
+            workload,
+            seed: int("seed", &raw.seed)?.map(|v| v as u64),
+            world: float("world", &raw.world)?,
+            radius: float("radius", &raw.radius)?,
+            cell_size: float("cell_size", &raw.cell_size)?,
+            speed: float("speed", &raw.speed)?,
+            separation: float("separation", &raw.separation)?,
+            strategy,
+            threads: int("threads", &raw.threads)?.map(|v| v as usize),
+        })
+    }
+
+    /// Writes the scenario's values into `s`, keeping the others. The world
+    /// becomes the scenario's (or the standard density's when it names
+    /// none), and the cell size follows the radius unless the scenario
+    /// names one. Allocates nothing.
+    pub fn apply(&self, s: &mut Settings) {
+        if let Some(v) = self.units {
+            s.units = v;
+        }
+        if let Some(v) = self.workload {
+            s.workload = v;
+        }
+        if let Some(v) = self.seed {
+            s.seed = v;
+        }
+        s.world = self.world;
+        if let Some(v) = self.radius {
+            s.radius = v;
+        }
+        s.cell_follows_radius = self.cell_size.is_none();
+        s.cell_size = self.cell_size.unwrap_or(s.radius);
+        if let Some(v) = self.speed {
+            s.speed = v;
+        }
+        if let Some(v) = self.separation {
+            s.separation = v;
+        }
+        if let Some(v) = self.strategy {
+            s.strategy = v;
+        }
+        if let Some(v) = self.threads {
+            s.threads = v;
+        }
+    }
+}
+
+/// The scenario files (`*.toml`) in the first of `dirs` that has a
+/// `scenarios` folder, sorted by file name; empty when none has. Allocates
+/// the paths.
+pub fn list(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    for d in dirs {
+        let Ok(entries) = std::fs::read_dir(d.join("scenarios")) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        return files;
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse(text, "t.toml", "t")
+    }
+
+    #[test]
+    fn a_full_file_round_trips_into_settings() {
+        let s = parse(
+            "name = \"x\"\nunits = 2000\nworkload = \"battle\"\nseed = 7\nworld = 5000\nradius = 12.5\ncell_size = 20\nspeed = 2\nseparation = 0\nstrategy = \"sorted-grid\"\nthreads = 2\n",
+        )
+        .unwrap();
+        let mut set = Settings::default();
+        s.apply(&mut set);
+        assert_eq!(
+            (set.units, set.workload, set.seed, set.world, set.radius),
+            (2000, Workload::Battle, 7, Some(5000.0), 12.5)
+        );
+        assert_eq!((set.cell_size, set.cell_follows_radius), (20.0, false));
+        assert_eq!(
+            (set.speed, set.separation, set.strategy, set.threads),
+            (2.0, 0.0, Strategy::SortedGrid, 2)
+        );
+        assert_eq!(set.world_edge(), 5000.0);
+    }
+
+    #[test]
+    fn an_empty_file_keeps_the_defaults_and_takes_the_stem_as_name() {
+        let s = parse("").unwrap();
+        assert_eq!(s.name, "t");
+        let mut set = Settings::default();
+        s.apply(&mut set);
+        let d = Settings::default();
+        assert!(set.same_work(&d));
+        assert!(set.cell_follows_radius);
+    }
+
+    #[test]
+    fn out_of_range_values_name_line_field_and_range() {
+        let e = parse("units = 5\nradius = -3\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert_eq!(e.field.as_deref(), Some("radius"));
+        assert_eq!(
+            e.to_string(),
+            "t.toml:2: radius: must be 0.01 to 10000 world units, got -3"
+        );
+        let e = parse("\n\nunits = 0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.toml:3: units: must be 1 to 1000000 units, got 0"
+        );
+        let e = parse("seed = -1").unwrap_err();
+        assert_eq!((e.line, e.field.as_deref()), (Some(1), Some("seed")));
+        let e = parse("speed = nan").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("speed"));
+        let e = parse("world = inf").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("world"));
+    }
+
+    #[test]
+    fn syntax_type_and_unknown_field_errors_have_a_line() {
+        let e = parse("units = 10\nradius = \n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+        let e = parse("units = \"many\"").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        let e = parse("units = 10\nradiuss = 4").unwrap_err();
+        assert_eq!(
+            (e.line, e.field.as_deref()),
+            (Some(2), Some("radiuss")),
+            "{e}"
+        );
+        let e = parse("workload = \"swarm\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("uniform, clustered, hotspot, battle"),
+            "{e}"
+        );
+        let e = parse("strategy = \"kd\"").unwrap_err();
+        assert!(e.to_string().starts_with("t.toml:1: strategy: "), "{e}");
+    }
+
+    #[test]
+    fn integers_are_accepted_for_float_fields() {
+        assert_eq!(parse("radius = 10").unwrap().radius, Some(10.0));
+    }
+}
