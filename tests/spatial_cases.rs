@@ -947,3 +947,40 @@ fn s14_a_radius_whose_square_overflows_returns_every_finite_point() {
         );
     }
 }
+
+// ------------------------------------------------- found by fuzzing (F1)
+
+#[test]
+fn f1_grid_origin_at_the_i64_limit() {
+    // `cargo fuzz run query` (issue 10): a subnormal cell size with a point
+    // at -1.7e38 puts the grid's origin cell at i64::MIN. SortedGrid's
+    // rebuild took `origin.abs()`, which overflows there: a panic with
+    // overflow checks, and without them a negative "magnitude" that chose
+    // the f32 fast path for a grid it cannot represent.
+    let pts = [
+        (3.69134e-40f32, -1.7014118e38f32),
+        (f32::NAN, 2.3509886e-38),
+    ];
+    let cell = 4.303e-42;
+    assert_query_raw(
+        "F1 at the origin",
+        &pts,
+        cell,
+        Query::new(0.0, 0.0, 0.0),
+        &[],
+    );
+    assert_query_raw(
+        "F1 at the far point",
+        &pts,
+        cell,
+        Query::new(3.69134e-40, -1.7014118e38, 0.0),
+        &[0],
+    );
+    assert_query_raw(
+        "F1 around the far point",
+        &pts,
+        cell,
+        Query::new(0.0, -1.7014118e38, 1.0),
+        &[0],
+    );
+}

@@ -165,7 +165,10 @@ fn count_cells(
     /// Global cell indices below this magnitude are exact in f32.
     const SMALL: i64 = 1 << 23;
     let (nx, nz) = (geo.nx as i64, geo.nz as i64);
-    if geo.origin_x.abs() + nx < SMALL && geo.origin_z.abs() + nz < SMALL && nx > 0 && nz > 0 {
+    // `saturating_abs`: the origin may be i64::MIN (a point near -f32::MAX
+    // over a subnormal cell), whose `abs` overflows (hard case F1).
+    let small = |origin: i64, n: i64| origin.saturating_abs().saturating_add(n) < SMALL;
+    if small(geo.origin_x, nx) && small(geo.origin_z, nz) && nx > 0 && nz > 0 {
         // The fast path: cells computed branch-free (vectorized), then
         // counted; the same cells as `GridGeometry::cell_of`.
         let grid = CellGrid {
