@@ -337,6 +337,18 @@ impl Scenario {
     }
 }
 
+/// Loads the scenario at `path` ([`Scenario::load`]) and applies it to
+/// `settings` ([`Scenario::apply`]). On error `settings` is left exactly as
+/// it was, so a running scenario keeps running.
+///
+/// # Errors
+/// The [`ScenarioError`] of [`Scenario::load`].
+pub fn load_into(path: &Path, settings: &mut Settings) -> Result<Scenario, ScenarioError> {
+    let sc = Scenario::load(path)?;
+    sc.apply(settings);
+    Ok(sc)
+}
+
 /// The scenario files (`*.toml`) in the first of `dirs` that has a
 /// `scenarios` folder, sorted by file name; empty when none has. Allocates
 /// the paths.

@@ -65,6 +65,14 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["--select", "99999999"], "--select"),
         (&["--units", "500", "--select", "500"], "--select"),
         (&["--screenshot", "shot.jpg"], "--screenshot"),
+        (&["--world", "0"], "--world"),
+        (&["bench", "--world", "1e9"], "--world"),
+        (&["bench", "--radius", "-1"], "--radius"),
+        (&["--scenario", "/nonexistent/s.toml"], "--scenario"),
+        (
+            &["bench", "--scenario", "/nonexistent/s.toml"],
+            "--scenario",
+        ),
     ];
     for (args, flag) in cases {
         let out = exe().args(*args).output().expect("run the binary");
@@ -328,5 +336,77 @@ fn bench_compares_passes_and_prints_the_roofline() {
     assert!(
         text.contains("| 2000 | resident | fused | scalar | 1 | query |"),
         "{text}"
+    );
+}
+
+/// A broken scenario file is answered with one line naming the file, the
+/// line, the field and the allowed range, and exit code 2, for the window
+/// (before any window opens) and for `bench`.
+#[test]
+fn a_broken_scenario_file_is_one_line_with_file_line_field_and_range() {
+    let dir = std::env::temp_dir().join(format!("sql-cli-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "units = 2000\nseparation = 7\n").unwrap();
+    for args in [vec![], vec!["bench"]] {
+        let out = exe()
+            .args(&args)
+            .arg("--scenario")
+            .arg(&bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        let want = format!("{}:2: separation: must be 0 to 5, got 7", bad.display());
+        assert!(err.contains(&want), "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `bench --scenario FILE` takes the file's units and workload; a flag next
+/// to it overrides the file.
+#[test]
+fn bench_takes_the_scenario_and_flags_override_it() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/scenarios/battle.toml");
+    let run = |extra: &[&str]| {
+        let out = exe()
+            .args([
+                "bench",
+                "--scenario",
+                file,
+                "--frames",
+                "1",
+                "--warmup",
+                "0",
+            ])
+            .args([
+                "--strategies",
+                "grid",
+                "--kernels",
+                "scalar",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = rows[0].clone();
+        (
+            row["units"].as_u64().unwrap(),
+            row["workload"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(run(&[]), (20_000, "battle".to_string()));
+    assert_eq!(run(&["--units", "2000"]), (2_000, "battle".to_string()));
+    assert_eq!(
+        run(&["--units", "2000", "--workload", "hotspot"]),
+        (2_000, "hotspot".to_string())
     );
 }

@@ -10,10 +10,10 @@ use egui_macroquad::egui;
 
 use spatial_query_lab::app::stats::FrameStats;
 use spatial_query_lab::render::egui_host::deliverable;
-use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget, NaiveCost};
+use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
-use spatial_query_lab::spatial::{GridGeometry, Kernel, Strategy};
+use spatial_query_lab::spatial::{GridGeometry, Strategy};
 use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
 
@@ -49,8 +49,7 @@ fn harness_with(stats: FrameStats, settings: Settings) -> Harness<'static, State
                 s.actions.push(a);
                 s.claims_pointer = ctx.is_pointer_over_area() || ctx.wants_pointer_input();
                 // As the frame loop does after the overlay: the guards (and "= r").
-                let cost = NaiveCost::from_seconds_per_pair(&[(Kernel::best(), 1e-9)]);
-                settle(&mut s.settings, &cost, &Budget::default());
+                settle(&mut s.settings, &Budget::default());
             },
             state,
         )

@@ -35,6 +35,7 @@ use glam::{Vec2, Vec3};
 use macroquad::prelude::*;
 
 use crate::alloc_count;
+use crate::format::thousands;
 use crate::render::mesh::asset_dirs;
 use crate::render::{
     draw_query_circle, draw_world, load_unit_kind, pack_visible, save_screenshot, visible_units,
@@ -48,7 +49,7 @@ use crate::scenario::{self, Scenario};
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
 use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
-use crate::sim::{memory, Layout, Pass, Settings, Simulation, SpawnKey};
+use crate::sim::{memory, Layout, Pass, Settings, Simulation, Slicing, SpawnKey, StepProgress};
 use crate::spatial::{Kernel, Query, Strategy};
 use crate::ui::memory_view::{self, MemoryView};
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
@@ -93,6 +94,25 @@ pub struct AppOptions {
 /// is drawn in slices over several refreshes ([`ProgressiveScene`]), so input
 /// and the overlay stay responsive whatever the unit count.
 pub const RENDER_BUDGET_S: f64 = 0.045;
+/// Naive queries per refresh when the cost model has no figure for the
+/// kernel and layout (not expected: every pair is measured at start).
+const NAIVE_FALLBACK_SLICE: usize = 1_000;
+/// Respawns and layout changes at this many units or more run on a worker
+/// thread ([`App::start_preparing`]): 100,000 units take about 20 ms to
+/// store as AoS and 80 ms as AoS pointers on the development machine.
+const WORKER_UNITS: usize = 100_000;
+/// Queries of the first slice of a Grid frame after its settings changed,
+/// at more units than this: a million units through AoS pointers take
+/// about 330 ms of queries, which one refresh must not wait for.
+const GRID_FIRST_SLICE: usize = 100_000;
+/// Seconds of work (step, picture start, drawing) a refresh aims at: the
+/// picture's slice gets what the step and the picture's start left, so that
+/// with the overlay and the present a refresh stays under 250 ms.
+const REFRESH_WORK_S: f64 = 0.15;
+/// A step call longer than this (seconds) leaves the picture's start to the
+/// next refresh: packing a million instances takes 40 to 400 ms depending on
+/// the layout, and one refresh should not pay for both.
+const PICTURE_AFTER_STEP_S: f64 = 0.05;
 /// Longest simulated step, seconds of real time (slower pictures slow the simulation down).
 const MAX_STEP_S: f32 = 0.1;
 /// Distance from a click to the farthest unit it may pick, world units.
@@ -179,6 +199,21 @@ struct App {
     scenario_files: Vec<PathBuf>,
     /// The file of the loaded scenario.
     scenario_file: Option<PathBuf>,
+    /// Naive queries per refresh ([`Simulation::step_sliced`]); `usize::MAX`
+    /// for the other strategies.
+    query_slice: usize,
+    /// Begin a picture after the next step even if it completes no frame
+    /// (the units were spawned and none is drawn yet).
+    needs_picture: bool,
+    /// The picture in progress shows a completed step (not only a spawn),
+    /// so its timings go into the history.
+    picture_of_step: bool,
+    /// A picture to begin at the next refresh (the step before it was
+    /// long), and whether it shows a completed step.
+    deferred_picture: Option<bool>,
+    /// The worker thread spawning or re-storing the units, since when, and
+    /// what it does ([`App::start_preparing`]).
+    preparing: Option<(std::thread::JoinHandle<Simulation>, Instant, String)>,
 }
 
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
@@ -201,8 +236,17 @@ impl App {
 
         let naive_cost = NaiveCost::measure(Kernel::available(), settings.seed, settings.workload);
         let budget = Budget::default();
-        let notices = budget::settle(&mut settings, &naive_cost, &budget);
-        let sim = Simulation::new(&settings);
+        let notices = budget::settle(&mut settings, &budget);
+        // Many units are spawned on a worker thread once the window runs.
+        let big = settings.units >= WORKER_UNITS;
+        let sim = if big {
+            Simulation::new(&Settings {
+                units: 0,
+                ..settings.clone()
+            })
+        } else {
+            Simulation::new(&settings)
+        };
         let mut selection = Selection::default();
         let mut camera = framed(sim.world);
         if let Some(id) = opts.select {
@@ -272,8 +316,16 @@ impl App {
             grid_culled: 0,
             scenario_files: Vec::new(),
             scenario_file: None,
+            query_slice: usize::MAX,
+            needs_picture: true,
+            picture_of_step: false,
+            deferred_picture: None,
+            preparing: None,
         };
         app.list_scenarios();
+        if big {
+            app.start_preparing(false);
+        }
         if let Some((path, sc)) = opts.scenario {
             app.stats.scenario = Some((sc.name, sc.description));
             app.scenario_file = Some(path);
@@ -286,6 +338,7 @@ impl App {
     /// One frame; returns the exit code when the program should end.
     fn frame(&mut self) -> Option<i32> {
         self.frame += 1;
+        let started = Instant::now();
         let before = self.settings.clone();
         // The screenshot's last frame runs the overlay once, after the step,
         // so it shows this frame's numbers.
@@ -300,10 +353,32 @@ impl App {
         self.settle(&before);
         self.since_step += get_frame_time();
         if self.scene.is_idle() {
-            self.step();
-            self.begin_picture();
+            // A new picture after each complete frame, and of the new units
+            // at once after a spawn (a sliced frame completes only after
+            // several refreshes). After a long step the picture begins at
+            // the next refresh, so no refresh pays for both.
+            let t = Instant::now();
+            let picture = match self.deferred_picture.take() {
+                Some(of_step) => Some(of_step),
+                None => {
+                    let done = self.step();
+                    let wanted = std::mem::take(&mut self.needs_picture) || done;
+                    if wanted && t.elapsed().as_secs_f64() > PICTURE_AFTER_STEP_S {
+                        self.deferred_picture = Some(done);
+                        None
+                    } else {
+                        wanted.then_some(done)
+                    }
+                }
+            };
+            if let Some(of_step) = picture {
+                self.picture_of_step = of_step;
+                self.begin_picture();
+            }
         }
-        self.draw();
+        // The picture's slice gets what is left of this refresh's work budget.
+        let spent = started.elapsed().as_secs_f64();
+        self.draw(RENDER_BUDGET_S.min((REFRESH_WORK_S - spent).max(0.0)));
         if last {
             let _ = self.overlay_pass();
         }
@@ -477,9 +552,8 @@ impl App {
     /// Loads the scenario at `path` into the settings (respawning at the
     /// next step), or shows why it cannot be loaded and changes nothing.
     fn load_scenario(&mut self, path: &std::path::Path) {
-        match Scenario::load(path) {
+        match scenario::load_into(path, &mut self.settings) {
             Ok(sc) => {
-                sc.apply(&mut self.settings);
                 self.respawn = true;
                 self.stats.scenario = Some((sc.name, sc.description));
                 self.stats.scenario_error = None;
@@ -521,7 +595,7 @@ impl App {
     /// After this frame's edits: the budget guards, and a restart of the
     /// timing means when the work changed (respawning waits for the next step).
     fn settle(&mut self, before: &Settings) {
-        let notices = budget::settle(&mut self.settings, &self.naive_cost, &self.budget);
+        let notices = budget::settle(&mut self.settings, &self.budget);
         self.add_notices(notices);
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
             if !sw.matches(&self.settings) {
@@ -556,46 +630,209 @@ impl App {
     /// The limits the overlay's controls offer at the current settings.
     fn update_limits(&mut self) {
         let s = &self.settings;
-        self.stats.naive_limit = self.naive_cost.max_units(
-            s.kernel,
-            s.layout,
-            s.threads.max(1),
-            self.budget.naive_frame_s,
-        );
+        let threads = s.threads.max(1);
+        // Frames whose queries take longer than the slice budget are
+        // spread over refreshes: for Naive the model's queries per refresh
+        // to start with; for Grid whole frames until one is measured too
+        // slow; then adapted to the measured slices ([`App::adapt_slice`]).
+        (self.query_slice, self.stats.naive_estimate_s) = if s.strategy == Strategy::Naive {
+            let per_slice = self.naive_cost.slice_queries(
+                s.kernel,
+                s.layout,
+                s.units,
+                threads,
+                self.budget.slice_s,
+            );
+            (
+                per_slice.unwrap_or(NAIVE_FALLBACK_SLICE),
+                self.naive_cost
+                    .frame_seconds(s.kernel, s.layout, s.units, threads),
+            )
+        } else if s.strategy == Strategy::Grid && s.units > GRID_FIRST_SLICE {
+            // Not measured yet at these settings: slices from the start,
+            // growing 4x per call until the frame fits one refresh.
+            (GRID_FIRST_SLICE, None)
+        } else {
+            (usize::MAX, None)
+        };
         let world = s.world_edge();
         self.stats.radius_max = budget::max_radius(s.units, world, &self.budget);
         self.stats.cell_min =
             budget::min_cell_size(s.strategy, s.units, world, s.radius, &self.budget).0;
     }
 
-    /// One simulation step; the camera follows the selected unit.
-    fn step(&mut self) {
+    /// Sets the queries per refresh to what the last call's rate (`queries`
+    /// queries in `slice_s` seconds) fits in the slice budget, moving by at
+    /// most 4x per call, so the slices track this machine, layout and unit count
+    /// rather than the cost model's small sample. A Naive or Grid frame
+    /// stepped whole whose queries took longer than the budget starts the
+    /// slicing; slices that grow past the unit count end it.
+    fn adapt_slice(&mut self, slice_s: f64, queries: usize) {
+        if slice_s.is_nan() || slice_s <= 0.0 || queries == 0 {
+            return;
+        }
+        let target = self.budget.slice_s;
+        let sliceable = matches!(self.settings.strategy, Strategy::Naive | Strategy::Grid);
+        if self.query_slice == usize::MAX {
+            if sliceable && slice_s > target {
+                self.query_slice = ((queries as f64 * target / slice_s) as usize).max(1);
+            }
+            return;
+        }
+        // The rate of this call, within 4x of the current size per call.
+        let cur = self.query_slice as f64;
+        let next = (queries as f64 * target / slice_s).clamp(cur * 0.25, cur * 4.0) as usize;
+        self.query_slice =
+            if next >= queries.max(self.sim.len()) && self.settings.strategy != Strategy::Naive {
+                usize::MAX
+            } else {
+                next.max(1)
+            };
+    }
+
+    /// Spawns or re-stores the units on a worker thread (`respawn`: anew
+    /// even with the same settings); the window keeps showing the last
+    /// picture, with the progress in the overlay, until
+    /// [`App::poll_preparing`] takes the prepared simulation back.
+    fn start_preparing(&mut self, respawn: bool) {
+        let s = self.settings.clone();
+        let what = format!(
+            "preparing {} units ({} layout)",
+            thousands(s.units as u64),
+            s.layout.name()
+        );
+        let empty = Settings {
+            units: 0,
+            ..s.clone()
+        };
+        let mut sim = std::mem::replace(&mut self.sim, Simulation::new(&empty));
+        let handle = std::thread::Builder::new()
+            .name("prepare units".to_string())
+            .spawn(move || {
+                if respawn {
+                    sim.respawn(&s);
+                } else {
+                    sim.prepare(&s);
+                }
+                sim
+            });
+        match handle {
+            Ok(h) => {
+                self.stats.preparing = Some(what.clone());
+                self.preparing = Some((h, Instant::now(), what));
+            }
+            Err(e) => {
+                // No thread: prepare here, once.
+                self.stats.status = Some((
+                    format!("could not start a worker thread ({e}); preparing the units in the window's thread"),
+                    get_time() + STATUS_S,
+                ));
+                self.sim = Simulation::new(&self.settings);
+            }
+        }
+    }
+
+    /// Whether the simulation is ready to step: true when no worker is
+    /// preparing it, or when the worker finished (its simulation is taken
+    /// back and a picture of the new units is due); false while it works
+    /// (the overlay shows for how long).
+    fn poll_preparing(&mut self) -> bool {
+        let Some((handle, since, what)) = self.preparing.take() else {
+            return true;
+        };
+        if !handle.is_finished() {
+            self.stats.preparing = Some(format!(
+                "{what} on a worker thread: {:.1} s",
+                since.elapsed().as_secs_f64()
+            ));
+            self.preparing = Some((handle, since, what));
+            return false;
+        }
+        self.stats.preparing = None;
+        self.needs_picture = true;
+        match handle.join() {
+            Ok(sim) => self.sim = sim,
+            Err(_) => {
+                self.stats.status = Some((
+                    format!("preparing the units failed ({what}); spawned them again in the window's thread"),
+                    get_time() + STATUS_S,
+                ));
+                self.sim = Simulation::new(&self.settings);
+            }
+        }
+        true
+    }
+
+    /// One simulation step, or one slice of an amortized naive frame;
+    /// returns whether a frame was completed (so a new picture may begin).
+    /// The camera follows the selected unit.
+    fn step(&mut self) -> bool {
+        if !self.poll_preparing() {
+            return false;
+        }
         let allocs = alloc_count::allocations();
         // Respawn here, not when asked: until this step the index still
         // describes the units on screen, which picking reads. Stable ids
         // restart with a new spawn, so the selection goes with it.
         let s = &self.settings;
         let spawn = s.spawn_key();
-        if std::mem::take(&mut self.respawn) {
-            self.sim.respawn(s);
-            self.selection.clear();
-        } else if spawn != self.spawned {
+        let asked = std::mem::take(&mut self.respawn);
+        if asked || spawn != self.spawned {
             self.selection.clear();
         }
+        if (asked || self.sim.needs_prepare(s)) && s.units >= WORKER_UNITS {
+            self.start_preparing(asked);
+            return false;
+        }
+        if asked {
+            self.sim.respawn(s);
+        }
         let respawned = spawn != self.spawned;
+        self.needs_picture |= asked;
         self.spawned = spawn;
         let dt = std::mem::take(&mut self.since_step).min(MAX_STEP_S);
         let sweep_cell = self.sweep.as_ref().and_then(CellSweep::cell_size);
-        self.stats.step = match sweep_cell {
+        let slicing = Slicing {
+            queries: self.query_slice,
+            seconds: self.budget.slice_s,
+        };
+        let progress = match sweep_cell {
             // The sweep's cell size on a copy: the user's setting stays.
-            Some(cell_size) => self.sim.step(
+            Some(cell_size) => self.sim.step_sliced(
                 dt,
                 &Settings {
                     cell_size,
                     ..self.settings.clone()
                 },
+                slicing,
             ),
-            None => self.sim.step(dt, &self.settings),
+            None => self.sim.step_sliced(dt, &self.settings, slicing),
+        };
+        self.needs_picture |= respawned;
+        self.stats.units = self.sim.len();
+        self.stats.world = self.sim.world;
+        if self.sim.world != self.world {
+            self.world = self.sim.world;
+            self.frame_world();
+        }
+        self.stats.step = match progress {
+            StepProgress::Done(st) => {
+                self.stats.slice_progress = None;
+                if st.slices <= 1 {
+                    self.adapt_slice(st.query_s, self.sim.len());
+                }
+                st
+            }
+            StepProgress::Partial { done, of, slice_s } => {
+                // A piece of a sliced frame: the picture of the last
+                // complete frame stays on screen.
+                let before = self.stats.slice_progress.map_or(0, |p| p.0);
+                self.stats.slice_progress = Some((done, of));
+                if done > before {
+                    self.adapt_slice(slice_s, done - before);
+                }
+                return false;
+            }
         };
         self.stats.step_allocations = alloc_count::allocations() - allocs;
         self.stats.result_bytes = self.sim.result_bytes();
@@ -605,12 +842,6 @@ impl App {
         }
         if std::mem::take(&mut self.sweep_at_launch) {
             self.sweep_action(SweepAction::Start);
-        }
-        self.stats.units = self.sim.len();
-        self.stats.world = self.sim.world;
-        if self.sim.world != self.world {
-            self.world = self.sim.world;
-            self.frame_world();
         }
         let now = get_time();
         if respawned {
@@ -640,6 +871,7 @@ impl App {
             self.camera.target = Vec3::new(x, 0.0, z);
         }
         self.stats.memory = self.view.show_memory.then(|| self.memory_view(resolved));
+        true
     }
 
     /// The memory view of the last step: the query of the selected unit (or
@@ -772,12 +1004,10 @@ impl App {
 
     /// Draws as much of the picture as the budget allows (all of it on the
     /// last frame, for the screenshot) and shows the last complete one.
-    fn draw(&mut self) {
+    fn draw(&mut self, budget_s: f64) {
         let t = Instant::now();
         let finish = self.last_frame.is_some_and(|n| self.frame >= n);
-        let done = self
-            .scene
-            .advance(&mut self.renderer, RENDER_BUDGET_S, finish);
+        let done = self.scene.advance(&mut self.renderer, budget_s, finish);
         set_default_camera();
         clear_background(BACKGROUND);
         self.scene.present();
@@ -798,6 +1028,7 @@ impl App {
         let now = get_time();
         self.fps.tick(now);
         self.stats.fps = self.fps.fps();
+        self.stats.slowest_s = self.fps.slowest();
         if self
             .stats
             .status
@@ -806,7 +1037,7 @@ impl App {
         {
             self.stats.status = None;
         }
-        if std::mem::take(&mut self.picture_done) {
+        if std::mem::take(&mut self.picture_done) && self.picture_of_step {
             // One sample per step: its phases and the time its picture took to draw.
             self.stats
                 .history
@@ -848,7 +1079,12 @@ impl App {
                 eprintln!("error: --screenshot: {e}");
                 return Some(1);
             }
-            println!("wrote {} after {} frames", path.display(), self.frame);
+            println!(
+                "wrote {} after {} frames (slowest refresh {:.0} ms)",
+                path.display(),
+                self.frame,
+                self.stats.slowest_s.unwrap_or(0.0) * 1e3
+            );
         }
         Some(0)
     }

@@ -200,6 +200,17 @@ impl FpsMeter {
         let span = newest - at(k);
         (span > 0.0).then(|| k as f64 / span)
     }
+
+    /// The longest time between two consecutive recorded frames, seconds,
+    /// over the last 128 frames (`None` before the second frame): the
+    /// refresh the window answered slowest.
+    pub fn slowest(&self) -> Option<f64> {
+        let len = self.times.len();
+        let at = |k: usize| self.times[(self.next + len - 1 - k) % len];
+        (1..self.filled)
+            .map(|k| at(k - 1) - at(k))
+            .max_by(f64::total_cmp)
+    }
 }
 
 /// Frames per second as the overlay shows it: one decimal below 10 (so one
@@ -261,6 +272,8 @@ pub struct FrameStats {
     pub picture: PictureStats,
     /// Frames per second ([`FpsMeter`]).
     pub fps: Option<f64>,
+    /// The slowest of the last 128 refreshes, seconds ([`FpsMeter::slowest`]).
+    pub slowest_s: Option<f64>,
     /// Recent frames' phase times, for the graph.
     pub history: PhaseHistory,
     /// Means over the recent frames ([`PhaseHistory::means`]).
@@ -287,15 +300,21 @@ pub struct FrameStats {
     pub mesh_vertices: usize,
     /// Triangles of the unit mesh.
     pub mesh_triangles: usize,
-    /// Most units for Naive within its frame budget with the current kernel
-    /// and threads (`None` when not measured).
-    pub naive_limit: Option<usize>,
+    /// Estimated seconds of one whole naive frame's queries at the current
+    /// settings (the cost model; `None` for the other strategies).
+    pub naive_estimate_s: Option<f64>,
+    /// Units queried so far and units in all, while a frame spread over
+    /// refreshes ([`crate::sim::Simulation::step_sliced`]) is in progress.
+    pub slice_progress: Option<(usize, usize)>,
     /// Largest radius the pair budget allows at the current unit count, world units.
     pub radius_max: f32,
     /// Smallest cell size the grid and visit budgets allow now, world units.
     pub cell_min: f32,
     /// Messages that stay until dismissed (why a setting was changed).
     pub notices: Vec<String>,
+    /// What the worker thread is preparing (spawning or storing the units)
+    /// and for how long, while it works.
+    pub preparing: Option<String>,
     /// The scenario files found in `assets/scenarios/`, by name (file stem).
     pub scenarios: Vec<String>,
     /// The loaded scenario: its name and description.

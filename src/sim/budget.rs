@@ -9,7 +9,7 @@
 //!
 //! | budget | limits | function |
 //! |---|---|---|
-//! | [`NAIVE_FRAME_BUDGET_S`] | units for the naive scan | [`NaiveCost::max_units`] |
+//! | [`SLICE_BUDGET_S`] | naive queries per window refresh (a longer naive frame is amortized over refreshes, never refused) | [`NaiveCost::slice_queries`] |
 //! | [`PAIR_BUDGET`] | the query radius | [`max_radius`] |
 //! | [`MAX_CELLS`] and [`CELL_VISIT_BUDGET`] | the smallest cell size | [`min_cell_size`] |
 //!
@@ -23,9 +23,11 @@ use super::{world_size, Layout, Reorder, Settings, Simulation, Workload, STANDAR
 use crate::format::{length, thousands};
 use crate::spatial::{min_cell_for_extent, Kernel, Strategy, MAX_CELLS};
 
-/// Longest the naive scan may take per frame, seconds; above it the window
-/// switches to Grid and says so.
-pub const NAIVE_FRAME_BUDGET_S: f64 = 1.0;
+/// Longest the naive scan may run per window refresh, seconds. A naive frame
+/// that needs more is amortized: [`crate::sim::Simulation::step_sliced`] runs
+/// a slice of its queries per refresh, so no refresh waits for the whole
+/// O(N²) frame (the window's limit is 250 ms per refresh, drawing included).
+pub const SLICE_BUDGET_S: f64 = 0.1;
 /// Most neighbor pairs per frame (expected for a uniform world): keeps the
 /// result lists under about 160 MB (4 bytes per pair) and the frame interactive.
 pub const PAIR_BUDGET: f64 = 40e6;
@@ -39,8 +41,8 @@ pub const CELL_VISIT_BUDGET: f64 = 20e6;
 /// The limits [`settle`] enforces.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Budget {
-    /// Seconds per frame allowed for the naive scan.
-    pub naive_frame_s: f64,
+    /// Seconds of naive queries allowed per window refresh.
+    pub slice_s: f64,
     /// Neighbor pairs per frame allowed (expected, uniform world).
     pub pairs: f64,
     /// Cell visits per frame allowed (expected, uniform world).
@@ -50,7 +52,7 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            naive_frame_s: NAIVE_FRAME_BUDGET_S,
+            slice_s: SLICE_BUDGET_S,
             pairs: PAIR_BUDGET,
             cell_visits: CELL_VISIT_BUDGET,
         }
@@ -256,6 +258,23 @@ impl NaiveCost {
         Some(t * (units as f64).powi(2) / threads.max(1) as f64)
     }
 
+    /// Naive queries per window refresh that fit `budget_s` seconds at
+    /// `units` units: `max(1, floor(budget_s * threads / (t * units)))`, each
+    /// query testing every unit; `None` when `kernel` through `layout` was
+    /// not measured. [`crate::sim::Simulation::step_sliced`] takes it.
+    pub fn slice_queries(
+        &self,
+        kernel: Kernel,
+        layout: Layout,
+        units: usize,
+        threads: usize,
+        budget_s: f64,
+    ) -> Option<usize> {
+        let t = self.seconds_per_pair(kernel, layout)?;
+        let per_query = t * units.max(1) as f64 / threads.max(1) as f64;
+        Some(((budget_s / per_query) as usize).max(1))
+    }
+
     /// The most units whose naive frame stays within `budget_s` seconds:
     /// `floor(sqrt(budget_s * threads / t))`; `None` when `kernel` through
     /// `layout` was not measured.
@@ -326,23 +345,6 @@ pub enum GuardNotice {
         /// World edge at that count, world units.
         world: f32,
     },
-    /// The naive scan was refused and the strategy switched to Grid.
-    NaiveRefused {
-        /// Unit count.
-        units: usize,
-        /// Kernel the estimate is for.
-        kernel: Kernel,
-        /// Data layout the estimate is for.
-        layout: Layout,
-        /// Threads the estimate is for.
-        threads: usize,
-        /// Estimated seconds per frame.
-        estimate_s: f64,
-        /// Most units within the budget.
-        limit: usize,
-        /// The budget, seconds per frame.
-        budget_s: f64,
-    },
 }
 
 impl GuardNotice {
@@ -352,7 +354,6 @@ impl GuardNotice {
         match self {
             GuardNotice::RadiusLowered { .. } => "radius",
             GuardNotice::CellRaised { .. } => "cell size",
-            GuardNotice::NaiveRefused { .. } => "strategy",
         }
     }
 }
@@ -406,22 +407,6 @@ impl fmt::Display for GuardNotice {
                 thousands(units as u64),
                 length(to)
             ),
-            GuardNotice::NaiveRefused {
-                units,
-                kernel,
-                layout,
-                threads,
-                estimate_s,
-                limit,
-                budget_s,
-            } => write!(
-                f,
-                "Naive refused: {} units would take about {estimate_s:.1} s per frame with {} through the {} layout on {threads} thread(s) (limit about {} units for {budget_s:.1} s). Switched to Grid.",
-                thousands(units as u64),
-                kernel.name(),
-                layout.name(),
-                thousands(limit as u64)
-            ),
         }
     }
 }
@@ -431,15 +416,13 @@ impl fmt::Display for GuardNotice {
 ///
 /// 1. the radius is lowered to [`max_radius`] at the unit count `s` asks for
 ///    (so at the world that count will have, not the current one);
-/// 2. Naive is replaced by Grid when `cost` says a frame would exceed
-///    `budget.naive_frame_s` (kernels `cost` has not measured are allowed);
-/// 3. the cell size becomes the radius when `s.cell_follows_radius`, and is
+/// 2. the cell size becomes the radius when `s.cell_follows_radius`, and is
 ///    raised to [`min_cell_size`] for the resulting strategy (a notice only
 ///    when the cell size changes because of it).
 ///
 /// Idempotent: a second call with the same arguments changes nothing and
 /// returns no notice.
-pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardNotice> {
+pub fn settle(s: &mut Settings, budget: &Budget) -> Vec<GuardNotice> {
     let mut notices = Vec::new();
     let world = s.world_edge();
     let r_max = max_radius(s.units, world, budget);
@@ -453,26 +436,6 @@ pub fn settle(s: &mut Settings, cost: &NaiveCost, budget: &Budget) -> Vec<GuardN
             budget: budget.pairs,
         });
         s.radius = r_max;
-    }
-    if s.strategy == Strategy::Naive {
-        let threads = s.threads.max(1);
-        if let (Some(limit), Some(estimate_s)) = (
-            cost.max_units(s.kernel, s.layout, threads, budget.naive_frame_s),
-            cost.frame_seconds(s.kernel, s.layout, s.units, threads),
-        ) {
-            if s.units > limit {
-                notices.push(GuardNotice::NaiveRefused {
-                    units: s.units,
-                    kernel: s.kernel,
-                    layout: s.layout,
-                    threads,
-                    estimate_s,
-                    limit,
-                    budget_s: budget.naive_frame_s,
-                });
-                s.strategy = Strategy::Grid;
-            }
-        }
     }
     // The cell asked for: the radius while "= r" is on, else the cell size;
     // raised to the minimum (NaN too). Said once: a cell that stays at the
@@ -526,7 +489,7 @@ mod tests {
         assert!((pairs / 200_000.0 - 16.0).abs() < 0.01, "{pairs}");
         assert!((world_for(200_000) - 1981.7).abs() < 1.0);
         let mut s = settings(200_000, 10.0);
-        let notices = settle(&mut s, &cost(), &Budget::default());
+        let notices = settle(&mut s, &Budget::default());
         assert!(notices.is_empty(), "{notices:?}");
         assert_eq!(s.radius, 10.0);
     }
@@ -535,7 +498,7 @@ mod tests {
     fn radius_guard_lowers_to_the_budget_and_the_cell_follows() {
         let b = Budget::default();
         let mut s = settings(200_000, 60.0);
-        let notices = settle(&mut s, &cost(), &b);
+        let notices = settle(&mut s, &b);
         let r_max = max_radius(200_000, world_for(200_000), &b);
         assert_eq!(s.radius, r_max);
         assert!(
@@ -552,7 +515,7 @@ mod tests {
         assert!(msg.contains("60.00") && msg.contains("35.36"), "{msg}");
         assert!(msg.contains("200,000") && msg.contains("1982"), "{msg}");
         // Settled settings stay put.
-        assert!(settle(&mut s, &cost(), &b).is_empty());
+        assert!(settle(&mut s, &b).is_empty());
     }
 
     #[test]
@@ -562,7 +525,7 @@ mod tests {
             cell_size: 25.0,
             ..settings(200_000, 60.0)
         };
-        settle(&mut s, &cost(), &Budget::default());
+        settle(&mut s, &Budget::default());
         assert!(s.radius < 36.0);
         assert_eq!(s.cell_size, 25.0);
     }
@@ -575,7 +538,7 @@ mod tests {
             f32::INFINITY
         );
         let mut s = settings(100, 1e6);
-        assert!(settle(&mut s, &cost(), &Budget::default()).is_empty());
+        assert!(settle(&mut s, &Budget::default()).is_empty());
     }
 
     #[test]
@@ -596,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn naive_guard_uses_the_shared_cost_model() {
+    fn naive_is_amortized_not_refused() {
         let c = cost();
         assert_eq!(
             c.max_units(Kernel::Scalar, Layout::Soa, 1, 1.0),
@@ -614,33 +577,28 @@ mod tests {
                 < 1e-12
         );
         assert_eq!(c.frame_seconds(Kernel::Avx2, Layout::Soa, 10_000, 1), None);
-
-        let mut ok = Settings {
-            strategy: Strategy::Naive,
-            ..settings(31_000, 10.0)
-        };
-        assert!(settle(&mut ok, &c, &Budget::default()).is_empty());
-        assert_eq!(ok.strategy, Strategy::Naive);
-
+        // 1 ns per pair: a query over 1,000,000 units takes 1 ms, so a 0.1 s
+        // slice holds 100 queries; two threads double that.
+        assert_eq!(
+            c.slice_queries(Kernel::Scalar, Layout::Soa, 1_000_000, 1, 0.1),
+            Some(100)
+        );
+        assert_eq!(
+            c.slice_queries(Kernel::Scalar, Layout::Soa, 1_000_000, 2, 0.1),
+            Some(200)
+        );
+        // Never zero, whatever the cost.
+        assert_eq!(
+            c.slice_queries(Kernel::Scalar, Layout::Soa, 1_000_000, 1, 1e-9),
+            Some(1)
+        );
+        // The guard keeps Naive at any count: the frame is amortized.
         let mut slow = Settings {
             strategy: Strategy::Naive,
-            ..settings(40_000, 10.0)
+            ..settings(1_000_000, 10.0)
         };
-        let notices = settle(&mut slow, &c, &Budget::default());
-        assert_eq!(slow.strategy, Strategy::Grid);
-        assert_eq!(notices.len(), 1);
-        let msg = notices[0].to_string();
-        assert!(
-            msg.contains("40,000") && msg.contains("1.6 s") && msg.contains("31,622"),
-            "{msg}"
-        );
-        // More threads raise the limit.
-        let mut two = Settings {
-            strategy: Strategy::Naive,
-            threads: 2,
-            ..settings(40_000, 10.0)
-        };
-        assert!(settle(&mut two, &c, &Budget::default()).is_empty());
+        assert!(settle(&mut slow, &Budget::default()).is_empty());
+        assert_eq!(slow.strategy, Strategy::Naive);
     }
 
     #[test]
@@ -694,7 +652,7 @@ mod tests {
             strategy: Strategy::Grid,
             ..settings(10_000, 100.0)
         };
-        let notices = settle(&mut s, &cost(), &b);
+        let notices = settle(&mut s, &b);
         assert_eq!(s.cell_size, c);
         assert!(matches!(
             notices[..],
@@ -715,12 +673,9 @@ mod tests {
             strategy: Strategy::SortedGrid,
             ..settings(10_000, 10.0)
         };
-        assert!(
-            settle(&mut s, &cost(), &b).is_empty(),
-            "0.5 is allowed at 10,000"
-        );
+        assert!(settle(&mut s, &b).is_empty(), "0.5 is allowed at 10,000");
         s.units = 200_000;
-        let notices = settle(&mut s, &cost(), &b);
+        let notices = settle(&mut s, &b);
         let c_min = min_cell_for_extent(world_for(200_000));
         assert_eq!(s.cell_size, c_min);
         assert!((c_min - 1.94).abs() < 0.01, "{c_min}");
@@ -728,7 +683,7 @@ mod tests {
         assert_eq!(notices[0].kind(), "cell size");
         // NaN never slips through.
         s.cell_size = f32::NAN;
-        settle(&mut s, &cost(), &b);
+        settle(&mut s, &b);
         assert_eq!(s.cell_size, c_min);
     }
 
@@ -737,7 +692,6 @@ mod tests {
         // The reported fault: with "= r" on and the radius below the cell
         // minimum, every call raised the cell again and re-announced it.
         let b = Budget::default();
-        let c = cost();
         for units in [1usize, 2, 1_000, 10_000, 200_000, 1_000_000] {
             for radius in [0.01f32, 0.3, 1.0, 10.0, 35.0, 100.0, 1e4] {
                 for (cell, follow) in [
@@ -757,9 +711,9 @@ mod tests {
                             kernel: Kernel::Scalar,
                             ..Settings::default()
                         };
-                        settle(&mut s, &c, &b);
+                        settle(&mut s, &b);
                         let once = s.clone();
-                        let again = settle(&mut s, &c, &b);
+                        let again = settle(&mut s, &b);
                         let case = format!(
                             "{units} units, r {radius}, cell {cell}, follow {follow}, {strategy}"
                         );
@@ -786,9 +740,9 @@ mod tests {
             strategy: Strategy::SortedGrid,
             ..settings(200_000, 10.0)
         };
-        assert!(settle(&mut s, &cost(), &b).is_empty());
+        assert!(settle(&mut s, &b).is_empty());
         s.radius = 1.0;
-        let notices = settle(&mut s, &cost(), &b);
+        let notices = settle(&mut s, &b);
         let c_min = min_cell_for_extent(world_for(200_000));
         assert_eq!(s.cell_size, c_min);
         assert_eq!(notices.len(), 1, "{notices:?}");
@@ -798,11 +752,11 @@ mod tests {
         );
         s.radius = 1.5;
         assert!(
-            settle(&mut s, &cost(), &b).is_empty(),
+            settle(&mut s, &b).is_empty(),
             "still at the minimum: no news"
         );
         s.radius = 5.0;
-        assert!(settle(&mut s, &cost(), &b).is_empty());
+        assert!(settle(&mut s, &b).is_empty());
         assert_eq!(s.cell_size, 5.0);
     }
 

@@ -4,6 +4,7 @@
 
 use super::{pool_threads, Kernel, Near, Points, Positions, Query, QueryStats, SpatialIndex};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// The neighbor lists of one contiguous range of units, in CSR form.
 ///
@@ -237,6 +238,23 @@ where
     F: Fn(usize, &mut [Near], &mut Vec<u32>) -> QueryStats + Sync,
 {
     res.near.resize(n, Near::default());
+    let stats = near_range(0..n, res, run);
+    res.stats = stats;
+    stats
+}
+
+/// The fused per-unit pass over the units of `range` only (a slice of an
+/// amortized frame): like [`near_chunks`], but writes `res.near[range]`
+/// alone and leaves `res.stats` as it is. Returns the range's counters.
+///
+/// # Panics
+/// If `range.end > res.near.len()` (size `res.near` first).
+pub fn near_range<F>(range: Range<usize>, res: &mut NearResults, run: F) -> QueryStats
+where
+    F: Fn(usize, &mut [Near], &mut Vec<u32>) -> QueryStats + Sync,
+{
+    let n = range.len();
+    let first = range.start;
     let threads = pool_threads();
     let chunks = if threads > 1 {
         threads * CHUNKS_PER_THREAD
@@ -250,18 +268,17 @@ where
     }
     let one = |(k, (near, c)): (usize, (&mut [Near], &mut ChunkResults))| {
         c.ids.clear();
-        c.stats = near_chunk(&run, k * size, near, &mut c.ids);
+        c.stats = near_chunk(&run, first + k * size, near, &mut c.ids);
     };
     let scratch = &mut res.scratch[..used];
+    let near = &mut res.near[range];
     if used > 1 {
-        res.near
-            .par_chunks_mut(size)
+        near.par_chunks_mut(size)
             .zip(scratch.par_iter_mut())
             .enumerate()
             .for_each(one)
     } else {
-        res.near
-            .chunks_mut(size)
+        near.chunks_mut(size)
             .zip(scratch.iter_mut())
             .enumerate()
             .for_each(one)
@@ -270,7 +287,31 @@ where
     for c in &res.scratch[..used] {
         stats += c.stats;
     }
-    res.stats = stats;
+    stats
+}
+
+/// Runs `run` on the chunks `chunks` of `results` alone (a slice of an
+/// amortized frame; [`QueryResults::prepare`] made the chunks), on the
+/// threads of the pool the caller runs in, and returns their summed
+/// counters; each chunk keeps its own in `stats`.
+///
+/// # Panics
+/// If `chunks.end` exceeds the prepared chunks.
+pub fn query_chunk_range<F>(results: &mut QueryResults, chunks: Range<usize>, run: F) -> QueryStats
+where
+    F: Fn(&mut ChunkResults) -> QueryStats + Sync,
+{
+    let run = |c: &mut ChunkResults| c.stats = query_chunk(&run, c);
+    let part = &mut results.chunks[chunks];
+    if pool_threads() > 1 && part.len() > 1 {
+        part.par_iter_mut().for_each(run);
+    } else {
+        part.iter_mut().for_each(run);
+    }
+    let mut stats = QueryStats::default();
+    for c in part.iter() {
+        stats += c.stats;
+    }
     stats
 }
 

@@ -12,6 +12,7 @@ use crate::app::stats::{format_fps, FrameStats, PHASES};
 use crate::app::RENDER_BUDGET_S;
 use crate::format::{length, thousands};
 use crate::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use crate::sim::budget::SLICE_BUDGET_S;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
 use crate::ui::sweep::{self, SweepAction};
@@ -378,18 +379,21 @@ fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
         ui.label("Strategy")
             .on_hover_text("How each unit finds the units within the query radius (keys 1, 2, 3).");
         for st in Strategy::ALL {
-            let limit = stats.naive_limit.filter(|_| st == Strategy::Naive);
-            let refuse = limit.is_some_and(|l| s.units > l);
+            let mut tip = st.describe().to_string();
+            if let (Strategy::Naive, Some(est)) = (st, stats.naive_estimate_s) {
+                if est > SLICE_BUDGET_S {
+                    tip.push_str(&format!(
+                        "\n\nAt {} units one naive frame takes about {:.1} s (estimate): its queries are spread over about {:.0} refreshes of at most {:.0} ms each, so the window keeps answering. The units move once per whole frame.",
+                        thousands(s.units as u64),
+                        est,
+                        (est / SLICE_BUDGET_S).ceil(),
+                        SLICE_BUDGET_S * 1e3
+                    ));
+                }
+            }
             let resp = ui
-                .add_enabled(!refuse, egui::SelectableLabel::new(s.strategy == st, st.name()))
-                .on_hover_text(st.describe())
-                .on_disabled_hover_text(format!(
-                    "Refused: Naive at {} units would take more than about a second per frame with {} on {} thread(s) (limit about {} units).",
-                    thousands(s.units as u64),
-                    s.kernel.name(),
-                    s.threads,
-                    thousands(limit.unwrap_or(0) as u64)
-                ));
+                .selectable_label(s.strategy == st, st.name())
+                .on_hover_text(tip);
             if resp.clicked() {
                 s.strategy = st;
             }
@@ -584,8 +588,13 @@ fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
 
 fn timings(ui: &mut egui::Ui, st: &FrameStats) {
     let m = &st.means;
+    let estimate = if st.step.slices > 1 {
+        " (estimate)"
+    } else {
+        ""
+    };
     ui.label(format!(
-        "{} FPS   engine {:.2} ms   render {:.2} ms",
+        "{} FPS   engine {:.2} ms{estimate}   render {:.2} ms",
         format_fps(st.fps),
         m.engine_ms(),
         m.ms[4]
@@ -593,6 +602,10 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
     .on_hover_text(
         "Frames per second over the last half second; engine = move + rebuild + query + apply.",
     );
+    if let Some(slow) = st.slowest_s {
+        ui.label(egui::RichText::new(format!("slowest refresh of the last 128: {:.0} ms", slow * 1e3)).weak())
+            .on_hover_text("The longest wait between two window refreshes lately: what the window felt like at its worst. A naive frame, a big picture, a respawn or a sweep is spread over refreshes so this stays below 250 ms.");
+    }
     ui.label(egui::RichText::new(format!("phase times: {}", m.describe())).weak());
     match (&st.counters_unavailable, st.step.query_cache) {
         (None, Some(c)) => {
@@ -610,6 +623,26 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
                 .on_hover_text(format!("{why}. Virtual machines and containers often expose no performance counters, and a perf_event_paranoid above 2 forbids them. scripts/cache-report.sh simulates the caches with valgrind instead."));
         }
         _ => {}
+    }
+    if let Some(what) = &st.preparing {
+        ui.colored_label(NOTICE_COLOR, what)
+            .on_hover_text("Spawning or re-storing this many units takes longer than a refresh may; a worker thread does it while the window shows the last picture and keeps answering.");
+    }
+    if let Some((done, of)) = st.slice_progress {
+        ui.label(format!(
+            "frame in progress: {} of {} units queried ({:.0}%)",
+            thousands(done as u64),
+            thousands(of as u64),
+            100.0 * done as f64 / of.max(1) as f64
+        ))
+        .on_hover_text(format!("This frame's queries take longer than a refresh may, so each refresh runs a slice of them (about {:.0} ms); the picture shows the last complete frame and the window keeps answering.", SLICE_BUDGET_S * 1e3));
+    }
+    if st.step.slices > 1 {
+        ui.label(format!(
+            "last frame spread over {} slices: engine and query times are their sum, an estimate of one whole frame",
+            st.step.slices
+        ))
+        .on_hover_text(format!("No refresh runs more than about {:.0} ms of queries (Naive, and Grid when its frame is slow, e.g. a million units through AoS pointers); the sum of the slices estimates what the frame would take in one go. The units move once per whole frame.", SLICE_BUDGET_S * 1e3));
     }
     let pic = st.picture;
     if pic.refreshes > 1 {
