@@ -36,8 +36,8 @@ impl Selection {
         };
     }
 
-    /// Selects the unit `handle` stored at `index` (from picking), without
-    /// following it; deselects when either is `None`.
+    /// Selects the unit `picked` names (its storage index and handle, from
+    /// picking), without following it; deselects when `picked` is `None`.
     pub fn select_at(&mut self, picked: Option<(usize, Handle)>) {
         match picked {
             Some((i, h)) => {
