@@ -415,6 +415,18 @@ fn given(m: &ArgMatches, id: &str) -> bool {
     m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
 }
 
+/// The window's flags that override a scenario's values: (clap id, flag).
+const SCENARIO_FLAGS: [(&str, &str); 8] = [
+    ("units", "--units"),
+    ("workload", "--workload"),
+    ("seed", "--seed"),
+    ("world", "--world"),
+    ("strategy", "--strategy"),
+    ("threads", "--threads"),
+    ("radius", "--radius"),
+    ("cell_size", "--cell-size"),
+];
+
 /// The settings of scenario `sc` applied over `flags` (the window's
 /// settings from the command line), except the values whose flags were given.
 fn with_flags(sc: &Scenario, flags: &Settings, m: &ArgMatches) -> Settings {
@@ -530,6 +542,21 @@ fn run_bench(b: BenchArgs, m: &ArgMatches) -> ExitCode {
     } else if !given(m, "cell_sizes") && given(m, "radius") {
         // The cell follows the radius unless the sizes are given.
         cfg.cell_sizes = vec![cfg.radius];
+    }
+    if let Some(world) = cfg.world {
+        // As the window does: a cell below the grid's cap over this world
+        // is raised to the smallest used as given, not doubled by the grid.
+        let min = spatial_query_lab::spatial::min_cell_for_extent(world);
+        for c in &mut cfg.cell_sizes {
+            if *c < min {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "bench: cell size {c} is below the smallest a grid of at most 1,048,576 cells allows over a world {world} units wide; raised to {min:.2}"
+                );
+                *c = min;
+            }
+        }
+        cfg.cell_sizes = unique(std::mem::take(&mut cfg.cell_sizes));
     }
     let _ = writeln!(
         std::io::stderr(),
@@ -703,8 +730,20 @@ fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
     };
     let scenario = match &w.scenario {
         Some(path) => match load_scenario(path) {
-            Ok(sc) => {
+            Ok(mut sc) => {
                 settings = with_flags(&sc, &settings, m);
+                // The overlay says which values are not the file's.
+                let flags: Vec<String> = SCENARIO_FLAGS
+                    .iter()
+                    .filter(|(id, _)| given(m, id))
+                    .map(|(_, flag)| flag.to_string())
+                    .collect();
+                if !flags.is_empty() {
+                    sc.description =
+                        format!("{} (changed by {})", sc.description, flags.join(", "))
+                            .trim_start()
+                            .to_string();
+                }
                 Some((path.clone(), sc))
             }
             Err(code) => return code,

@@ -140,6 +140,61 @@ fn field_in(message: &str) -> Option<String> {
     Some(message[start..end].to_string())
 }
 
+/// A value's text for a one-line message: its first line, at most 40
+/// characters (then `...`).
+fn short(v: &str) -> String {
+    let first = v.trim().lines().next().unwrap_or("");
+    match first.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &first[..i]),
+        None if first.len() < v.trim().len() => format!("{first}..."),
+        None => first.to_string(),
+    }
+}
+
+/// Every field a scenario file may have.
+const FIELDS: [&str; 12] = [
+    "name",
+    "description",
+    "units",
+    "workload",
+    "seed",
+    "world",
+    "radius",
+    "cell_size",
+    "speed",
+    "separation",
+    "strategy",
+    "threads",
+];
+
+/// The field whose value holds byte `at` of `text`: the key before the `=`
+/// on that line (or the table header `[key]`), if it is one of [`FIELDS`].
+fn key_at(text: &str, at: usize) -> Option<&'static str> {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[start..];
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let key = line
+        .split('=')
+        .next()?
+        .trim()
+        .trim_matches(['[', ']'])
+        .trim();
+    let key = key.trim_matches('"');
+    FIELDS.iter().copied().find(|f| *f == key)
+}
+
+/// What field `name` takes, as text: its range, or its kind of value.
+fn expected(name: &str) -> String {
+    match name {
+        "name" | "description" => "text in quotes".to_string(),
+        "workload" => "one of uniform, clustered, hotspot, battle".to_string(),
+        "strategy" => "one of naive, grid, sorted-grid".to_string(),
+        "units" | "seed" | "threads" => format!("a whole number from {}", range_text(name)),
+        _ => format!("a number from {}", range_text(name)),
+    }
+}
+
 /// The range and unit of numeric field `name` as text: `1 to 1000000 units`.
 fn range_text(name: &str) -> String {
     let (_, lo, hi, unit) = LIMITS
@@ -215,14 +270,36 @@ impl Scenario {
                 file: file.to_string(),
                 line: span.map(|s| line_of(text, s.start)),
                 field,
-                message,
+                // One line, whatever the value or toml's message held.
+                message: message.split_whitespace().collect::<Vec<_>>().join(" "),
             };
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let message = e.message().trim().to_string();
-            let field = field_in(&message).filter(|_| {
-                message.starts_with("unknown field") || message.starts_with("missing field")
-            });
-            error(e.span(), field, message)
+            let span = e.span();
+            if message.starts_with("unknown field") || message.starts_with("missing field") {
+                return error(span, field_in(&message), message);
+            }
+            // A value of the wrong type (or out of TOML's own range): say
+            // which field and what it takes, not the deserializer's words.
+            let wrong_value = message.starts_with("invalid type")
+                || message.starts_with("invalid value")
+                || message.contains("overflow");
+            match span.as_ref().and_then(|s| key_at(text, s.start)) {
+                Some(key) if wrong_value => {
+                    let got = span
+                        .as_ref()
+                        .and_then(|s| text.get(s.clone()))
+                        .map(short)
+                        .unwrap_or_default();
+                    error(
+                        span,
+                        Some(key.to_string()),
+                        format!("must be {}, got {got}", expected(key)),
+                    )
+                }
+                // Syntax (a duplicate key, a missing value): toml's words.
+                key => error(span, key.map(str::to_string), message),
+            }
         })?;
         let out_of_range = |name: &str, span: Range<usize>, got: String| {
             error(
@@ -435,6 +512,38 @@ mod tests {
         assert_eq!(e.line, Some(2), "{e}");
         let e = parse("units = \"many\"").unwrap_err();
         assert_eq!(e.line, Some(1), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "t.toml:1: units: must be a whole number from 1 to 1000000 units, got \"many\""
+        );
+        let e = parse("\nunits = 5000.5").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.toml:2: units: must be a whole number from 1 to 1000000 units, got 5000.5"
+        );
+        let e = parse("seed = 99999999999999999999").unwrap_err();
+        assert_eq!((e.line, e.field.as_deref()), (Some(1), Some("seed")), "{e}");
+        let e = parse("radius = 1e400").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.toml:1: radius: must be a number from 0.01 to 10000 world units"),
+            "{e}"
+        );
+        let e = parse("units = '''\nmany\nlines'''").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.toml:1: units: must be a whole number from 1 to 1000000 units, got '''..."
+        );
+        let e = parse("name = 5").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.toml:1: name: must be text in quotes, got 5"
+        );
+        let e = parse("[radius]\nx = 1").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("radius"), "{e}");
+        // Syntax errors keep toml's words, with the field of their line.
+        let e = parse("units = 1\nunits = 2").unwrap_err();
+        assert_eq!(e.to_string(), "t.toml:2: units: duplicate key");
         let e = parse("units = 10\nradiuss = 4").unwrap_err();
         assert_eq!(
             (e.line, e.field.as_deref()),

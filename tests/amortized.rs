@@ -221,3 +221,28 @@ fn with_no_time_to_spare_each_call_runs_exactly_one_piece() {
         assert!(snapshot(&sliced) == snapshot(&whole));
     }
 }
+
+#[test]
+fn a_frame_begun_in_slices_finishes_when_slicing_ends() {
+    // The window ends the slicing (queries = usize::MAX) once slices grow
+    // past the unit count, possibly in the middle of a frame: the rest of
+    // the frame must run whole. `next + usize::MAX` overflowed here.
+    for pass in [Pass::Fused, Pass::Collect] {
+        let s = Settings {
+            strategy: Strategy::Grid,
+            ..settings(pass, Layout::Soa, 2, Workload::Uniform)
+        };
+        let mut whole = Simulation::new(&s);
+        let mut sliced = Simulation::new(&s);
+        let st = whole.step(DT, &s);
+        assert!(matches!(
+            sliced.step_sliced(DT, &s, queries(100)),
+            StepProgress::Partial { done: 100, .. }
+        ));
+        let StepProgress::Done(done) = sliced.step_sliced(DT, &s, Slicing::WHOLE) else {
+            panic!("{pass:?}: the rest of the frame should run in one call");
+        };
+        assert_eq!(done.query.neighbors, st.query.neighbors, "{pass:?}");
+        assert!(snapshot(&sliced) == snapshot(&whole), "{pass:?}");
+    }
+}

@@ -128,9 +128,13 @@ proptest! {
 
     /// Any text is answered, never with a panic; an error always names the file.
     #[test]
-    fn any_text_parses_or_errs(text in "\\PC{0,200}") {
+    fn any_text_parses_or_errs(
+        text in prop_oneof!["\\PC{0,200}", "[a-z_]{1,10} = [\"'\\[{]{0,3}[\\PC\\n]{0,40}"]
+    ) {
         if let Err(e) = Scenario::parse(&text, "f.toml", "f") {
-            prop_assert!(e.to_string().starts_with("f.toml"));
+            let line = e.to_string();
+            prop_assert!(line.starts_with("f.toml"));
+            prop_assert!(!line.contains('\n') && !line.contains('\r'), "not one line: {:?}", line);
         }
     }
 

@@ -101,6 +101,11 @@ const NAIVE_FALLBACK_SLICE: usize = 1_000;
 /// thread ([`App::start_preparing`]): 100,000 units take about 20 ms to
 /// store as AoS and 80 ms as AoS pointers on the development machine.
 const WORKER_UNITS: usize = 100_000;
+/// A step call longer than this (seconds) at [`WORKER_UNITS`] or more
+/// makes the next call run on a worker thread, so that pieces that cannot
+/// be split (reordering a million AoS objects takes about 300 ms) never
+/// hold up a refresh.
+const WORKER_CALL_S: f64 = 0.06;
 /// Queries of the first slice of a Grid frame after its settings changed,
 /// at more units than this: a million units through AoS pointers take
 /// about 330 ms of queries, which one refresh must not wait for.
@@ -211,9 +216,33 @@ struct App {
     /// A picture to begin at the next refresh (the step before it was
     /// long), and whether it shows a completed step.
     deferred_picture: Option<bool>,
-    /// The worker thread spawning or re-storing the units, since when, and
-    /// what it does ([`App::start_preparing`]).
-    preparing: Option<(std::thread::JoinHandle<Simulation>, Instant, String)>,
+    /// The worker thread that has the simulation, if one has it
+    /// ([`App::start_worker`]).
+    worker: Option<Worker>,
+    /// Seconds of the last step call ([`Simulation::step_sliced`]).
+    last_call_s: f64,
+}
+
+/// A worker thread that has the simulation: it sends the simulation back
+/// when its job is done and returns a step call's progress and seconds.
+struct Worker {
+    handle: std::thread::JoinHandle<Option<(StepProgress, f64)>>,
+    sim: std::sync::mpsc::Receiver<Simulation>,
+    since: Instant,
+    what: String,
+    /// The context of a step call, `None` for spawning.
+    step: Option<StepContext>,
+}
+
+/// What [`App::after_step`] needs from before a step call.
+#[derive(Clone, Copy, Debug)]
+struct StepContext {
+    /// The units were spawned anew for this step.
+    respawned: bool,
+    /// The cell size the sweep measures, if it runs.
+    sweep_cell: Option<f32>,
+    /// The allocation count before the call, when it ran in this thread.
+    allocs: Option<u64>,
 }
 
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
@@ -242,6 +271,7 @@ impl App {
         let sim = if big {
             Simulation::new(&Settings {
                 units: 0,
+                threads: 1,
                 ..settings.clone()
             })
         } else {
@@ -320,7 +350,8 @@ impl App {
             needs_picture: true,
             picture_of_step: false,
             deferred_picture: None,
-            preparing: None,
+            worker: None,
+            last_call_s: 0.0,
         };
         app.list_scenarios();
         if big {
@@ -690,10 +721,62 @@ impl App {
             };
     }
 
+    /// An empty simulation that stands in while a worker thread has the
+    /// real one (one thread: no pool is built for it).
+    fn stand_in(&self) -> Simulation {
+        Simulation::new(&Settings {
+            units: 0,
+            threads: 1,
+            ..self.settings.clone()
+        })
+    }
+
+    /// Hands the simulation to a worker thread that runs `job` on it; the
+    /// window keeps showing the last picture and answering until
+    /// [`App::step`] takes the simulation back. `what` is shown in the
+    /// overlay while it works; `step` is the context of a step call.
+    fn start_worker(
+        &mut self,
+        what: String,
+        step: Option<StepContext>,
+        job: impl FnOnce(&mut Simulation) -> Option<(StepProgress, f64)> + Send + 'static,
+    ) {
+        let stand_in = self.stand_in();
+        let mut sim = std::mem::replace(&mut self.sim, stand_in);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("simulation".to_string())
+            .spawn(move || {
+                let result = job(&mut sim);
+                let _ = tx.send(sim);
+                result
+            });
+        match spawned {
+            Ok(handle) => {
+                self.worker = Some(Worker {
+                    handle,
+                    sim: rx,
+                    since: Instant::now(),
+                    what,
+                    step,
+                });
+            }
+            Err(e) => {
+                // No thread: start over in this one, once.
+                self.stats.status = Some((
+                    format!(
+                        "could not start a worker thread ({e}); respawned in the window's thread"
+                    ),
+                    get_time() + STATUS_S,
+                ));
+                self.sim = Simulation::new(&self.settings);
+            }
+        }
+    }
+
     /// Spawns or re-stores the units on a worker thread (`respawn`: anew
-    /// even with the same settings); the window keeps showing the last
-    /// picture, with the progress in the overlay, until
-    /// [`App::poll_preparing`] takes the prepared simulation back.
+    /// even with the same settings); spawning a million units takes about
+    /// 35 ms as SoA and up to a second through AoS pointers.
     fn start_preparing(&mut self, respawn: bool) {
         let s = self.settings.clone();
         let what = format!(
@@ -701,74 +784,71 @@ impl App {
             thousands(s.units as u64),
             s.layout.name()
         );
-        let empty = Settings {
-            units: 0,
-            ..s.clone()
-        };
-        let mut sim = std::mem::replace(&mut self.sim, Simulation::new(&empty));
-        let handle = std::thread::Builder::new()
-            .name("prepare units".to_string())
-            .spawn(move || {
-                if respawn {
-                    sim.respawn(&s);
-                } else {
-                    sim.prepare(&s);
-                }
-                sim
-            });
-        match handle {
-            Ok(h) => {
-                self.stats.preparing = Some(what.clone());
-                self.preparing = Some((h, Instant::now(), what));
+        self.start_worker(what, None, move |sim| {
+            if respawn {
+                sim.respawn(&s);
+            } else {
+                sim.prepare(&s);
             }
-            Err(e) => {
-                // No thread: prepare here, once.
-                self.stats.status = Some((
-                    format!("could not start a worker thread ({e}); preparing the units in the window's thread"),
-                    get_time() + STATUS_S,
-                ));
-                self.sim = Simulation::new(&self.settings);
-            }
-        }
+            None
+        });
     }
 
-    /// Whether the simulation is ready to step: true when no worker is
-    /// preparing it, or when the worker finished (its simulation is taken
-    /// back and a picture of the new units is due); false while it works
-    /// (the overlay shows for how long).
-    fn poll_preparing(&mut self) -> bool {
-        let Some((handle, since, what)) = self.preparing.take() else {
-            return true;
+    /// The worker's result once it finished: the simulation is back, and
+    /// `Some` carries a step call's progress with its context. `None` while
+    /// it works (the overlay then says what it does and for how long) or
+    /// when no worker runs (`Err(())` then: nothing to wait for).
+    fn poll_worker(&mut self) -> Result<Option<(StepProgress, StepContext)>, ()> {
+        let Some(w) = self.worker.take() else {
+            return Err(());
         };
-        if !handle.is_finished() {
-            self.stats.preparing = Some(format!(
-                "{what} on a worker thread: {:.1} s",
-                since.elapsed().as_secs_f64()
-            ));
-            self.preparing = Some((handle, since, what));
-            return false;
+        if !w.handle.is_finished() {
+            let secs = w.since.elapsed().as_secs_f64();
+            // A step call is shown only when it is slow enough to notice.
+            if w.step.is_none() || secs > 0.25 {
+                self.stats.preparing = Some(format!("{} on a worker thread: {secs:.1} s", w.what));
+            }
+            self.worker = Some(w);
+            return Ok(None);
         }
         self.stats.preparing = None;
-        self.needs_picture = true;
-        match handle.join() {
-            Ok(sim) => self.sim = sim,
-            Err(_) => {
+        let result = w.handle.join();
+        match (w.sim.try_recv(), result) {
+            (Ok(sim), Ok(result)) => {
+                self.sim = sim;
+                match (result, w.step) {
+                    (Some((progress, call_s)), Some(ctx)) => {
+                        self.last_call_s = call_s;
+                        Ok(Some((progress, ctx)))
+                    }
+                    _ => {
+                        self.needs_picture = true;
+                        Err(())
+                    }
+                }
+            }
+            _ => {
                 self.stats.status = Some((
-                    format!("preparing the units failed ({what}); spawned them again in the window's thread"),
+                    format!("the worker thread failed ({}); respawned the units", w.what),
                     get_time() + STATUS_S,
                 ));
                 self.sim = Simulation::new(&self.settings);
+                self.needs_picture = true;
+                Err(())
             }
         }
-        true
     }
 
-    /// One simulation step, or one slice of an amortized naive frame;
+    /// One simulation step, or one piece of a frame spread over refreshes;
     /// returns whether a frame was completed (so a new picture may begin).
-    /// The camera follows the selected unit.
+    /// A step call that took longer than [`WORKER_CALL_S`] at many units
+    /// makes the next ones run on a worker thread (checked again after
+    /// each). The camera follows the selected unit.
     fn step(&mut self) -> bool {
-        if !self.poll_preparing() {
-            return false;
+        match self.poll_worker() {
+            Ok(None) => return false,
+            Ok(Some((progress, ctx))) => return self.after_step(progress, ctx),
+            Err(()) => {}
         }
         let allocs = alloc_count::allocations();
         // Respawn here, not when asked: until this step the index still
@@ -796,18 +876,43 @@ impl App {
             queries: self.query_slice,
             seconds: self.budget.slice_s,
         };
-        let progress = match sweep_cell {
-            // The sweep's cell size on a copy: the user's setting stays.
-            Some(cell_size) => self.sim.step_sliced(
-                dt,
-                &Settings {
-                    cell_size,
-                    ..self.settings.clone()
-                },
-                slicing,
-            ),
-            None => self.sim.step_sliced(dt, &self.settings, slicing),
+        // The sweep's cell size on a copy: the user's setting stays.
+        let settings = Settings {
+            cell_size: sweep_cell.unwrap_or(self.settings.cell_size),
+            ..self.settings.clone()
         };
+        let ctx = StepContext {
+            respawned,
+            sweep_cell,
+            allocs: Some(allocs),
+        };
+        if self.last_call_s > WORKER_CALL_S && self.settings.units >= WORKER_UNITS {
+            let what = format!("step of {} units", thousands(self.settings.units as u64));
+            let ctx = StepContext {
+                allocs: None,
+                ..ctx
+            };
+            self.start_worker(what, Some(ctx), move |sim| {
+                let t = Instant::now();
+                let progress = sim.step_sliced(dt, &settings, slicing);
+                Some((progress, t.elapsed().as_secs_f64()))
+            });
+            return false;
+        }
+        let t = Instant::now();
+        let progress = self.sim.step_sliced(dt, &settings, slicing);
+        self.last_call_s = t.elapsed().as_secs_f64();
+        self.after_step(progress, ctx)
+    }
+
+    /// Records a step call's `progress` for the overlay, the sweep, the
+    /// churn meter and the selection; returns whether a frame was completed.
+    fn after_step(&mut self, progress: StepProgress, ctx: StepContext) -> bool {
+        let StepContext {
+            respawned,
+            sweep_cell,
+            allocs,
+        } = ctx;
         self.needs_picture |= respawned;
         self.stats.units = self.sim.len();
         self.stats.world = self.sim.world;
@@ -834,7 +939,9 @@ impl App {
                 return false;
             }
         };
-        self.stats.step_allocations = alloc_count::allocations() - allocs;
+        // Counted only when the step ran in this thread: the counter is
+        // process-wide, and the window allocates while a worker steps.
+        self.stats.step_allocations = allocs.map(|a| alloc_count::allocations() - a);
         self.stats.result_bytes = self.sim.result_bytes();
         if let (Some(sw), Some(_)) = (self.sweep.as_mut(), sweep_cell) {
             sw.record(&self.stats.step);

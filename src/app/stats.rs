@@ -279,7 +279,7 @@ pub struct FrameStats {
     /// Means over the recent frames ([`PhaseHistory::means`]).
     pub means: PhaseMeans,
     /// Heap allocations made by the last simulation step.
-    pub step_allocations: u64,
+    pub step_allocations: Option<u64>,
     /// Bytes of query results the last step wrote ([`crate::sim::Pass::result_bytes`]).
     pub result_bytes: u64,
     /// Unit count.

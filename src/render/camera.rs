@@ -16,10 +16,11 @@ pub const MIN_PITCH: f32 = 5.0 * std::f32::consts::PI / 180.0;
 pub const MAX_PITCH: f32 = 89.0 * std::f32::consts::PI / 180.0;
 /// Closest allowed distance to the target, world units.
 pub const MIN_DISTANCE: f32 = 2.0;
-/// Farthest allowed distance to the target, world units.
-pub const MAX_DISTANCE: f32 = 50_000.0;
+/// Farthest allowed distance to the target, world units: frames the largest
+/// world a scenario may ask for (1,000,000 units wide).
+pub const MAX_DISTANCE: f32 = 3.0e6;
 /// Largest allowed |coordinate| of the target, world units.
-const MAX_TARGET: f32 = 1.0e6;
+const MAX_TARGET: f32 = 2.0e6;
 
 /// Yaw of the default 3/4 view, radians: the eye is south-east of the center
 /// (+x, +z side), so world +x runs to the right and +z toward the viewer.
@@ -181,10 +182,11 @@ impl OrbitCamera {
     }
 
     /// Near and far clip distances, world units: the near plane scales with the
-    /// distance (1%) to keep depth precision, the far plane reaches well past a
-    /// 10,000-unit world from any orbit.
+    /// distance (1%, at least 0.02) to keep depth precision, the far plane
+    /// (20x the distance, at least 30,000) reaches past the framed world
+    /// from any orbit.
     pub fn clip_planes(&self) -> (f32, f32) {
-        let near = (self.distance * 0.01).clamp(0.02, 50.0);
+        let near = (self.distance * 0.01).max(0.02);
         let far = (self.distance * 20.0).max(30_000.0);
         (near, far)
     }

@@ -386,9 +386,10 @@ impl fmt::Display for GuardNotice {
                 ..
             } => write!(
                 f,
-                "Cell size {} is below the smallest a grid of at most {} cells allows over the {world:.0}-unit world of {} units; raised to {}.",
+                "Cell size {} is below the smallest a grid of at most {} cells allows over a world {} units wide ({} units in it); raised to {}.",
                 length(from),
                 thousands(MAX_CELLS as u64),
+                thousands(world.round() as u64),
                 thousands(units as u64),
                 length(to)
             ),

@@ -955,7 +955,10 @@ impl Simulation {
             Pass::Collect => {
                 let size = results.chunks.first().map_or(1, |c| c.end - c.start).max(1);
                 let first = p.next_chunk.min(results.chunks.len().saturating_sub(1));
-                let chunks = first..(first + (max / size).max(1)).min(results.chunks.len());
+                let chunks = first
+                    ..first
+                        .saturating_add((max / size).max(1))
+                        .min(results.chunks.len());
                 let Some(end) = results
                     .chunks
                     .get(chunks.end.wrapping_sub(1))
@@ -980,7 +983,7 @@ impl Simulation {
                 end
             }
             Pass::Fused | Pass::FusedHalf => {
-                let end = (p.next + max).min(n);
+                let end = p.next.saturating_add(max).min(n);
                 let range = p.next..end;
                 p.stats.query += match &*index {
                     Index::Naive(ix) => with_layout!(&*store, l => {

@@ -198,7 +198,7 @@ impl Overlay {
             let (d, sp) = stats.churn_per_s;
             ui.label(format!(
                 "battle: {d:.0} deaths/s, {sp:.0} spawns/s, {} allocations in the last step",
-                stats.step_allocations
+                allocations_text(stats.step_allocations)
             ))
             .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
         }
@@ -372,6 +372,11 @@ fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
     if let Some(e) = &stats.scenario_error {
         ui.add(egui::Label::new(egui::RichText::new(e).color(egui::Color32::LIGHT_RED)).wrap());
     }
+}
+
+/// Allocations of the last step as text, "-" when not counted.
+fn allocations_text(n: Option<u64>) -> String {
+    n.map_or_else(|| "-".to_string(), |n| n.to_string())
 }
 
 fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
@@ -689,8 +694,8 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
                 ),
                 (
                     "allocations / frame",
-                    st.step_allocations.to_string(),
-                    "Heap allocations during the last simulation step (counting global allocator).",
+                    allocations_text(st.step_allocations),
+                    "Heap allocations during the last simulation step (counting global allocator); \"-\" when the step ran on a worker thread, where the process-wide count would include the window's own.",
                 ),
             ];
             for (name, value, tip) in rows {
