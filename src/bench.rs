@@ -42,7 +42,8 @@ pub struct BenchConfig {
     pub threads: Vec<usize>,
     /// Strategies.
     pub strategies: Vec<Strategy>,
-    /// Kernels (unavailable ones are reported as skipped).
+    /// Kernels (unavailable ones are reported as skipped; default
+    /// [`Kernel::native`]).
     pub kernels: Vec<Kernel>,
     /// Unit memory orders to compare.
     pub reorders: Vec<Reorder>,
@@ -78,7 +79,7 @@ impl Default for BenchConfig {
             workload: Workload::Uniform,
             threads: vec![1],
             strategies: Strategy::ALL.to_vec(),
-            kernels: Kernel::ALL.to_vec(),
+            kernels: Kernel::native().to_vec(),
             reorders: vec![Reorder::default()],
             reorder_every: Settings::default().reorder_every,
             layouts: vec![Layout::default()],

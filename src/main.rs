@@ -96,7 +96,7 @@ struct WindowArgs {
     /// Initial strategy: naive, grid or sorted-grid.
     #[arg(long, value_parser = parse_strategy, default_value = "grid")]
     strategy: Strategy,
-    /// Initial kernel: scalar, sse, avx2 or avx512 (default: the widest this CPU supports).
+    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64) or neon (ARM) (default: the widest this CPU supports).
     #[arg(long, value_parser = parse_kernel)]
     kernel: Option<Kernel>,
     /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
@@ -181,7 +181,7 @@ struct BenchArgs {
     /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
     #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
     strategies: Vec<Strategy>,
-    /// Kernels, comma-separated (scalar, sse, avx2, avx512). Default: all.
+    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM); one this CPU cannot run is reported as skipped.
     #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
     kernels: Vec<Kernel>,
     /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).
@@ -319,7 +319,7 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
 }
 
 fn parse_kernel(s: &str) -> Result<Kernel, String> {
-    Kernel::from_key(s).ok_or_else(|| "expected scalar, sse, avx2 or avx512".to_string())
+    Kernel::from_key(s).ok_or_else(|| "expected scalar, sse, avx2, avx512 or neon".to_string())
 }
 
 fn parse_reorder(s: &str) -> Result<Reorder, String> {
@@ -415,49 +415,39 @@ fn given(m: &ArgMatches, id: &str) -> bool {
     m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
 }
 
-/// The window's flags that override a scenario's values: (clap id, flag).
-const SCENARIO_FLAGS: [(&str, &str); 8] = [
-    ("units", "--units"),
-    ("workload", "--workload"),
-    ("seed", "--seed"),
-    ("world", "--world"),
-    ("strategy", "--strategy"),
-    ("threads", "--threads"),
-    ("radius", "--radius"),
-    ("cell_size", "--cell-size"),
-];
+/// How a window flag given on the command line restores its value over a
+/// scenario's: (clap id, flag, copy from the flags' settings).
+type Override = (&'static str, &'static str, fn(&mut Settings, &Settings));
 
-/// The settings of scenario `sc` applied over `flags` (the window's
-/// settings from the command line), except the values whose flags were given.
-fn with_flags(sc: &Scenario, flags: &Settings, m: &ArgMatches) -> Settings {
-    let mut s = flags.clone();
-    sc.apply(&mut s);
-    if given(m, "units") {
-        s.units = flags.units;
-    }
-    if given(m, "workload") {
-        s.workload = flags.workload;
-    }
-    if given(m, "seed") {
-        s.seed = flags.seed;
-    }
-    if given(m, "world") {
-        s.world = flags.world;
-    }
-    if given(m, "strategy") {
-        s.strategy = flags.strategy;
-    }
-    if given(m, "threads") {
-        s.threads = flags.threads;
-    }
-    if given(m, "radius") {
-        s.radius = flags.radius;
+/// The window's flags that override a scenario's values.
+const SCENARIO_FLAGS: [Override; 8] = [
+    ("units", "--units", |s, f| s.units = f.units),
+    ("workload", "--workload", |s, f| s.workload = f.workload),
+    ("seed", "--seed", |s, f| s.seed = f.seed),
+    ("world", "--world", |s, f| s.world = f.world),
+    ("strategy", "--strategy", |s, f| s.strategy = f.strategy),
+    ("threads", "--threads", |s, f| s.threads = f.threads),
+    ("radius", "--radius", |s, f| {
+        s.radius = f.radius;
         if s.cell_follows_radius {
             s.cell_size = s.radius;
         }
-    }
-    if given(m, "cell_size") {
-        (s.cell_size, s.cell_follows_radius) = (flags.cell_size, false);
+    }),
+    ("cell_size", "--cell-size", |s, f| {
+        (s.cell_size, s.cell_follows_radius) = (f.cell_size, false)
+    }),
+];
+
+/// The settings of scenario `sc` applied over `flags` (the window's
+/// settings from the command line), except the values whose flags were
+/// given (in [`SCENARIO_FLAGS`] order: the cell size after the radius).
+fn with_flags(sc: &Scenario, flags: &Settings, m: &ArgMatches) -> Settings {
+    let mut s = flags.clone();
+    sc.apply(&mut s);
+    for (id, _, restore) in SCENARIO_FLAGS {
+        if given(m, id) {
+            restore(&mut s, flags);
+        }
     }
     s
 }
@@ -499,7 +489,7 @@ fn run_bench(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         workload: b.workload.into(),
         threads: unique(b.threads),
         strategies: or_all(unique(b.strategies), &Strategy::ALL),
-        kernels: or_all(unique(b.kernels), &Kernel::ALL),
+        kernels: or_all(unique(b.kernels), Kernel::native()),
         reorders: unique(b.reorder),
         reorder_every: b.reorder_every,
         layouts: unique(b.layouts),
@@ -735,8 +725,8 @@ fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
                 // The overlay says which values are not the file's.
                 let flags: Vec<String> = SCENARIO_FLAGS
                     .iter()
-                    .filter(|(id, _)| given(m, id))
-                    .map(|(_, flag)| flag.to_string())
+                    .filter(|(id, ..)| given(m, id))
+                    .map(|(_, flag, _)| flag.to_string())
                     .collect();
                 if !flags.is_empty() {
                     sc.description =

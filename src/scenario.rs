@@ -195,6 +195,24 @@ fn expected(name: &str) -> String {
     }
 }
 
+/// The value of the named field `field` (`workload`, `strategy`) read with
+/// `parse`; an unknown name is an error listing the known ones.
+fn named<T>(
+    field: &str,
+    v: &Option<Spanned<String>>,
+    parse: impl Fn(&str) -> Option<T>,
+    error: &impl Fn(Option<Range<usize>>, Option<String>, String) -> ScenarioError,
+) -> Result<Option<T>, ScenarioError> {
+    let Some(v) = v else { return Ok(None) };
+    parse(v.get_ref()).map(Some).ok_or_else(|| {
+        error(
+            Some(v.span()),
+            Some(field.to_string()),
+            format!("must be {}, got \"{}\"", expected(field), v.get_ref()),
+        )
+    })
+}
+
 /// The range and unit of numeric field `name` as text: `1 to 1000000 units`.
 fn range_text(name: &str) -> String {
     let (_, lo, hi, unit) = LIMITS
@@ -335,32 +353,8 @@ impl Scenario {
             Ok(Some(x as f32))
         };
         let text_field = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.get_ref().clone());
-        let workload = match &raw.workload {
-            None => None,
-            Some(w) => Some(Workload::from_key(w.get_ref()).ok_or_else(|| {
-                error(
-                    Some(w.span()),
-                    Some("workload".to_string()),
-                    format!(
-                        "must be one of uniform, clustered, hotspot, battle, got \"{}\"",
-                        w.get_ref()
-                    ),
-                )
-            })?),
-        };
-        let strategy = match &raw.strategy {
-            None => None,
-            Some(s) => Some(Strategy::from_key(s.get_ref()).ok_or_else(|| {
-                error(
-                    Some(s.span()),
-                    Some("strategy".to_string()),
-                    format!(
-                        "must be one of naive, grid, sorted-grid, got \"{}\"",
-                        s.get_ref()
-                    ),
-                )
-            })?),
-        };
+        let workload = named("workload", &raw.workload, Workload::from_key, &error)?;
+        let strategy = named("strategy", &raw.strategy, Strategy::from_key, &error)?;
         Ok(Scenario {
             name: text_field(&raw.name)
                 .filter(|n| !n.trim().is_empty())

@@ -14,6 +14,7 @@ pub fn missing_feature(k: Kernel) -> &'static str {
         Kernel::Sse => "CPU lacks SSE2",
         Kernel::Avx2 => "CPU lacks AVX2",
         Kernel::Avx512 => "CPU lacks AVX-512F",
+        Kernel::Neon => "not an AArch64 CPU (NEON)",
     }
 }
 
@@ -35,6 +36,14 @@ pub fn quiet_kernels() -> Vec<Kernel> {
         Some(&Kernel::Scalar),
         "the scalar kernel must always be available and tested"
     );
+    // Every AArch64 CPU has NEON: on ARM (natively or under qemu) the NEON
+    // kernel must be among the ones compared with the naive scan.
+    if cfg!(target_arch = "aarch64") {
+        assert!(
+            ks.contains(&Kernel::Neon),
+            "NEON not detected on AArch64: {ks:?}"
+        );
+    }
     ks
 }
 

@@ -3,6 +3,7 @@
 //! run-time detection, for AVX2 (where `floor` is one `vroundps` instead of a
 //! library call, and eight units go through each instruction).
 
+#[cfg(target_arch = "x86_64")]
 use super::Kernel;
 
 /// Bounds of the points with both coordinates finite: `(min_x, max_x,

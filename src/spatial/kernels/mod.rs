@@ -14,9 +14,87 @@
 //! which returns a query's neighbor aggregates ([`Near`]) instead of ids.
 //!
 //! Which kernel runs is a run-time choice: [`Kernel::is_available`] asks the CPU
-//! once (`is_x86_feature_detected!`), and [`Kernel::run`] falls back to
+//! once (`is_x86_feature_detected!`, `is_aarch64_feature_detected!`), and [`Kernel::run`] falls back to
 //! [`Kernel::Scalar`] when asked for a kernel this CPU cannot run, so calling it
 //! is always sound.
+
+/// The three `#[target_feature]` entry points of one instruction set:
+/// `run_ranges`, `run_fused` and `run_fused_sym`, each one call of the
+/// generic [`driver`] kernel with the instruction set's [`lanes`], so the
+/// whole chain is compiled for it. `$features` is the `target_feature`
+/// list, `$lanes` the [`lanes::Lanes`] type, `$isa` its name in the docs.
+macro_rules! isa_kernels {
+    ($features:literal, $lanes:ty, $isa:literal) => {
+        use super::driver;
+        use super::{FusedQuery, KernelQuery, Near};
+
+        #[doc = concat!("[`driver::collect`] for ", $isa, ": appends the ids of the entries of")]
+        /// `x[a..b]`, `z[a..b]`, `ids[a..b]` (for every `(a, b)` in `ranges`, in
+        /// order) within `q` to `out` (see [`super::Kernel::run_ranges`]).
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU must support ", $isa, ", the three slices must have equal lengths and")]
+        /// every range must satisfy `a <= b <= len` (all checked by
+        /// `Kernel::run_ranges`).
+        #[target_feature(enable = $features)]
+        pub unsafe fn run_ranges(
+            x: &[f32],
+            z: &[f32],
+            ids: &[u32],
+            ranges: &[(u32, u32)],
+            q: &KernelQuery,
+            out: &mut Vec<u32>,
+        ) {
+            // SAFETY: this fn's contract is the caller's: the instruction set
+            // is enabled, and the slices and ranges are as `driver::collect`
+            // requires.
+            unsafe { driver::collect::<$lanes>(x, z, ids, ranges, q, out) }
+        }
+
+        #[doc = concat!("[`driver::fused`] for ", $isa, ": the [`Near`] aggregates of the entries of")]
+        /// `ranges` within each query of `qs`, into `out` (see
+        /// [`super::Kernel::run_fused`]).
+        ///
+        /// # Safety
+        /// As for [`run_ranges`], plus `team.len() == x.len()`, `1 <= qs.len() <=
+        /// GROUP`, `out.len() == qs.len()` and the position range of
+        /// [`driver::fused`].
+        #[target_feature(enable = $features)]
+        pub unsafe fn run_fused(
+            x: &[f32],
+            z: &[f32],
+            ids: &[u32],
+            team: &[u32],
+            ranges: &[(u32, u32)],
+            qs: &[FusedQuery],
+            out: &mut [Near],
+        ) {
+            // SAFETY: this fn's contract is the caller's (see `run_ranges`),
+            // plus the team, group and position-range conditions above.
+            unsafe { driver::fused::<$lanes>(x, z, ids, team, ranges, qs, out) }
+        }
+
+        #[doc = concat!("[`driver::fused_sym`] for ", $isa, " (see")]
+        /// [`super::Kernel::run_fused_sym`]).
+        ///
+        /// # Safety
+        /// As for [`run_fused`], plus the contract of [`driver::fused_sym`].
+        #[target_feature(enable = $features)]
+        pub unsafe fn run_fused_sym(
+            x: &[f32],
+            z: &[f32],
+            team: &[u32],
+            ranges: &[(u32, u32)],
+            qs: &[FusedQuery],
+            own: &mut [Near],
+            sums: driver::SlotSums,
+        ) {
+            // SAFETY: this fn's contract is the caller's, which includes
+            // `driver::fused_sym`'s (slots owned, positions in range).
+            unsafe { driver::fused_sym::<$lanes>(x, z, team, ranges, qs, own, sums) }
+        }
+    };
+}
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
@@ -25,6 +103,8 @@ pub mod avx512;
 pub mod cells;
 pub mod driver;
 pub mod lanes;
+#[cfg(target_arch = "aarch64")]
+pub mod neon;
 pub mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub mod sse;
@@ -218,6 +298,8 @@ pub enum Kernel {
     Avx2,
     /// AVX-512F, 16 lanes, mask compares, compress of the matching ids.
     Avx512,
+    /// NEON (AArch64 AdvSIMD), 4 lanes, matching ids packed by a table lookup.
+    Neon,
 }
 
 #[derive(Clone, Copy)]
@@ -225,6 +307,7 @@ struct Features {
     sse: bool,
     avx2: bool,
     avx512: bool,
+    neon: bool,
 }
 
 fn features() -> Features {
@@ -237,40 +320,72 @@ fn features() -> Features {
                 // The AVX2 and AVX-512 kernels also count mask bits with popcnt.
                 avx2: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt"),
                 avx512: is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt"),
+                neon: false,
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
         {
             Features {
                 sse: false,
                 avx2: false,
                 avx512: false,
+                neon: std::arch::is_aarch64_feature_detected!("neon"),
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            Features {
+                sse: false,
+                avx2: false,
+                avx512: false,
+                neon: false,
             }
         }
     })
 }
 
 impl Kernel {
-    /// Every kernel, narrowest first.
-    pub const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Sse, Kernel::Avx2, Kernel::Avx512];
+    /// Every kernel: Scalar, the x86 ones narrowest first, then NEON.
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Scalar,
+        Kernel::Sse,
+        Kernel::Avx2,
+        Kernel::Avx512,
+        Kernel::Neon,
+    ];
 
-    /// Short display name (`"Scalar"`, `"SSE"`, `"AVX2"`, `"AVX-512"`).
+    /// The kernels of the architecture this was compiled for (the ones a CPU
+    /// of it may have), Scalar first: SSE, AVX2 and AVX-512 on x86_64, NEON
+    /// on AArch64, Scalar alone elsewhere. What `bench` compares by default.
+    pub fn native() -> &'static [Kernel] {
+        if cfg!(target_arch = "x86_64") {
+            &[Kernel::Scalar, Kernel::Sse, Kernel::Avx2, Kernel::Avx512]
+        } else if cfg!(target_arch = "aarch64") {
+            &[Kernel::Scalar, Kernel::Neon]
+        } else {
+            &[Kernel::Scalar]
+        }
+    }
+
+    /// Short display name (`"Scalar"`, `"SSE"`, `"AVX2"`, `"AVX-512"`, `"NEON"`).
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Scalar => "Scalar",
             Kernel::Sse => "SSE",
             Kernel::Avx2 => "AVX2",
             Kernel::Avx512 => "AVX-512",
+            Kernel::Neon => "NEON",
         }
     }
 
-    /// Lower-case name used on the command line and in JSON (`scalar`, `sse`, `avx2`, `avx512`).
+    /// Lower-case name used on the command line and in JSON (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
     pub fn key(self) -> &'static str {
         match self {
             Kernel::Scalar => "scalar",
             Kernel::Sse => "sse",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
+            Kernel::Neon => "neon",
         }
     }
 
@@ -281,6 +396,7 @@ impl Kernel {
             "sse" | "sse2" => Some(Kernel::Sse),
             "avx2" => Some(Kernel::Avx2),
             "avx512" | "avx-512" => Some(Kernel::Avx512),
+            "neon" => Some(Kernel::Neon),
             _ => None,
         }
     }
@@ -289,7 +405,7 @@ impl Kernel {
     pub fn lanes(self) -> usize {
         match self {
             Kernel::Scalar => 1,
-            Kernel::Sse => 4,
+            Kernel::Sse | Kernel::Neon => 4,
             Kernel::Avx2 => 8,
             Kernel::Avx512 => 16,
         }
@@ -303,15 +419,17 @@ impl Kernel {
             Kernel::Sse => f.sse,
             Kernel::Avx2 => f.avx2,
             Kernel::Avx512 => f.avx512,
+            Kernel::Neon => f.neon,
         }
     }
 
-    /// The kernels this CPU can run, narrowest first.
+    /// The kernels this CPU can run, in the order of [`Kernel::ALL`].
     pub fn available() -> impl Iterator<Item = Kernel> {
         Kernel::ALL.into_iter().filter(|k| k.is_available())
     }
 
-    /// The widest kernel this CPU can run.
+    /// The widest kernel this CPU can run: AVX-512, AVX2 or SSE on x86_64,
+    /// NEON on AArch64, else Scalar.
     pub fn best() -> Kernel {
         Kernel::available().last().unwrap_or(Kernel::Scalar)
     }
@@ -382,7 +500,12 @@ impl Kernel {
             // SAFETY: `or_scalar` returned Avx512 only because AVX-512F (and
             // popcnt) was detected; lengths and ranges were checked above.
             Kernel::Avx512 => unsafe { avx512::run_ranges(x, z, ids, ranges, q, out) },
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: `or_scalar` returned Neon only because NEON was
+            // detected; lengths and ranges were checked above.
+            Kernel::Neon => unsafe { neon::run_ranges(x, z, ids, ranges, q, out) },
+            // Kernels of another architecture: `or_scalar` never returns them.
+            #[allow(unreachable_patterns)]
             _ => scalar::run_ranges(x, z, ids, ranges, q, out),
         }
     }
@@ -439,7 +562,11 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above, AVX-512F and popcnt were detected.
             Kernel::Avx512 => unsafe { avx512::run_fused(x, z, ids, team, ranges, qs, out) },
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: as above, NEON was detected.
+            Kernel::Neon => unsafe { neon::run_fused(x, z, ids, team, ranges, qs, out) },
+            // Kernels of another architecture: `or_scalar` never returns them.
+            #[allow(unreachable_patterns)]
             _ => scalar::run_fused(x, z, ids, team, ranges, qs, out),
         }
     }
@@ -502,7 +629,13 @@ impl Kernel {
             // `Lanes` trait's) is the caller's: the target features are enabled and
             // every pointer is valid for the lanes it reads or writes.
             Kernel::Avx512 => unsafe { avx512::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: the caller's contract above, the checks above, and
+            // NEON was detected.
+            Kernel::Neon => unsafe { neon::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+            // Kernels of another architecture: `or_scalar` never returns them.
+            #[allow(unreachable_patterns)]
+            // SAFETY: the caller's contract above and the checks above.
             _ => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },
         }
     }
