@@ -287,7 +287,8 @@ impl Scenario {
             |span: Option<Range<usize>>, field: Option<String>, message: String| ScenarioError {
                 file: file.to_string(),
                 line: span.map(|s| line_of(text, s.start)),
-                field,
+                // A quoted key may hold a newline: one line all the same.
+                field: field.map(|f| f.split_whitespace().collect::<Vec<_>>().join(" ")),
                 // One line, whatever the value or toml's message held.
                 message: message.split_whitespace().collect::<Vec<_>>().join(" "),
             };
@@ -538,6 +539,9 @@ mod tests {
         // Syntax errors keep toml's words, with the field of their line.
         let e = parse("units = 1\nunits = 2").unwrap_err();
         assert_eq!(e.to_string(), "t.toml:2: units: duplicate key");
+        // A quoted key with a newline in it still gives one line.
+        let e = parse("\"a\\nb\" = 1").unwrap_err();
+        assert!(!e.to_string().contains('\n'), "{e}");
         let e = parse("units = 10\nradiuss = 4").unwrap_err();
         assert_eq!(
             (e.line, e.field.as_deref()),

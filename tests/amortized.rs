@@ -246,3 +246,47 @@ fn a_frame_begun_in_slices_finishes_when_slicing_ends() {
         assert!(snapshot(&sliced) == snapshot(&whole), "{pass:?}");
     }
 }
+
+#[test]
+fn neighbor_counts_are_readable_in_the_middle_of_a_sliced_collect_frame() {
+    // The window reads neighbor counts every refresh (selected unit,
+    // neighbor-heat colors); mid-frame the lists of the units not yet
+    // queried are empty chunks, which used to panic.
+    let s = settings(Pass::Collect, Layout::Soa, 1, Workload::Uniform);
+    let mut sim = Simulation::new(&s);
+    sim.step(DT, &s);
+    assert!(matches!(
+        sim.step_sliced(DT, &s, queries(100)),
+        StepProgress::Partial { done: 100, .. }
+    ));
+    let n = sim.len();
+    let counts: Vec<usize> = (0..n).map(|i| sim.neighbor_count(i)).collect();
+    assert!(
+        counts[..100].iter().any(|&c| c > 0),
+        "the queried units have lists"
+    );
+    assert!(
+        counts[100..].iter().all(|&c| c == 0),
+        "the others read as none yet"
+    );
+}
+
+#[test]
+fn a_kill_during_a_sliced_battle_frame_takes_effect() {
+    let s = Settings {
+        strategy: Strategy::Naive,
+        ..settings(Pass::Fused, Layout::Soa, 1, Workload::Battle)
+    };
+    let mut sim = Simulation::new(&s);
+    sim.step(DT, &s);
+    assert!(matches!(
+        sim.step_sliced(DT, &s, queries(100)),
+        StepProgress::Partial { .. }
+    ));
+    let victim = sim.handle_of(7);
+    sim.kill(7);
+    while !matches!(sim.step_sliced(DT, &s, queries(100)), StepProgress::Done(_)) {}
+    // Removed at the start of the next frame, like a kill between steps.
+    sim.step(DT, &s);
+    assert_eq!(sim.resolve(victim), None, "the killed unit is still there");
+}

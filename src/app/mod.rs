@@ -38,8 +38,8 @@ use crate::alloc_count;
 use crate::format::thousands;
 use crate::render::mesh::asset_dirs;
 use crate::render::{
-    draw_query_circle, draw_world, load_unit_kind, pack_visible, save_screenshot, visible_units,
-    CameraInput, EguiHost, OrbitCamera, ProgressiveScene, UiClaims, UnitRenderer,
+    draw_query_circle, draw_world, load_unit_kind, save_screenshot, visible_units, CameraInput,
+    EguiHost, OrbitCamera, Packer, ProgressiveScene, UiClaims, UnitRenderer,
 };
 use crate::render::{
     draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, NormalPrecision,
@@ -101,6 +101,10 @@ const NAIVE_FALLBACK_SLICE: usize = 1_000;
 /// thread ([`App::start_preparing`]): 100,000 units take about 20 ms to
 /// store as AoS and 80 ms as AoS pointers on the development machine.
 const WORKER_UNITS: usize = 100_000;
+/// Seconds of instance packing per refresh ([`App::pack_picture`]).
+const PACK_BUDGET_S: f64 = 0.05;
+/// Units packed between two looks at the clock.
+const PACK_CHUNK: usize = 16_384;
 /// A step call longer than this (seconds) at [`WORKER_UNITS`] or more
 /// makes the next call run on a worker thread, so that pieces that cannot
 /// be split (reordering a million AoS objects takes about 300 ms) never
@@ -221,6 +225,31 @@ struct App {
     worker: Option<Worker>,
     /// Seconds of the last step call ([`Simulation::step_sliced`]).
     last_call_s: f64,
+    /// The picture whose instances are being packed, if one is.
+    packing: Option<Packing>,
+    /// `--select`'s unit, selected once the worker has spawned the units.
+    select_at_start: Option<u32>,
+    /// A click not yet picked: the ground point under it (`None` inside:
+    /// the click missed the ground), picked when the simulation is here.
+    click_at: Option<Option<Vec3>>,
+}
+
+/// A picture begun by [`App::begin_picture`] whose instances are still
+/// being packed ([`App::pack_picture`]), with the view it was begun for.
+struct Packing {
+    packer: Packer,
+    /// The next index of [`App`]'s visible units to pack.
+    next: usize,
+    camera: OrbitCamera,
+    aspect: f32,
+    view_proj: glam::Mat4,
+    lod: Lod,
+    /// Grid lines at this cell size, if shown.
+    grid: Option<f32>,
+    /// The selected unit's query circle: center x, z and radius.
+    circle: Option<(f32, f32, f32)>,
+    /// The cells the selected unit's query searched.
+    block: Option<crate::sim::inspect::SearchedBlock>,
 }
 
 /// A worker thread that has the simulation: it sends the simulation back
@@ -277,16 +306,8 @@ impl App {
         } else {
             Simulation::new(&settings)
         };
-        let mut selection = Selection::default();
-        let mut camera = framed(sim.world);
-        if let Some(id) = opts.select {
-            selection.select(id, true);
-            if let Some(i) = selection.resolve(sim.handles(), |h| sim.resolve(h)) {
-                let (x, z) = sim.store().pos(i);
-                camera.target = Vec3::new(x, 0.0, z);
-                camera.distance = 8.0 * settings.radius;
-            }
-        }
+        let selection = Selection::default();
+        let camera = framed(sim.world);
         let stats = FrameStats {
             mesh_warning,
             mesh_vertices: renderer.vertex_count(),
@@ -352,10 +373,17 @@ impl App {
             deferred_picture: None,
             worker: None,
             last_call_s: 0.0,
+            packing: None,
+            select_at_start: None,
+            click_at: None,
         };
         app.list_scenarios();
         if big {
+            // `--select` waits for the units.
+            app.select_at_start = opts.select;
             app.start_preparing(false);
+        } else if let Some(id) = opts.select {
+            app.select_start(id);
         }
         if let Some((path, sc)) = opts.scenario {
             app.stats.scenario = Some((sc.name, sc.description));
@@ -383,28 +411,43 @@ impl App {
         self.overlay_actions(actions);
         self.settle(&before);
         self.since_step += get_frame_time();
-        if self.scene.is_idle() {
+        if self.packing.is_some() {
+            // A picture being packed: the simulation waits for it (the
+            // screenshot's last frame packs the rest at once).
+            self.pack_picture(if last { f64::INFINITY } else { PACK_BUDGET_S });
+        } else if self.scene.is_idle() {
             // A new picture after each complete frame, and of the new units
             // at once after a spawn (a sliced frame completes only after
             // several refreshes). After a long step the picture begins at
             // the next refresh, so no refresh pays for both.
             let t = Instant::now();
             let picture = match self.deferred_picture.take() {
+                // Not while a worker has the simulation: the stand-in has no units.
+                Some(of_step) if self.worker.is_some() => {
+                    self.deferred_picture = Some(of_step);
+                    None
+                }
                 Some(of_step) => Some(of_step),
                 None => {
                     let done = self.step();
-                    let wanted = std::mem::take(&mut self.needs_picture) || done;
-                    if wanted && t.elapsed().as_secs_f64() > PICTURE_AFTER_STEP_S {
+                    let wanted = self.needs_picture || done;
+                    if !wanted || self.worker.is_some() {
+                        // A spawn's picture waits for the worker (a completed
+                        // frame never leaves the simulation with one).
+                        None
+                    } else if t.elapsed().as_secs_f64() > PICTURE_AFTER_STEP_S {
+                        self.needs_picture = false;
                         self.deferred_picture = Some(done);
                         None
                     } else {
-                        wanted.then_some(done)
+                        self.needs_picture = false;
+                        Some(done)
                     }
                 }
             };
             if let Some(of_step) = picture {
                 self.picture_of_step = of_step;
-                self.begin_picture();
+                self.begin_picture(if last { f64::INFINITY } else { PACK_BUDGET_S });
             }
         }
         // The picture's slice gets what is left of this refresh's work budget.
@@ -469,10 +512,26 @@ impl App {
         }
         self.camera.apply_input(&input, screen_height());
         if let Some(at) = scene.click {
-            let picked = self.pick(at);
-            let picked = picked.map(|i| (i, self.sim.handle_of(i)));
-            self.selection.select_at(picked);
+            // The ground point under the click, with this refresh's camera;
+            // picked now, or once a worker gives the simulation back.
+            let ndc = OrbitCamera::screen_to_ndc(at, Vec2::new(screen_width(), screen_height()));
+            self.click_at = Some(self.camera.ground_point(aspect(), ndc));
+            self.pick_clicked();
         }
+    }
+
+    /// Selects the unit nearest to the last click's ground point (or
+    /// deselects), unless a worker has the simulation (then it waits).
+    fn pick_clicked(&mut self) {
+        if self.worker.is_some() {
+            return;
+        }
+        let Some(hit) = self.click_at.take() else {
+            return;
+        };
+        let picked = hit.and_then(|h| self.pick(h));
+        let picked = picked.map(|i| (i, self.sim.handle_of(i)));
+        self.selection.select_at(picked);
     }
 
     /// Carries out one key action.
@@ -721,6 +780,18 @@ impl App {
             };
     }
 
+    /// Selects unit `id` as `--select` does: as if clicked, followed, and
+    /// looked at from close by.
+    fn select_start(&mut self, id: u32) {
+        self.selection.select(id, true);
+        let sim = &self.sim;
+        if let Some(i) = self.selection.resolve(sim.handles(), |h| sim.resolve(h)) {
+            let (x, z) = sim.store().pos(i);
+            self.camera.target = Vec3::new(x, 0.0, z);
+            self.camera.distance = 8.0 * self.settings.radius;
+        }
+    }
+
     /// An empty simulation that stands in while a worker thread has the
     /// real one (one thread: no pool is built for it).
     fn stand_in(&self) -> Simulation {
@@ -823,6 +894,13 @@ impl App {
                     }
                     _ => {
                         self.needs_picture = true;
+                        if self.sim.world != self.world {
+                            self.world = self.sim.world;
+                            self.frame_world();
+                        }
+                        if let Some(id) = self.select_at_start.take() {
+                            self.select_start(id);
+                        }
                         Err(())
                     }
                 }
@@ -845,7 +923,10 @@ impl App {
     /// makes the next ones run on a worker thread (checked again after
     /// each). The camera follows the selected unit.
     fn step(&mut self) -> bool {
-        match self.poll_worker() {
+        let polled = self.poll_worker();
+        // A click made while the worker had the simulation.
+        self.pick_clicked();
+        match polled {
             Ok(None) => return false,
             Ok(Some((progress, ctx))) => return self.after_step(progress, ctx),
             Err(()) => {}
@@ -905,6 +986,28 @@ impl App {
         self.after_step(progress, ctx)
     }
 
+    /// Finds the selected unit again after units moved in memory (a step,
+    /// or a piece of one that reordered them), says so when it died, and
+    /// moves a following camera to it. Returns its storage index.
+    fn resolve_selection(&mut self) -> Option<usize> {
+        let sim = &self.sim;
+        let resolved = self.selection.resolve(sim.handles(), |h| sim.resolve(h));
+        if let Some(h) = self.selection.take_lost() {
+            self.stats.status = Some((
+                format!(
+                    "The selected unit (#{}, generation {}) died; selection cleared.",
+                    h.slot, h.generation
+                ),
+                get_time() + STATUS_S,
+            ));
+        }
+        if let (Some(i), true) = (resolved, self.selection.follows()) {
+            let (x, z) = self.sim.store().pos(i);
+            self.camera.target = Vec3::new(x, 0.0, z);
+        }
+        resolved
+    }
+
     /// Records a step call's `progress` for the overlay, the sweep, the
     /// churn meter and the selection; returns whether a frame was completed.
     fn after_step(&mut self, progress: StepProgress, ctx: StepContext) -> bool {
@@ -936,6 +1039,8 @@ impl App {
                 if done > before {
                     self.adapt_slice(slice_s, done - before);
                 }
+                // A piece may have reordered the units.
+                self.resolve_selection();
                 return false;
             }
         };
@@ -961,22 +1066,7 @@ impl App {
             Ok(e) => (e, None),
             Err(why) => ("", Some(why.to_string())),
         };
-        let resolved = self
-            .selection
-            .resolve(self.sim.handles(), |h| self.sim.resolve(h));
-        if let Some(h) = self.selection.take_lost() {
-            self.stats.status = Some((
-                format!(
-                    "The selected unit (#{}, generation {}) died; selection cleared.",
-                    h.slot, h.generation
-                ),
-                now + STATUS_S,
-            ));
-        }
-        if let (Some(i), true) = (resolved, self.selection.follows()) {
-            let (x, z) = self.sim.store().pos(i);
-            self.camera.target = Vec3::new(x, 0.0, z);
-        }
+        let resolved = self.resolve_selection();
         self.stats.memory = self.view.show_memory.then(|| self.memory_view(resolved));
         true
     }
@@ -1025,7 +1115,7 @@ impl App {
     /// Begins the picture of the last step: ground, grid lines, the cell
     /// occupancy heat map, the selected unit's query circle and searched
     /// cells (inspected once per step), and one instance per unit.
-    fn begin_picture(&mut self) {
+    fn begin_picture(&mut self, pack_budget_s: f64) {
         self.stats.render_s = 0.0;
         if self.view.unit_mesh != self.mesh_kind {
             self.switch_mesh(self.view.unit_mesh);
@@ -1064,19 +1154,7 @@ impl App {
             None => self.visible.clear(),
         }
         self.grid_culled = self.sim.len() - self.visible.len();
-        pack_visible(
-            &self.sim,
-            self.view.color_mode,
-            highlight,
-            self.view.unit_scale,
-            &self.visible,
-            self.scene.instances_mut(),
-        );
-        if self.view.cell_occupancy {
-            self.heatmap.update(&self.sim);
-        }
-        let occupancy = self.view.cell_occupancy.then_some(&self.heatmap);
-        let block = self.inspection.block;
+        self.scene.instances_mut().clear();
         let grid = self.view.show_grid.then(|| {
             self.stats
                 .step
@@ -1087,10 +1165,68 @@ impl App {
             let (x, z) = self.sim.store().pos(i);
             (x, z, self.settings.radius)
         });
+        self.packing = Some(Packing {
+            packer: Packer::new(
+                &self.sim,
+                self.view.color_mode,
+                highlight,
+                self.view.unit_scale,
+            ),
+            next: 0,
+            camera: self.camera,
+            aspect: aspect(),
+            view_proj,
+            lod,
+            grid,
+            circle,
+            block: self.inspection.block,
+        });
+        self.pack_picture(pack_budget_s);
+    }
+
+    /// Packs the instances of the picture begun by [`App::begin_picture`]
+    /// for up to `budget_s` seconds (about; [`PACK_BUDGET_S`] per refresh), then, once every visible unit is packed,
+    /// hands the picture to the scene. A million units through AoS pointers
+    /// take about 180 ms to pack, so they are packed over a few refreshes;
+    /// the simulation does not step meanwhile, so every part reads the same
+    /// units.
+    fn pack_picture(&mut self, budget_s: f64) {
+        let Some(mut p) = self.packing.take() else {
+            return;
+        };
+        let t = Instant::now();
+        let n = self.sim.len();
+        while p.next < self.visible.len() {
+            let end = (p.next + PACK_CHUNK).min(self.visible.len());
+            let units = self.visible[p.next..end]
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| i < n);
+            p.packer.pack(&self.sim, units, self.scene.instances_mut());
+            p.next = end;
+            if t.elapsed().as_secs_f64() > budget_s && p.next < self.visible.len() {
+                self.packing = Some(p);
+                return;
+            }
+        }
+        if self.view.cell_occupancy {
+            self.heatmap.update(&self.sim);
+        }
+        let occupancy = self.view.cell_occupancy.then_some(&self.heatmap);
+        let Packing {
+            camera,
+            aspect,
+            view_proj,
+            lod,
+            grid,
+            circle,
+            block,
+            ..
+        } = p;
         let world = self.world;
         self.renderer.set_pixels_at_depth_1(lod.pixels_at_depth_1());
         self.scene.begin(
-            self.camera.macroquad_camera(aspect()),
+            camera.macroquad_camera(aspect),
             view_proj,
             BACKGROUND,
             &lod,
@@ -1154,16 +1290,24 @@ impl App {
             }
             self.stats.means = self.stats.history.means();
         }
-        self.stats.selected = self.selection.index().map(|i| SelectedUnit {
-            id: self.sim.store().hot(i).id,
-            neighbors: self.sim.neighbor_count(i),
-            enemies: self.sim.store().hot(i).enemies,
-            follow: self.selection.follows(),
-            inspected: (self.inspected == Some(i)).then_some((
-                self.inspection.candidates.len(),
-                self.inspection.neighbors.len(),
-            )),
-        });
+        // While a worker has the simulation, the line of the last step stays.
+        if self.worker.is_none() {
+            let sim = &self.sim;
+            self.stats.selected =
+                self.selection
+                    .index()
+                    .filter(|&i| i < sim.len())
+                    .map(|i| SelectedUnit {
+                        id: sim.store().hot(i).id,
+                        neighbors: sim.neighbor_count(i),
+                        enemies: sim.store().hot(i).enemies,
+                        follow: self.selection.follows(),
+                        inspected: (self.inspected == Some(i)).then_some((
+                            self.inspection.candidates.len(),
+                            self.inspection.neighbors.len(),
+                        )),
+                    });
+        }
         if std::mem::take(&mut self.shot_requested) {
             let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             let message = match next_screenshot_path(&dir) {
@@ -1196,11 +1340,9 @@ impl App {
         Some(0)
     }
 
-    /// The unit nearest to the ground point under `at` (pixels), within
+    /// The unit nearest to the ground point `hit` (world units), within
     /// [`PICK_RADIUS`], found with the simulation's own spatial index.
-    fn pick(&mut self, at: Vec2) -> Option<usize> {
-        let ndc = OrbitCamera::screen_to_ndc(at, Vec2::new(screen_width(), screen_height()));
-        let hit = self.camera.ground_point(aspect(), ndc)?;
+    fn pick(&mut self, hit: Vec3) -> Option<usize> {
         self.pick_buf.clear();
         self.sim.query(
             &Query::new(hit.x, hit.z, PICK_RADIUS),

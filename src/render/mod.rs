@@ -57,6 +57,6 @@ pub use progressive::{PictureStats, ProgressiveScene};
 pub use screenshot::save_screenshot;
 pub use units::{
     draw_query_circle, draw_searched_cells, pack_instances, pack_visible, visible_units, ColorMode,
-    Highlight,
+    Highlight, Packer,
 };
 pub use world::{draw_world, ground_lift};

@@ -243,55 +243,100 @@ fn pack_units(
     units: impl Iterator<Item = usize>,
     out: &mut Vec<UnitInstance>,
 ) {
-    let store = sim.store();
-    let n = store.len();
-    let top = if mode == ColorMode::NeighborHeat {
-        let pairs: usize = (0..n).map(|i| sim.neighbor_count(i)).sum();
-        heat_top(pairs, n)
-    } else {
-        0.0
-    };
-    // The highlighted sets, sorted for lookups while packing.
-    let highlight = highlight.filter(|h| h.selected < n).map(|h| {
-        let sorted = |v: &[u32]| {
-            let mut v = v.to_vec();
-            v.sort_unstable();
-            v
-        };
-        (h.selected, sorted(h.candidates), sorted(h.neighbors))
-    });
     out.clear();
-    out.extend(units.map(|i| {
-        let u = store.hot(i);
-        let [r, g, b] = match mode {
-            ColorMode::Team => team_color(u.team, u.enemies),
-            ColorMode::MemoryOrder => memory_order_color(i, n),
-            // The renderer colors meshes by error; impostors keep the team color.
-            ColorMode::NormalError => team_color(u.team, u.enemies),
-            ColorMode::NeighborHeat => neighbor_heat(sim.neighbor_count(i), top),
+    Packer::new(sim, mode, highlight, scale).pack(sim, units, out);
+}
+
+/// What packing one picture needs besides the units, computed once so a
+/// picture can be packed in parts ([`Packer::pack`] per part): the color
+/// mode, the scale, the top of the neighbor-heat scale and the highlighted
+/// sets (sorted copies; allocated here).
+#[derive(Clone, Debug)]
+pub struct Packer {
+    mode: ColorMode,
+    scale: f32,
+    top: f32,
+    /// The selected unit, its candidates and its neighbors, sorted.
+    highlight: Option<(usize, Vec<u32>, Vec<u32>)>,
+}
+
+impl Packer {
+    /// The packing of `sim`'s units of the last step by `mode`, with
+    /// `highlight` and unit scale `scale` (see [`pack_instances`]).
+    pub fn new(
+        sim: &Simulation,
+        mode: ColorMode,
+        highlight: Option<Highlight<'_>>,
+        scale: f32,
+    ) -> Packer {
+        let n = sim.len();
+        let top = if mode == ColorMode::NeighborHeat {
+            let pairs: usize = (0..n).map(|i| sim.neighbor_count(i)).sum();
+            heat_top(pairs, n)
+        } else {
+            0.0
         };
-        let mut inst = UnitInstance {
-            x: u.x,
-            z: u.z,
-            heading: u.vz.atan2(u.vx),
-            scale,
-            color: [r, g, b, 255],
-        };
-        if let Some((selected, candidates, neighbors)) = &highlight {
-            let key = i as u32;
-            inst.color = if i == *selected {
-                inst.scale = scale * 1.5;
-                SELECTED
-            } else if neighbors.binary_search(&key).is_ok() {
-                NEIGHBOR
-            } else if candidates.binary_search(&key).is_ok() {
-                CANDIDATE
-            } else {
-                [dim(r), dim(g), dim(b), 255]
+        // The highlighted sets, sorted for lookups while packing.
+        let highlight = highlight.filter(|h| h.selected < n).map(|h| {
+            let sorted = |v: &[u32]| {
+                let mut v = v.to_vec();
+                v.sort_unstable();
+                v
             };
+            (h.selected, sorted(h.candidates), sorted(h.neighbors))
+        });
+        Packer {
+            mode,
+            scale,
+            top,
+            highlight,
         }
-        inst
-    }));
+    }
+
+    /// Appends to `out` the instances of the units stored at `units`
+    /// (storage indices below `sim.len()`, the same `sim` as [`Packer::new`]
+    /// and not stepped since), in that order. Allocates only while `out` grows.
+    pub fn pack(
+        &self,
+        sim: &Simulation,
+        units: impl Iterator<Item = usize>,
+        out: &mut Vec<UnitInstance>,
+    ) {
+        let store = sim.store();
+        let n = store.len();
+        let (mode, scale, top) = (self.mode, self.scale, self.top);
+        out.extend(units.map(|i| {
+            let u = store.hot(i);
+            let [r, g, b] = match mode {
+                ColorMode::Team => team_color(u.team, u.enemies),
+                ColorMode::MemoryOrder => memory_order_color(i, n),
+                // The renderer colors meshes by error; impostors keep the team color.
+                ColorMode::NormalError => team_color(u.team, u.enemies),
+                ColorMode::NeighborHeat => neighbor_heat(sim.neighbor_count(i), top),
+            };
+            let mut inst = UnitInstance {
+                x: u.x,
+                z: u.z,
+                heading: u.vz.atan2(u.vx),
+                scale,
+                color: [r, g, b, 255],
+            };
+            if let Some((selected, candidates, neighbors)) = &self.highlight {
+                let key = i as u32;
+                inst.color = if i == *selected {
+                    inst.scale = scale * 1.5;
+                    SELECTED
+                } else if neighbors.binary_search(&key).is_ok() {
+                    NEIGHBOR
+                } else if candidates.binary_search(&key).is_ok() {
+                    CANDIDATE
+                } else {
+                    [dim(r), dim(g), dim(b), 255]
+                };
+            }
+            inst
+        }));
+    }
 }
 
 /// Fills `out` (cleared first) with the storage indices of the units in the

@@ -550,12 +550,8 @@ impl Simulation {
     pub fn neighbor_count(&self, i: usize) -> usize {
         match self.pass {
             Pass::Fused | Pass::FusedHalf => self.near.near.get(i).map_or(0, |n| n.count as usize),
-            Pass::Collect => self
-                .results
-                .chunks
-                .iter()
-                .find(|c| c.start <= i && i < c.end)
-                .map_or(0, |c| c.neighbors(i).len()),
+            // 0 for a unit not yet queried in a sliced frame.
+            Pass::Collect => self.results.try_neighbors(i).map_or(0, <[u32]>::len),
         }
     }
 
@@ -1082,10 +1078,12 @@ impl Simulation {
             &mut self.scratch,
         ));
         if settings.workload == Workload::Battle && dt > 0.0 {
+            // Kept: units killed (`kill`) while a sliced frame was pending.
             let store = &self.store;
-            self.dead.clear();
             self.dead
                 .extend((0..store.len()).filter(|&i| store.hot(i).danger > DEATH_AFTER_S));
+            self.dead.sort_unstable();
+            self.dead.dedup();
         }
         st.apply_s = t3.elapsed().as_secs_f64();
         st.grid = self.index.as_dyn().geometry().copied();

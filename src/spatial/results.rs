@@ -70,12 +70,20 @@ impl QueryResults {
     /// # Panics
     /// If `i` is not covered by the last [`query_all`].
     pub fn neighbors(&self, i: usize) -> &[u32] {
-        let c = self
-            .chunks
-            .iter()
-            .find(|c| c.start <= i && i < c.end)
-            .expect("unit index outside the queried range");
-        c.neighbors(i)
+        self.try_neighbors(i)
+            .expect("unit index outside the queried range")
+    }
+
+    /// Neighbors of unit `i`, or `None` when no filled chunk covers it (out
+    /// of range, or a chunk prepared but not yet queried, as in the middle
+    /// of a sliced frame). Finds the chunk by binary search (chunks are in
+    /// unit order).
+    pub fn try_neighbors(&self, i: usize) -> Option<&[u32]> {
+        let k = self.chunks.partition_point(|c| c.end <= i);
+        let c = self.chunks.get(k).filter(|c| c.start <= i && i < c.end)?;
+        let j = i - c.start;
+        let (a, b) = (*c.offsets.get(j)?, *c.offsets.get(j + 1)?);
+        c.ids.get(a as usize..b as usize)
     }
 
     /// Sum of the chunks' counters.
