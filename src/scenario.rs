@@ -213,6 +213,14 @@ fn named<T>(
     })
 }
 
+/// The smallest and largest value of numeric field `name` ([`LIMITS`]).
+fn limits(name: &str) -> (f64, f64) {
+    LIMITS
+        .iter()
+        .find(|l| l.0 == name)
+        .map_or((0.0, 0.0), |l| (l.1, l.2))
+}
+
 /// The range and unit of numeric field `name` as text: `1 to 1000000 units`.
 fn range_text(name: &str) -> String {
     let (_, lo, hi, unit) = LIMITS
@@ -329,11 +337,7 @@ impl Scenario {
         };
         let int = |name: &str, v: &Option<Spanned<i64>>| -> Result<Option<i64>, ScenarioError> {
             let Some(v) = v else { return Ok(None) };
-            let (_, lo, hi, _) = LIMITS
-                .iter()
-                .find(|l| l.0 == name)
-                .copied()
-                .unwrap_or_default();
+            let (lo, hi) = limits(name);
             let x = *v.get_ref();
             if (x as f64) < lo || (x as f64) > hi {
                 return Err(out_of_range(name, v.span(), x.to_string()));
@@ -342,11 +346,7 @@ impl Scenario {
         };
         let float = |name: &str, v: &Option<Spanned<f64>>| -> Result<Option<f32>, ScenarioError> {
             let Some(v) = v else { return Ok(None) };
-            let (_, lo, hi, _) = LIMITS
-                .iter()
-                .find(|l| l.0 == name)
-                .copied()
-                .unwrap_or_default();
+            let (lo, hi) = limits(name);
             let x = *v.get_ref();
             if !(x.is_finite() && x >= lo && x <= hi) {
                 return Err(out_of_range(name, v.span(), x.to_string()));
