@@ -231,13 +231,8 @@ pub unsafe fn fused<V: Lanes>(
         let scale = V::splat_f(super::FIXED_SCALE);
         // The squared radius is the same for the whole group: one register.
         let r2 = V::splat_f(qs[0].q.r2);
-        let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
         // Counts share one lane (count + 65536 * enemies): drain before 65,536 steps.
-        let mut flush = qs[0].flush.min(u16::MAX as u32);
-        for k in 1..g {
-            accs[k] = Acc::new(&qs[k]);
-            flush = flush.min(qs[k].flush);
-        }
+        let (mut accs, flush) = Acc::<V>::group(qs);
         let accs = &mut accs[..g];
         let mut steps = 0u32;
         let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
@@ -312,6 +307,27 @@ impl<V: Lanes> Clone for Acc<V> {
 impl<V: Lanes> Copy for Acc<V> {}
 
 impl<V: Lanes> Acc<V> {
+    /// The accumulators of the group `qs` (1 to [`GROUP`] queries; the
+    /// slots past `qs.len()` repeat the first) and the steps between two
+    /// drains: the smallest `flush` of the group, at most `u16::MAX` (the
+    /// count and enemy sums share one lane).
+    ///
+    /// # Safety
+    /// As for [`Acc::new`]; `qs` must not be empty.
+    #[inline(always)]
+    unsafe fn group(qs: &[FusedQuery]) -> ([Self; GROUP], u32) {
+        // SAFETY: the caller's contract, passed on to `Acc::new`.
+        unsafe {
+            let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
+            let mut flush = qs[0].flush.min(u16::MAX as u32);
+            for (acc, q) in accs.iter_mut().zip(qs).skip(1) {
+                *acc = Acc::new(q);
+                flush = flush.min(q.flush);
+            }
+            (accs, flush)
+        }
+    }
+
     #[inline(always)]
     unsafe fn new(q: &FusedQuery) -> Self {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
@@ -400,12 +416,7 @@ pub unsafe fn fused_sym<V: Lanes>(
         let g = qs.len();
         let scale = V::splat_f(super::FIXED_SCALE);
         let r2 = V::splat_f(qs[0].q.r2);
-        let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
-        let mut flush = qs[0].flush.min(u16::MAX as u32);
-        for k in 1..g {
-            accs[k] = Acc::new(&qs[k]);
-            flush = flush.min(qs[k].flush);
-        }
+        let (mut accs, flush) = Acc::<V>::group(qs);
         let accs = &mut accs[..g];
         let mut steps = 0u32;
         let (xp, zp, tp) = (x.as_ptr(), z.as_ptr(), team.as_ptr());
