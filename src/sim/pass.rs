@@ -1,0 +1,83 @@
+//! How the per-unit pass hands its results to the apply step: neighbor id
+//! lists (collect) or aggregates summed in the kernel (fused).
+
+use crate::spatial::Near;
+
+/// How the per-unit pass hands its results to the apply step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Pass {
+    /// Every query appends its neighbor ids to per-chunk lists (CSR), and the
+    /// apply step reads them back: the whole frame's lists are materialized.
+    Collect,
+    /// The kernel sums what the steering needs ([`Near`]: count, enemies,
+    /// offset sums) while testing; no id is written (the CSR grid's fused
+    /// kernel; the other strategies aggregate each query's list at once).
+    #[default]
+    Fused,
+    /// [`Pass::Fused`] with the CSR grid testing each pair once (half
+    /// stencil: a cell's units against the cells after it, both units
+    /// credited); Naive and Grid run [`Pass::Fused`]. Same results; kept to
+    /// measure that halving the tests does not pay here (see the README).
+    FusedHalf,
+}
+
+impl Pass {
+    /// Every pass.
+    pub const ALL: [Pass; 3] = [Pass::Collect, Pass::Fused, Pass::FusedHalf];
+
+    /// Whether the pass writes aggregates rather than neighbor lists.
+    pub fn is_fused(self) -> bool {
+        self != Pass::Collect
+    }
+
+    /// Lower-case name for the command line and JSON (`collect`, `fused`,
+    /// `fused-half`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Pass::Collect => "collect",
+            Pass::Fused => "fused",
+            Pass::FusedHalf => "fused-half",
+        }
+    }
+
+    /// Display name (`collect ids`, `fused`, `fused, half stencil`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Collect => "collect ids",
+            Pass::Fused => "fused",
+            Pass::FusedHalf => "fused, half stencil",
+        }
+    }
+
+    /// Parses [`Pass::key`] or [`Pass::name`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<Pass> {
+        let s = s.trim().to_ascii_lowercase();
+        Pass::ALL
+            .into_iter()
+            .find(|p| s == p.key() || s == p.name())
+    }
+
+    /// One-sentence explanation for tooltips and help.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Pass::Collect => "Every query writes its neighbor ids into lists for the whole frame (4 bytes per neighbor plus 4 per unit), and the apply step reads them back, fetching each neighbor's position again.",
+            Pass::Fused => "The kernel sums what steering needs (neighbor count, enemies, offset sums) while it tests candidates: no neighbor list is written or read back, 24 bytes per unit.",
+            Pass::FusedHalf => "Fused, and SortedGrid tests each pair once (a cell's units against the cells after it) and credits both units: half the distance tests, but every match is added to memory twice. Naive and Grid run the plain fused pass.",
+        }
+    }
+
+    /// Bytes of per-frame results for `units` units with `neighbors` pairs:
+    /// collect = 4 per id + 4 per offset; fused = one [`Near`] per unit.
+    pub fn result_bytes(self, units: usize, neighbors: u64) -> u64 {
+        match self {
+            Pass::Collect => neighbors * 4 + units as u64 * 4,
+            Pass::Fused | Pass::FusedHalf => units as u64 * std::mem::size_of::<Near>() as u64,
+        }
+    }
+}
+
+impl std::fmt::Display for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
