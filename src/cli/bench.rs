@@ -1,0 +1,146 @@
+//! `spatial-query-lab bench`: the headless benchmark of the standard
+//! workloads (`shared/WORKLOADS.md`), Markdown or JSON on stdout, progress
+//! on stderr.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::ArgMatches;
+
+use spatial_query_lab::bench::{self, BenchConfig};
+use spatial_query_lab::sim::STANDARD_RADIUS;
+use spatial_query_lab::spatial::{Kernel, Strategy};
+
+use super::{given, load_scenario, or_all, unique, BenchArgs, Format};
+
+/// Runs `bench` with the flags `b` (and their matches `m`, for the
+/// scenario overrides); returns the exit code.
+pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
+    let mut cfg = BenchConfig {
+        units: unique(b.units),
+        frames: b.frames as usize,
+        warmup: b.warmup as usize,
+        seed: b.seed,
+        workload: b.workload.into(),
+        threads: unique(b.threads),
+        strategies: or_all(unique(b.strategies), &Strategy::ALL),
+        kernels: or_all(unique(b.kernels), Kernel::native()),
+        reorders: unique(b.reorder),
+        reorder_every: b.reorder_every,
+        layouts: unique(b.layouts),
+        passes: unique(b.pass),
+        cell_sizes: or_all(unique(b.cell_sizes), &[STANDARD_RADIUS]),
+        skip_above_s: b.skip_above,
+        separation: b.separation,
+        radius: b.radius,
+        world: b.world,
+    };
+    if let Some(path) = &b.scenario {
+        let sc = match load_scenario(path) {
+            Ok(sc) => sc,
+            Err(code) => return code,
+        };
+        if let (Some(v), false) = (sc.units, given(m, "units")) {
+            cfg.units = vec![v];
+        }
+        if let (Some(v), false) = (sc.workload, given(m, "workload")) {
+            cfg.workload = v;
+        }
+        if let (Some(v), false) = (sc.seed, given(m, "seed")) {
+            cfg.seed = v;
+        }
+        if !given(m, "world") {
+            cfg.world = sc.world;
+        }
+        if let (Some(v), false) = (sc.radius, given(m, "radius")) {
+            cfg.radius = v;
+        }
+        if !given(m, "cell_sizes") {
+            cfg.cell_sizes = vec![sc.cell_size.unwrap_or(cfg.radius)];
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "bench: scenario {} ({})",
+            sc.name,
+            path.display()
+        );
+    } else if !given(m, "cell_sizes") && given(m, "radius") {
+        // The cell follows the radius unless the sizes are given.
+        cfg.cell_sizes = vec![cfg.radius];
+    }
+    if let Some(world) = cfg.world {
+        // As the window does: a cell below the grid's cap over this world
+        // is raised to the smallest used as given, not doubled by the grid.
+        let min = spatial_query_lab::spatial::min_cell_for_extent(world);
+        for c in &mut cfg.cell_sizes {
+            if *c < min {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "bench: cell size {c} is below the smallest a grid of at most 1,048,576 cells allows over a world {world} units wide; raised to {min:.2}"
+                );
+                *c = min;
+            }
+        }
+        cfg.cell_sizes = unique(std::mem::take(&mut cfg.cell_sizes));
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "bench: {} workload, radius {}, world {}, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        cfg.workload,
+        cfg.radius,
+        cfg.world
+            .map_or_else(|| "standard density".to_string(), |w| format!("{w} x {w}")),
+        if cfg.separation > 0.0 {
+            format!("separation {} (steering on: crowds relax while timed)", cfg.separation)
+        } else {
+            "steering off".to_string()
+        },
+        cfg.units,
+        cfg.threads,
+        cfg.cell_sizes,
+        cfg.frames,
+        cfg.warmup,
+        cfg.seed,
+        bench::cpu_model(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let _ = match spatial_query_lab::sim::counters::CacheCounters::open(None) {
+        Ok(c) => writeln!(
+            std::io::stderr(),
+            "bench: hardware cache counters: L1D read misses and {} of the query phase",
+            c.llc_event()
+        ),
+        Err(why) => writeln!(
+            std::io::stderr(),
+            "bench: hardware cache counters unavailable ({why}); their JSON fields are null"
+        ),
+    };
+    // Progress goes to stderr; a closed stderr (`2>&1 | head`) must not end the run.
+    let rows = bench::run(&cfg, |r| {
+        let _ = writeln!(std::io::stderr(), "{}", r.progress_line());
+    });
+    // A reader that stops early (`| head`) is not an error of the bench.
+    let mut out = std::io::stdout();
+    match b.format {
+        Format::Markdown => {
+            let _ = write!(out, "{}", bench::to_markdown(&rows));
+        }
+        Format::Json => match serde_json::to_string_pretty(&rows) {
+            Ok(s) => {
+                let _ = writeln!(out, "{s}");
+            }
+            Err(e) => {
+                eprintln!("error: could not encode the results as JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    }
+    if b.roofline {
+        let table = bench::roofline::table(&rows);
+        let _ = match b.format {
+            Format::Markdown => write!(out, "\nRoofline of the sorted-grid rows\n\n{table}"),
+            Format::Json => write!(std::io::stderr(), "\n{table}"),
+        };
+    }
+    ExitCode::SUCCESS
+}

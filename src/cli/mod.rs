@@ -1,0 +1,301 @@
+//! The command line: clap definitions of every flag ([`Cli`]), their
+//! validation ([`values`]), and the modes they start: the window and
+//! `render-bench` ([`window`]), the headless `bench` ([`bench`]), and the
+//! checks that a window can open at all ([`display`]).
+
+pub(crate) mod bench;
+pub(crate) mod display;
+pub(crate) mod values;
+pub(crate) mod window;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::scenario::Scenario;
+use spatial_query_lab::sim::{Layout, Pass, Reorder, Workload};
+use spatial_query_lab::spatial::{Kernel, Strategy};
+use values::*;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "spatial-query-lab",
+    version,
+    about = "Real-time visualizer of fixed-radius neighbor queries: naive scan, uniform grid, CSR grid, SIMD kernels, compressed vertex streams.",
+    allow_negative_numbers = true,
+    args_conflicts_with_subcommands = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+    #[command(flatten)]
+    pub(crate) window: WindowArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Headless benchmark of every strategy x kernel x thread count on a standard workload.
+    #[command(allow_negative_numbers = true)]
+    Bench(BenchArgs),
+    /// Time the unit renderer in a window (run under xvfb-run when headless) for each unit count and vertex layout.
+    #[command(name = "render-bench", allow_negative_numbers = true)]
+    RenderBench(RenderBenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct RenderBenchArgs {
+    /// Unit counts, comma-separated (each 1 to 1,000,000).
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 200_000], value_parser = parse_units)]
+    pub(crate) units: Vec<usize>,
+    /// Vertex layouts, comma-separated (compressed, uncompressed).
+    #[arg(long = "vertex-layouts", value_delimiter = ',', value_parser = parse_vertex_layout, default_value = "compressed,uncompressed")]
+    pub(crate) vertex_layouts: Vec<VertexLayout>,
+    /// Timed frames per combination (the median is reported; 1 to 10,000).
+    #[arg(long, default_value_t = 30, value_parser = parse_render_frames)]
+    pub(crate) frames: u32,
+    /// Untimed frames before them (0 to 1,000).
+    #[arg(long, default_value_t = 3, value_parser = parse_render_warmup)]
+    pub(crate) warmup: u32,
+    /// Spawn seed (a whole number from 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    pub(crate) seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub(crate) format: Format,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct WindowArgs {
+    /// Load a scenario file (TOML, e.g. assets/scenarios/battle.toml); flags given next to it override its values.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scenario: Option<PathBuf>,
+    /// World edge in world units, 1 to 1,000,000 (default: the standard density for the unit count, 16 neighbors per unit).
+    #[arg(long, value_name = "L", value_parser = parse_world)]
+    pub(crate) world: Option<f32>,
+    /// Number of units (1 to 1,000,000).
+    #[arg(long, default_value_t = 10_000, value_parser = parse_units)]
+    pub(crate) units: usize,
+    /// Query radius in world units (finite, > 0).
+    #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
+    pub(crate) radius: f32,
+    /// Grid cell size in world units (finite, > 0; default: equal to the radius, and following it).
+    #[arg(long = "cell-size", value_parser = parse_cell)]
+    pub(crate) cell_size: Option<f32>,
+    /// Spawn seed (a whole number from 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    pub(crate) seed: u64,
+    /// Initial positions.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
+    pub(crate) workload: WorkloadArg,
+    /// Initial strategy: naive, grid or sorted-grid.
+    #[arg(long, value_parser = parse_strategy, default_value = "grid")]
+    pub(crate) strategy: Strategy,
+    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64) or neon (ARM) (default: the widest this CPU supports).
+    #[arg(long, value_parser = parse_kernel)]
+    pub(crate) kernel: Option<Kernel>,
+    /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
+    pub(crate) threads: usize,
+    /// Memory order of the units: off, cells (row-major cell order), morton (Z-order of cells) or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only).
+    #[arg(long, value_parser = parse_reorder, default_value = "resident")]
+    pub(crate) reorder: Reorder,
+    /// Frames between reorders (1 to 10,000).
+    #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
+    pub(crate) reorder_every: u32,
+    /// Open the memory view at start (key M): the cache lines one query touches.
+    #[arg(long = "memory-view")]
+    pub(crate) memory_view: bool,
+    /// How the units are stored: aos-pointers, aos, soa or hot-cold.
+    #[arg(long, value_parser = parse_layout, default_value = "soa")]
+    pub(crate) layout: Layout,
+    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists), collect (neighbor id lists written, then read back) or fused-half (fused, SortedGrid testing each pair once); key P cycles.
+    #[arg(long, value_parser = parse_pass, default_value = "fused")]
+    pub(crate) pass: Pass,
+    /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) screenshot: Option<PathBuf>,
+    /// Select unit ID (0 to units - 1) at start and look at it from close by (its query circle and neighbors are highlighted), as a click would; the camera follows it (key F stops).
+    #[arg(long, value_name = "ID")]
+    pub(crate) select: Option<u32>,
+    /// Exit after N window refreshes (default with --screenshot: 60). Large unit counts draw one picture over several refreshes; the last one is completed before the screenshot.
+    #[arg(long, value_name = "N", value_parser = parse_frames)]
+    pub(crate) frames: Option<u64>,
+    /// Unit colors at start: team, neighbor-heat, memory-order or normal-error (key V cycles).
+    #[arg(long, value_name = "MODE", value_parser = parse_color, default_value = "team")]
+    pub(crate) color: ColorMode,
+    /// Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams); key B toggles.
+    #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_vertex_layout, default_value = "compressed")]
+    pub(crate) vertex_layout: VertexLayout,
+    /// Unit mesh: tank (built in), infantry or vehicle (assets/infantry.obj, assets/vehicle.obj; a missing or broken file draws the tank with a warning); key U cycles.
+    #[arg(long, value_name = "MESH", value_parser = parse_mesh, default_value = "tank")]
+    pub(crate) mesh: UnitMeshKind,
+    /// Bits per component of the compressed layout's octahedral normals: 16 or 8 (key N toggles).
+    #[arg(long = "normal-bits", value_name = "BITS", value_parser = parse_normal_bits, default_value = "16")]
+    pub(crate) normal_bits: NormalPrecision,
+    /// Start with the cell occupancy heat map on the ground (key O toggles).
+    #[arg(long)]
+    pub(crate) heatmap: bool,
+    /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture.
+    #[arg(long)]
+    pub(crate) paused: bool,
+    /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key backslash) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
+    #[arg(long)]
+    pub(crate) sweep: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BenchArgs {
+    /// Take units, workload, seed, world, radius and cell size from a scenario file (TOML); flags given next to it override them. Strategies, kernels, threads and steering stay as the flags say.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) scenario: Option<PathBuf>,
+    /// World edge in world units, 1 to 1,000,000 (default: the standard density for each unit count).
+    #[arg(long, value_name = "L", value_parser = parse_world)]
+    pub(crate) world: Option<f32>,
+    /// Query radius in world units (finite, > 0).
+    #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
+    pub(crate) radius: f32,
+    /// Unit counts, comma-separated (each 1 to 1,000,000).
+    #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
+    pub(crate) units: Vec<usize>,
+    /// Counted frames per combination (the median is reported).
+    #[arg(long, default_value_t = 60, value_parser = parse_frames)]
+    pub(crate) frames: u64,
+    /// Warm-up frames per combination (0 to 1,000,000).
+    #[arg(long, default_value_t = 5, value_parser = parse_warmup)]
+    pub(crate) warmup: u64,
+    /// Spawn seed (a whole number from 0 to 18446744073709551615).
+    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    pub(crate) seed: u64,
+    /// Workload from shared/WORKLOADS.md.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
+    pub(crate) workload: WorkloadArg,
+    /// Thread counts, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize], value_parser = parse_threads)]
+    pub(crate) threads: Vec<usize>,
+    /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
+    #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
+    pub(crate) strategies: Vec<Strategy>,
+    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM); one this CPU cannot run is reported as skipped.
+    #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
+    pub(crate) kernels: Vec<Kernel>,
+    /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).
+    #[arg(long, value_delimiter = ',', value_parser = parse_reorder, default_value = "resident")]
+    pub(crate) reorder: Vec<Reorder>,
+    /// Frames between reorders (1 to 10,000).
+    #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
+    pub(crate) reorder_every: u32,
+    /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
+    #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
+    pub(crate) layouts: Vec<Layout>,
+    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists), collect (neighbor id lists written for the whole frame, then read back) and fused-half (fused, SortedGrid testing each pair once and crediting both units).
+    #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "fused")]
+    pub(crate) pass: Vec<Pass>,
+    /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
+    #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
+    pub(crate) cell_sizes: Vec<f32>,
+    /// Separation steering while timed, 0 to 5 (default 0: steering off, so clustered and hotspot keep their shape, as shared/WORKLOADS.md asks).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_separation)]
+    pub(crate) separation: f32,
+    /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).
+    #[arg(long)]
+    pub(crate) roofline: bool,
+    /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0).
+    #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
+    pub(crate) skip_above: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub(crate) format: Format,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum Format {
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum WorkloadArg {
+    Uniform,
+    Clustered,
+    Hotspot,
+    Battle,
+}
+
+impl From<WorkloadArg> for Workload {
+    fn from(w: WorkloadArg) -> Self {
+        match w {
+            WorkloadArg::Uniform => Workload::Uniform,
+            WorkloadArg::Clustered => Workload::Clustered,
+            WorkloadArg::Hotspot => Workload::Hotspot,
+            WorkloadArg::Battle => Workload::Battle,
+        }
+    }
+}
+
+/// Parses the command line: the flags and their matches (for
+/// [`given`]), or the exit code after printing help, the version (0) or a
+/// one-line error naming the flag (2).
+pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    parsed.map_err(|e| {
+        use clap::error::ErrorKind;
+        if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            print!("{e}");
+            return ExitCode::SUCCESS;
+        }
+        // One line that names the flag; the full usage is one --help away.
+        let text = e.render().to_string();
+        let line = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("error: invalid arguments");
+        // Keep clap's list of allowed values, on the same line.
+        let allowed = text
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("[possible values:"))
+            .map(|l| format!(" {l}"))
+            .unwrap_or_default();
+        eprintln!("{line}{allowed} (see --help)");
+        ExitCode::from(2)
+    })
+}
+
+/// Whether flag `id` (the field's name) was given on the command line, so it
+/// overrides a scenario's value.
+pub(crate) fn given(m: &ArgMatches, id: &str) -> bool {
+    m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// Loads `--scenario`, or prints its one-line error and returns the exit code.
+pub(crate) fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
+    Scenario::load(path).map_err(|e| {
+        eprintln!("error: --scenario: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `v` without repeats, first occurrences in order (`--strategies grid,grid` runs once).
+pub(crate) fn unique<T: PartialEq>(v: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// `v`, or every value when `v` is empty (the flag was not given).
+pub(crate) fn or_all<T: Clone>(v: Vec<T>, all: &[T]) -> Vec<T> {
+    if v.is_empty() {
+        all.to_vec()
+    } else {
+        v
+    }
+}

@@ -1,0 +1,139 @@
+//! Validation of every flag's value: one-line messages naming the allowed
+//! range, for clap's `value_parser`.
+
+use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::scenario::MAX_UNITS;
+use spatial_query_lab::sim::{Layout, Pass, Reorder};
+use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
+
+pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
+    let v: i128 = s
+        .trim()
+        .replace('_', "")
+        .parse()
+        .map_err(|_| format!("expected a whole number of {what}"))?;
+    if v < 1 || v > max as i128 {
+        return Err(format!("must be between 1 and {max}"));
+    }
+    Ok(v as u64)
+}
+
+pub(crate) fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .replace('_', "")
+        .parse()
+        .map_err(|_| "expected a whole number from 0 to 18446744073709551615".to_string())
+}
+
+pub(crate) fn parse_warmup(s: &str) -> Result<u64, String> {
+    match s.trim().replace('_', "").parse::<u64>() {
+        Ok(v) if v <= 1_000_000 => Ok(v),
+        _ => Err("expected a whole number of frames from 0 to 1000000".to_string()),
+    }
+}
+
+pub(crate) fn parse_units(s: &str) -> Result<usize, String> {
+    parse_count(s, MAX_UNITS as u64, "units").map(|v| v as usize)
+}
+
+pub(crate) fn parse_frames(s: &str) -> Result<u64, String> {
+    parse_count(s, 1_000_000_000, "frames")
+}
+
+pub(crate) fn parse_threads(s: &str) -> Result<usize, String> {
+    parse_count(s, 256, "threads").map(|v| v as usize)
+}
+
+pub(crate) fn parse_float(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .map_err(|_| "expected a number".to_string())
+}
+
+pub(crate) fn parse_radius(s: &str) -> Result<f32, String> {
+    validate_radius(parse_float(s)?)
+}
+
+pub(crate) fn parse_world(s: &str) -> Result<f32, String> {
+    match parse_float(s)? {
+        v if (1.0..=1_000_000.0).contains(&v) => Ok(v),
+        v => Err(format!(
+            "must be between 1 and 1000000 world units, got {v}"
+        )),
+    }
+}
+
+pub(crate) fn parse_separation(s: &str) -> Result<f32, String> {
+    match parse_float(s)? {
+        v if (0.0..=5.0).contains(&v) => Ok(v),
+        v => Err(format!("must be between 0 and 5, got {v}")),
+    }
+}
+
+pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) => Err(format!("must be a finite number of seconds > 0, got {v}")),
+        Err(_) => Err("expected a number".to_string()),
+    }
+}
+
+pub(crate) fn parse_cell(s: &str) -> Result<f32, String> {
+    validate_cell_size(parse_float(s)?)
+}
+
+pub(crate) fn parse_strategy(s: &str) -> Result<Strategy, String> {
+    Strategy::from_key(s).ok_or_else(|| "expected naive, grid or sorted-grid".to_string())
+}
+
+pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
+    Kernel::from_key(s).ok_or_else(|| "expected scalar, sse, avx2, avx512 or neon".to_string())
+}
+
+pub(crate) fn parse_reorder(s: &str) -> Result<Reorder, String> {
+    Reorder::from_key(s).ok_or_else(|| "expected off, cells, morton or resident".to_string())
+}
+
+pub(crate) fn parse_color(s: &str) -> Result<ColorMode, String> {
+    ColorMode::from_key(s)
+        .ok_or_else(|| "expected team, neighbor-heat, memory-order or normal-error".to_string())
+}
+
+pub(crate) fn parse_mesh(s: &str) -> Result<UnitMeshKind, String> {
+    UnitMeshKind::from_key(s).ok_or_else(|| "expected tank, infantry or vehicle".to_string())
+}
+
+pub(crate) fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {
+    match s.trim() {
+        "16" => Ok(NormalPrecision::Oct16),
+        "8" => Ok(NormalPrecision::Oct8),
+        _ => Err("expected 16 or 8".to_string()),
+    }
+}
+
+pub(crate) fn parse_vertex_layout(s: &str) -> Result<VertexLayout, String> {
+    VertexLayout::from_key(s).ok_or_else(|| "expected compressed or uncompressed".to_string())
+}
+
+pub(crate) fn parse_layout(s: &str) -> Result<Layout, String> {
+    Layout::from_key(s).ok_or_else(|| "expected aos-pointers, aos, soa or hot-cold".to_string())
+}
+
+pub(crate) fn parse_pass(s: &str) -> Result<Pass, String> {
+    Pass::from_key(s).ok_or_else(|| "expected collect, fused or fused-half".to_string())
+}
+
+pub(crate) fn parse_render_frames(s: &str) -> Result<u32, String> {
+    parse_count(s, 10_000, "frames").map(|v| v as u32)
+}
+
+pub(crate) fn parse_render_warmup(s: &str) -> Result<u32, String> {
+    match s.trim().replace('_', "").parse::<u32>() {
+        Ok(v) if v <= 1_000 => Ok(v),
+        _ => Err("expected a whole number of frames from 0 to 1000".to_string()),
+    }
+}
+
+pub(crate) fn parse_reorder_every(s: &str) -> Result<u32, String> {
+    parse_count(s, 10_000, "frames").map(|v| v as u32)
+}

@@ -1,0 +1,234 @@
+//! The window (the default mode) and `render-bench`: flags and scenario
+//! merged into the start-up settings, checks that fail before the window
+//! opens, then the frame loop.
+
+use std::process::ExitCode;
+
+use clap::ArgMatches;
+
+use spatial_query_lab::app::{self, AppOptions};
+use spatial_query_lab::scenario::Scenario;
+use spatial_query_lab::sim::Settings;
+use spatial_query_lab::spatial::Kernel;
+
+use super::display::{one_line_window_errors, require_display};
+use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
+
+/// How a window flag given on the command line restores its value over a
+/// scenario's: (clap id, flag, copy from the flags' settings).
+type Override = (&'static str, &'static str, fn(&mut Settings, &Settings));
+
+/// The window's flags that override a scenario's values.
+const SCENARIO_FLAGS: [Override; 8] = [
+    ("units", "--units", |s, f| s.units = f.units),
+    ("workload", "--workload", |s, f| s.workload = f.workload),
+    ("seed", "--seed", |s, f| s.seed = f.seed),
+    ("world", "--world", |s, f| s.world = f.world),
+    ("strategy", "--strategy", |s, f| s.strategy = f.strategy),
+    ("threads", "--threads", |s, f| s.threads = f.threads),
+    ("radius", "--radius", |s, f| {
+        s.radius = f.radius;
+        if s.cell_follows_radius {
+            s.cell_size = s.radius;
+        }
+    }),
+    ("cell_size", "--cell-size", |s, f| {
+        (s.cell_size, s.cell_follows_radius) = (f.cell_size, false)
+    }),
+];
+
+/// The settings of scenario `sc` applied over `flags` (the window's
+/// settings from the command line), except the values whose flags were
+/// given (in [`SCENARIO_FLAGS`] order: the cell size after the radius).
+fn with_flags(sc: &Scenario, flags: &Settings, m: &ArgMatches) -> Settings {
+    let mut s = flags.clone();
+    sc.apply(&mut s);
+    for (id, _, restore) in SCENARIO_FLAGS {
+        if given(m, id) {
+            restore(&mut s, flags);
+        }
+    }
+    s
+}
+
+/// `render-bench`: opens the window, runs [`app::render_bench::run`], prints
+/// the table (Markdown or JSON) to stdout and a line per row to stderr.
+pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
+    if let Some(code) = require_display() {
+        return code;
+    }
+    let cfg = app::render_bench::RenderBenchConfig {
+        units: unique(r.units),
+        layouts: unique(r.vertex_layouts),
+        frames: r.frames,
+        warmup: r.warmup,
+        seed: r.seed,
+    };
+    let format = r.format;
+    let conf = macroquad::window::Conf {
+        window_title: "Spatial Query Lab: render-bench".to_string(),
+        window_width: 1280,
+        window_height: 800,
+        ..Default::default()
+    };
+    one_line_window_errors();
+    macroquad::Window::from_config(conf, async move {
+        let result = app::render_bench::run(&cfg, |row| {
+            eprintln!(
+                "  {} units, {}: {:.2} ms per frame ({:.1} FPS)",
+                row.units, row.vertex_layout, row.render_ms, row.fps
+            )
+        })
+        .await;
+        let code = match result {
+            Ok(rows) => {
+                match format {
+                    Format::Markdown => print!("{}", app::render_bench::to_markdown(&rows)),
+                    Format::Json => match serde_json::to_string_pretty(&rows) {
+                        Ok(j) => println!("{j}"),
+                        Err(e) => eprintln!("error: {e}"),
+                    },
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
+        // macroquad keeps the event loop alive after the future ends; leave now.
+        std::process::exit(code);
+    });
+    ExitCode::SUCCESS
+}
+
+/// Opens the window with the flags `w` (and their matches `m`, for the
+/// scenario overrides); returns the exit code of a check that failed
+/// before it opened (the frame loop exits the process itself).
+pub(crate) fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
+    let mut settings = Settings {
+        units: w.units,
+        workload: w.workload.into(),
+        seed: w.seed,
+        world: w.world,
+        strategy: w.strategy,
+        kernel: w.kernel.map_or_else(Kernel::best, |k| k.or_scalar()),
+        threads: w.threads,
+        radius: w.radius,
+        cell_size: w.cell_size.unwrap_or(w.radius),
+        cell_follows_radius: w.cell_size.is_none(),
+        reorder: w.reorder,
+        reorder_every: w.reorder_every,
+        paused: w.paused,
+        layout: w.layout,
+        pass: w.pass,
+        ..Settings::default()
+    };
+    let scenario = match &w.scenario {
+        Some(path) => match load_scenario(path) {
+            Ok(mut sc) => {
+                settings = with_flags(&sc, &settings, m);
+                // The overlay says which values are not the file's.
+                let flags: Vec<String> = SCENARIO_FLAGS
+                    .iter()
+                    .filter(|(id, ..)| given(m, id))
+                    .map(|(_, flag, _)| flag.to_string())
+                    .collect();
+                if !flags.is_empty() {
+                    sc.description =
+                        format!("{} (changed by {})", sc.description, flags.join(", "))
+                            .trim_start()
+                            .to_string();
+                }
+                Some((path.clone(), sc))
+            }
+            Err(code) => return code,
+        },
+        None => None,
+    };
+    if let Some(id) = w.select.filter(|&id| id as usize >= settings.units) {
+        eprintln!(
+            "error: --select: there is no unit {id}; with {} units the ids run from 0 to {}",
+            settings.units,
+            settings.units - 1
+        );
+        return ExitCode::from(2);
+    }
+    if let Some(path) = &w.screenshot {
+        let png = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if !png {
+            eprintln!(
+                "error: --screenshot: writes a PNG image; name the file with .png (got {})",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                eprintln!(
+                    "error: --screenshot: folder {} does not exist",
+                    dir.display()
+                );
+                return ExitCode::from(2);
+            }
+        }
+        // Fail now, not after rendering every frame, if the file cannot be written.
+        let existed = path.exists();
+        if let Err(e) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+        {
+            eprintln!("error: --screenshot: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    if let Some(code) = require_display() {
+        return code;
+    }
+    if let Some(k) = w.kernel {
+        if !k.is_available() {
+            eprintln!(
+                "note: this CPU cannot run {}; using {}",
+                k.name(),
+                settings.kernel.name()
+            );
+        }
+    }
+    let opts = AppOptions {
+        settings,
+        screenshot: w.screenshot,
+        frames: w.frames,
+        select: w.select,
+        color: w.color,
+        cell_occupancy: w.heatmap,
+        memory_view: w.memory_view,
+        sweep: w.sweep,
+        vertex_layout: w.vertex_layout,
+        normal_precision: w.normal_bits,
+        unit_mesh: w.mesh,
+        scenario,
+    };
+    let conf = macroquad::window::Conf {
+        window_title: "Spatial Query Lab".to_string(),
+        window_width: 1280,
+        window_height: 800,
+        high_dpi: true,
+        ..Default::default()
+    };
+    one_line_window_errors();
+    macroquad::Window::from_config(conf, async move {
+        let c = app::run(opts).await;
+        // macroquad keeps the event loop alive after the future ends; leave
+        // now, with the app's exit code.
+        std::process::exit(c);
+    });
+    // Not reached: the window's future exits the process.
+    ExitCode::SUCCESS
+}
