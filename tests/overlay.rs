@@ -8,12 +8,12 @@ use egui_kittest::kittest::{Node, Queryable};
 use egui_kittest::Harness;
 use egui_macroquad::egui;
 
-use spatial_query_lab::app::stats::FrameStats;
 use spatial_query_lab::render::egui_host::deliverable;
 use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
 use spatial_query_lab::spatial::{GridGeometry, Strategy};
+use spatial_query_lab::ui::stats::FrameStats;
 use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
 

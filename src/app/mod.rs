@@ -20,13 +20,13 @@
 //! 6. `App::finish`: frame statistics, the screenshot and the exit.
 //!
 //! Submodules hold the pieces that are pure and tested headless: [`keys`],
-//! [`pointer`](mod@pointer), [`selection`], [`stats`].
+//! [`pointer`](mod@pointer), [`selection`]; what the overlay shows is
+//! [`crate::ui::stats::FrameStats`].
 
 pub mod keys;
 pub mod pointer;
 pub mod render_bench;
 pub mod selection;
-pub mod stats;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -43,7 +43,7 @@ use crate::render::{
 };
 use crate::render::{
     draw_searched_cells, ground_lift, CellHeatmap, ColorMode, Highlight, Lod, NormalPrecision,
-    UnitMeshKind, VertexLayout, IMPOSTOR_PIXELS,
+    UnitMeshKind, VertexLayout, IMPOSTOR_PIXELS, RENDER_BUDGET_S,
 };
 use crate::scenario::{self, Scenario};
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
@@ -53,12 +53,12 @@ use crate::sim::{memory, Layout, Pass, Settings, Simulation, Slicing, SpawnKey, 
 use crate::spatial::{Kernel, Query, Strategy};
 use crate::ui::memory_view::{self, MemoryView};
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE, UNITS_RANGE};
+use crate::ui::stats::{ChurnMeter, FpsMeter, FrameStats, PhaseSample, SelectedUnit};
 use crate::ui::sweep::SweepAction;
 use crate::ui::{Overlay, OverlayActions, ViewOptions};
 use keys::Action;
 use pointer::{PointerFrame, PointerRouter};
 use selection::Selection;
-use stats::{ChurnMeter, FpsMeter, FrameStats, PhaseSample, SelectedUnit};
 
 /// Start-up options of the window.
 #[derive(Clone, Debug, Default)]
@@ -90,10 +90,6 @@ pub struct AppOptions {
     pub scenario: Option<(PathBuf, Scenario)>,
 }
 
-/// CPU seconds of unit drawing per window refresh; a picture that needs more
-/// is drawn in slices over several refreshes ([`ProgressiveScene`]), so input
-/// and the overlay stay responsive whatever the unit count.
-pub const RENDER_BUDGET_S: f64 = 0.045;
 /// Naive queries per refresh when the cost model has no figure for the
 /// kernel and layout (not expected: every pair is measured at start).
 const NAIVE_FALLBACK_SLICE: usize = 1_000;
@@ -463,12 +459,17 @@ impl App {
     /// Runs the overlay on this frame's input (painted later, in
     /// `App::frame`, on top of the scene).
     fn overlay_pass(&mut self) -> (OverlayActions, UiClaims) {
-        self.egui.run_overlay(
-            &mut self.overlay,
-            &mut self.settings,
-            &mut self.view,
-            &self.stats,
-        )
+        let App {
+            egui,
+            overlay,
+            settings,
+            view,
+            stats,
+            ..
+        } = self;
+        let mut actions = OverlayActions::default();
+        let claims = egui.run_overlay(|ctx| actions = overlay.show(ctx, settings, view, stats));
+        (actions, claims)
     }
 
     /// Keys (unless a text field has focus) and the mouse (what the overlay

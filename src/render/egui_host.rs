@@ -15,9 +15,6 @@ use std::collections::VecDeque;
 use egui_macroquad::egui;
 use egui_miniquad::EguiMq;
 
-use crate::app::stats::FrameStats;
-use crate::sim::Settings;
-use crate::ui::{Overlay, OverlayActions, ViewOptions};
 use macroquad::input::utils::{register_input_subscriber, repeat_all_miniquad_input};
 use macroquad::miniquad::{self as mq, EventHandler, KeyCode, KeyMods, MouseButton};
 use macroquad::window::get_internal_gl;
@@ -147,9 +144,9 @@ impl EguiHost {
         self.mq.egui_ctx()
     }
 
-    /// Runs one egui pass of the overlay over the events that came since the
-    /// last call (or waited from it; see [`deliverable`]) and returns its
-    /// requests and what it claims of the input this frame: the pointer when it
+    /// Runs one egui pass of `ui` (the overlay) over the events that came
+    /// since the last call (or waited from it; see [`deliverable`]) and
+    /// returns what it claims of the input this frame: the pointer when it
     /// is over the overlay or dragging in it, the keyboard when a text field
     /// had focus before the pass or has it after (so the Esc that ends an edit,
     /// or a key typed into a field that a click then left, reaches only the field).
@@ -160,13 +157,7 @@ impl EguiHost {
     ///
     /// # Panics
     /// If called outside a running macroquad window.
-    pub fn run_overlay(
-        &mut self,
-        overlay: &mut Overlay,
-        settings: &mut Settings,
-        view: &mut ViewOptions,
-        stats: &FrameStats,
-    ) -> (OverlayActions, UiClaims) {
+    pub fn run_overlay(&mut self, mut ui: impl FnMut(&egui::Context)) -> UiClaims {
         repeat_all_miniquad_input(&mut self.recorder, self.subscriber);
         let n = deliverable(self.recorder.queue.iter().copied(), edge);
         for e in self.recorder.queue.drain(..n) {
@@ -182,18 +173,17 @@ impl EguiHost {
             }
         }
         let focused_before = self.mq.egui_ctx().wants_keyboard_input();
-        let mut actions = OverlayActions::default();
         let mut claims = UiClaims::default();
         // SAFETY: macroquad's context exists (we run inside the window, on its
         // thread: `get_internal_gl` asserts the context); `gl` lives until the
         // end of this function, and nothing here touches macroquad meanwhile:
-        // the closure runs `Overlay::show`, which only calls egui.
+        // the closure `ui` draws the overlay, which only calls egui.
         let gl = unsafe { get_internal_gl() };
         let passes = if self.passes == 0 { 2 } else { 1 };
         for _ in 0..passes {
             self.mq
                 .run(gl.quad_context, |_: &mut dyn mq::RenderingBackend, ctx| {
-                    actions = overlay.show(ctx, settings, view, stats);
+                    ui(ctx);
                     claims = UiClaims {
                         pointer: ctx.is_pointer_over_area() || ctx.wants_pointer_input(),
                         keyboard: focused_before || ctx.wants_keyboard_input(),
@@ -206,7 +196,7 @@ impl EguiHost {
                 self.mq.draw(gl.quad_context);
             }
         }
-        (actions, claims)
+        claims
     }
 
     /// Paints the output of the last [`EguiHost::run_overlay`] over what was drawn

@@ -53,7 +53,7 @@ pub use mesh::{
     UnitMeshKind,
 };
 pub use pipeline::{Shape, UnitInstance, UnitRenderer};
-pub use progressive::{PictureStats, ProgressiveScene};
+pub use progressive::{PictureStats, ProgressiveScene, RENDER_BUDGET_S};
 pub use screenshot::save_screenshot;
 pub use units::{
     draw_query_circle, draw_searched_cells, pack_instances, pack_visible, visible_units, ColorMode,

@@ -29,6 +29,11 @@ use macroquad::window::{clear_background, get_internal_gl, screen_height, screen
 use super::lod::{Lod, LodCounts};
 use super::{Shape, UnitInstance, UnitRenderer};
 
+/// CPU seconds of unit drawing per window refresh; a picture that needs more
+/// is drawn in slices over several refreshes ([`ProgressiveScene`]), so input
+/// and the overlay stay responsive whatever the unit count.
+pub const RENDER_BUDGET_S: f64 = 0.045;
+
 /// Fewest instances per slice, so the per-draw overhead stays small.
 pub const MIN_SLICE: usize = 4_096;
 

@@ -8,13 +8,12 @@
 use egui_macroquad::egui;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 
-use crate::app::stats::{format_fps, FrameStats, PHASES};
-use crate::app::RENDER_BUDGET_S;
 use crate::format::{length, thousands};
-use crate::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use crate::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout, RENDER_BUDGET_S};
 use crate::sim::budget::SLICE_BUDGET_S;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
+use crate::ui::stats::{format_fps, FrameStats, PHASES};
 use crate::ui::sweep::{self, SweepAction};
 
 /// Range of the unit-count slider (the command line allows up to 1,000,000).

@@ -14,11 +14,11 @@ use egui_plot::{
     Points, VLine,
 };
 
-use crate::app::stats::FrameStats;
 use crate::format::{length, thousands};
 use crate::sim::sweep::{standard_ratios, CellSweep, SWEEP_FRAMES_PER_POINT};
 use crate::sim::Settings;
 use crate::spatial::Strategy;
+use crate::ui::stats::FrameStats;
 
 /// What the sweep's widgets ask the frame loop to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
