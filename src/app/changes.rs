@@ -1,0 +1,208 @@
+//! Setting changes: the overlay's requests, scenario files, the cell-size
+//! sweep, the budget guards and their notices, the limits the controls
+//! offer, and how many queries a sliced frame runs per refresh.
+
+use super::App;
+use crate::render::mesh::asset_dirs;
+use crate::render::RENDER_BUDGET_S;
+use crate::scenario;
+use crate::sim::budget::{self, GuardNotice};
+use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
+use crate::sim::Settings;
+use crate::spatial::Strategy;
+use crate::ui::sweep::SweepAction;
+use crate::ui::OverlayActions;
+
+/// Naive queries per refresh when the cost model has no figure for the
+/// kernel and layout (not expected: every pair is measured at start).
+const NAIVE_FALLBACK_SLICE: usize = 1_000;
+/// Queries of the first slice of a Grid frame after its settings changed,
+/// at more units than this: a million units through AoS pointers take
+/// about 330 ms of queries, which one refresh must not wait for.
+const GRID_FIRST_SLICE: usize = 100_000;
+
+impl App {
+    /// Carries out the overlay's requests.
+    pub(super) fn overlay_actions(&mut self, a: OverlayActions) {
+        self.respawn |= a.respawn;
+        if a.reset_camera {
+            self.frame_world();
+        }
+        if a.deselect {
+            self.selection.clear();
+        }
+        if a.toggle_follow {
+            self.selection.set_follow(!self.selection.follows());
+        }
+        if let Some(k) = a.dismiss.filter(|&k| k < self.notices.len()) {
+            self.notices.remove(k);
+            self.stats.notices.remove(k);
+        }
+        if let Some(s) = a.sweep {
+            self.sweep_action(s);
+        }
+        if let Some(path) = a.load_scenario.and_then(|k| self.scenario_files.get(k)) {
+            self.load_scenario(&path.clone());
+        }
+        if a.reload_scenario {
+            self.list_scenarios();
+            if let Some(path) = self.scenario_file.clone() {
+                self.load_scenario(&path);
+            }
+        }
+    }
+
+    /// Finds the scenario files for the overlay's list.
+    pub(super) fn list_scenarios(&mut self) {
+        self.scenario_files = scenario::list(&asset_dirs());
+        self.stats.scenarios = self
+            .scenario_files
+            .iter()
+            .map(|p| {
+                p.file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+            })
+            .collect();
+    }
+
+    /// Loads the scenario at `path` into the settings (respawning at the
+    /// next step), or shows why it cannot be loaded and changes nothing.
+    pub(super) fn load_scenario(&mut self, path: &std::path::Path) {
+        match scenario::load_into(path, &mut self.settings) {
+            Ok(sc) => {
+                self.respawn = true;
+                self.stats.scenario = Some((sc.name, sc.description));
+                self.stats.scenario_error = None;
+                self.scenario_file = Some(path.to_path_buf());
+            }
+            Err(e) => {
+                self.stats.scenario_error =
+                    Some(format!("{e}. The running scenario keeps running."));
+            }
+        }
+    }
+
+    /// Starts, applies or closes the cell-size sweep. A sweep starts from
+    /// the last step (the base of its step-time predictions) and may take
+    /// [`SWEEP_FRAME_LIMIT_S`] per refresh minus the last picture's drawing;
+    /// Naive (no grid) has nothing to sweep.
+    pub(super) fn sweep_action(&mut self, action: SweepAction) {
+        match action {
+            SweepAction::Start if self.settings.strategy != Strategy::Naive => {
+                let limit = SWEEP_FRAME_LIMIT_S - self.stats.render_s.min(RENDER_BUDGET_S);
+                let sweep = CellSweep::standard(&self.settings, &self.budget)
+                    .with_baseline(&self.stats.step)
+                    .with_frame_limit(limit);
+                self.sweep = Some(sweep);
+            }
+            SweepAction::Start => {}
+            SweepAction::UseBest => {
+                if let Some(best) = self.sweep.as_ref().and_then(CellSweep::best) {
+                    self.settings.cell_size = best.cell_size;
+                    self.settings.cell_follows_radius = false;
+                }
+                self.sweep = None;
+            }
+            SweepAction::Close => self.sweep = None,
+        }
+        self.stats.sweep.clone_from(&self.sweep);
+    }
+
+    /// After this frame's edits: the budget guards, and a restart of the
+    /// timing means when the work changed (respawning waits for the next step).
+    pub(super) fn settle(&mut self, before: &Settings) {
+        let notices = budget::settle(&mut self.settings, &self.budget);
+        self.add_notices(notices);
+        if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
+            if !sw.matches(&self.settings) {
+                sw.stop("a setting other than the cell size changed");
+                self.stats.sweep.clone_from(&self.sweep);
+            }
+        }
+        if !self.settings.same_work(before) || self.respawn {
+            self.update_limits();
+            // A picture in progress belongs to the old work: its timings are
+            // recorded when it completes, and the means restart after them.
+            if self.scene.is_idle() {
+                self.stats.history.restart();
+            } else {
+                self.pacing.restart_after_picture = true;
+            }
+        }
+    }
+
+    /// Keeps the newest notice of each kind, in arrival order.
+    pub(super) fn add_notices(&mut self, notices: Vec<GuardNotice>) {
+        if notices.is_empty() {
+            return;
+        }
+        for n in notices {
+            self.notices.retain(|o| o.kind() != n.kind());
+            self.notices.push(n);
+        }
+        self.stats.notices = self.notices.iter().map(ToString::to_string).collect();
+    }
+
+    /// The limits the overlay's controls offer at the current settings.
+    pub(super) fn update_limits(&mut self) {
+        let s = &self.settings;
+        let threads = s.threads.max(1);
+        // Frames whose queries take longer than the slice budget are
+        // spread over refreshes: for Naive the model's queries per refresh
+        // to start with; for Grid whole frames until one is measured too
+        // slow; then adapted to the measured slices ([`App::adapt_slice`]).
+        (self.query_slice, self.stats.naive_estimate_s) = if s.strategy == Strategy::Naive {
+            let per_slice = self.naive_cost.slice_queries(
+                s.kernel,
+                s.layout,
+                s.units,
+                threads,
+                self.budget.slice_s,
+            );
+            (
+                per_slice.unwrap_or(NAIVE_FALLBACK_SLICE),
+                self.naive_cost
+                    .frame_seconds(s.kernel, s.layout, s.units, threads),
+            )
+        } else if s.strategy == Strategy::Grid && s.units > GRID_FIRST_SLICE {
+            // Not measured yet at these settings: slices from the start,
+            // growing 4x per call until the frame fits one refresh.
+            (GRID_FIRST_SLICE, None)
+        } else {
+            (usize::MAX, None)
+        };
+        let world = s.world_edge();
+        self.stats.radius_max = budget::max_radius(s.units, world, &self.budget);
+        self.stats.cell_min =
+            budget::min_cell_size(s.strategy, s.units, world, s.radius, &self.budget).0;
+    }
+
+    /// Sets the queries per refresh to what the last call's rate (`queries`
+    /// queries in `slice_s` seconds) fits in the slice budget, moving by at
+    /// most 4x per call, so the slices track this machine, layout and unit count
+    /// rather than the cost model's small sample. A Naive or Grid frame
+    /// stepped whole whose queries took longer than the budget starts the
+    /// slicing; slices that grow past the unit count end it.
+    pub(super) fn adapt_slice(&mut self, slice_s: f64, queries: usize) {
+        if slice_s.is_nan() || slice_s <= 0.0 || queries == 0 {
+            return;
+        }
+        let target = self.budget.slice_s;
+        let sliceable = matches!(self.settings.strategy, Strategy::Naive | Strategy::Grid);
+        if self.query_slice == usize::MAX {
+            if sliceable && slice_s > target {
+                self.query_slice = ((queries as f64 * target / slice_s) as usize).max(1);
+            }
+            return;
+        }
+        // The rate of this call, within 4x of the current size per call.
+        let cur = self.query_slice as f64;
+        let next = (queries as f64 * target / slice_s).clamp(cur * 0.25, cur * 4.0) as usize;
+        self.query_slice =
+            if next >= queries.max(self.sim.len()) && self.settings.strategy != Strategy::Naive {
+                usize::MAX
+            } else {
+                next.max(1)
+            };
+    }
+}

@@ -1,0 +1,167 @@
+//! The worker thread that takes the simulation for work that cannot be
+//! split over refreshes (spawning or re-storing many units, long step
+//! calls), while the window keeps answering.
+
+use std::time::Instant;
+
+use macroquad::prelude::get_time;
+
+use super::{App, STATUS_S};
+use crate::format::thousands;
+use crate::sim::{Settings, Simulation, StepProgress};
+
+/// A worker thread that has the simulation: it sends the simulation back
+/// when its job is done and returns a step call's progress and seconds.
+pub(super) struct Worker {
+    pub(super) handle: std::thread::JoinHandle<Option<(StepProgress, f64)>>,
+    pub(super) sim: std::sync::mpsc::Receiver<Simulation>,
+    pub(super) since: Instant,
+    pub(super) what: String,
+    /// The context of a step call, `None` for spawning.
+    pub(super) step: Option<StepContext>,
+}
+
+/// What [`App::after_step`] needs from before a step call.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StepContext {
+    /// The units were spawned anew for this step.
+    pub(super) respawned: bool,
+    /// The cell size the sweep measures, if it runs.
+    pub(super) sweep_cell: Option<f32>,
+    /// The allocation count before the call, when it ran in this thread.
+    pub(super) allocs: Option<u64>,
+}
+
+/// A simulation of `settings` without units, on one thread (no pool is
+/// built for it): the stand-in while a worker has the real one, and the
+/// window's first one when the units are spawned on a worker.
+pub(super) fn empty_simulation(settings: &Settings) -> Simulation {
+    Simulation::new(&Settings {
+        units: 0,
+        threads: 1,
+        ..settings.clone()
+    })
+}
+
+impl App {
+    /// An empty simulation that stands in while a worker thread has the
+    /// real one (one thread: no pool is built for it).
+    pub(super) fn stand_in(&self) -> Simulation {
+        empty_simulation(&self.settings)
+    }
+
+    /// Hands the simulation to a worker thread that runs `job` on it; the
+    /// window keeps showing the last picture and answering until
+    /// [`App::step`] takes the simulation back. `what` is shown in the
+    /// overlay while it works; `step` is the context of a step call.
+    pub(super) fn start_worker(
+        &mut self,
+        what: String,
+        step: Option<StepContext>,
+        job: impl FnOnce(&mut Simulation) -> Option<(StepProgress, f64)> + Send + 'static,
+    ) {
+        let stand_in = self.stand_in();
+        let mut sim = std::mem::replace(&mut self.sim, stand_in);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("simulation".to_string())
+            .spawn(move || {
+                let result = job(&mut sim);
+                let _ = tx.send(sim);
+                result
+            });
+        match spawned {
+            Ok(handle) => {
+                self.worker = Some(Worker {
+                    handle,
+                    sim: rx,
+                    since: Instant::now(),
+                    what,
+                    step,
+                });
+            }
+            Err(e) => {
+                // No thread: start over in this one, once.
+                self.stats.status = Some((
+                    format!(
+                        "could not start a worker thread ({e}); respawned in the window's thread"
+                    ),
+                    get_time() + STATUS_S,
+                ));
+                self.sim = Simulation::new(&self.settings);
+            }
+        }
+    }
+
+    /// Spawns or re-stores the units on a worker thread (`respawn`: anew
+    /// even with the same settings); spawning a million units takes about
+    /// 35 ms as SoA and up to a second through AoS pointers.
+    pub(super) fn start_preparing(&mut self, respawn: bool) {
+        let s = self.settings.clone();
+        let what = format!(
+            "preparing {} units ({} layout)",
+            thousands(s.units as u64),
+            s.layout.name()
+        );
+        self.start_worker(what, None, move |sim| {
+            if respawn {
+                sim.respawn(&s);
+            } else {
+                sim.prepare(&s);
+            }
+            None
+        });
+    }
+
+    /// The worker's result once it finished: the simulation is back, and
+    /// `Some` carries a step call's progress with its context. `None` while
+    /// it works (the overlay then says what it does and for how long) or
+    /// when no worker runs (`Err(())` then: nothing to wait for).
+    pub(super) fn poll_worker(&mut self) -> Result<Option<(StepProgress, StepContext)>, ()> {
+        let Some(w) = self.worker.take() else {
+            return Err(());
+        };
+        if !w.handle.is_finished() {
+            let secs = w.since.elapsed().as_secs_f64();
+            // A step call is shown only when it is slow enough to notice.
+            if w.step.is_none() || secs > 0.25 {
+                self.stats.preparing = Some(format!("{} on a worker thread: {secs:.1} s", w.what));
+            }
+            self.worker = Some(w);
+            return Ok(None);
+        }
+        self.stats.preparing = None;
+        let result = w.handle.join();
+        match (w.sim.try_recv(), result) {
+            (Ok(sim), Ok(result)) => {
+                self.sim = sim;
+                match (result, w.step) {
+                    (Some((progress, call_s)), Some(ctx)) => {
+                        self.last_call_s = call_s;
+                        Ok(Some((progress, ctx)))
+                    }
+                    _ => {
+                        self.pacing.needs_picture = true;
+                        if self.sim.world != self.world {
+                            self.world = self.sim.world;
+                            self.frame_world();
+                        }
+                        if let Some(id) = self.select_at_start.take() {
+                            self.select_start(id);
+                        }
+                        Err(())
+                    }
+                }
+            }
+            _ => {
+                self.stats.status = Some((
+                    format!("the worker thread failed ({}); respawned the units", w.what),
+                    get_time() + STATUS_S,
+                ));
+                self.sim = Simulation::new(&self.settings);
+                self.pacing.needs_picture = true;
+                Err(())
+            }
+        }
+    }
+}
