@@ -375,7 +375,7 @@ where
 
 /// One chunk of the per-unit pass. Never inlined, so profilers can tell a
 /// chunk's work apart by this name (`scripts/cache-report.sh` counts the
-/// whole query phase, `crate::sim::query_phase`, instead).
+/// whole query phase, `crate::sim::step::query_phase`, instead).
 #[inline(never)]
 fn query_chunk<F>(run: &F, c: &mut ChunkResults) -> QueryStats
 where
