@@ -3,10 +3,13 @@
 # the headless bench, per data layout and strategy, next to the native query
 # time. Prints one Markdown table on stdout; progress goes to stderr.
 #
-# Usage: scripts/cache-report.sh [--quick] [--layouts a,b,...] [--reorder MODE] [--host-caches]
-#                                [--out-dir DIR] [--bin PATH]
+# Usage: scripts/cache-report.sh [--quick] [--layouts a,b,...] [--pass p,...] [--reorder MODE]
+#                                [--host-caches] [--out-dir DIR] [--bin PATH]
 #   --quick        small sizes (naive 1,000 units; grids 10,000) to test the script
 #   --layouts      layouts to run (default: aos-pointers,aos,soa,hot-cold)
+#   --pass LIST    passes to run, comma-separated: fused, collect, fused-half
+#                  (default: the bench's default pass, fused); one row per
+#                  layout x pass x strategy, the pass in its own column
 #   --reorder MODE unit memory order: off (spawn order), cells (default) or morton
 #   --host-caches  let valgrind take the cache geometry from this CPU instead
 #                  of the fixed one below (results then differ between machines)
@@ -15,14 +18,15 @@
 #   --bin PATH     the binary to run (default: $CARGO_TARGET_DIR or target, then
 #                  release/spatial-query-lab,
 #                  built with `cargo build --release` if missing)
-# Environment: QUERY_FN (default query_chunk) names the function that holds the
-# query phase; NATIVE_FRAMES (default 20) the counted frames of the native run.
+# Environment: QUERY_FN (default query_phase, in src/sim/step.rs) names the
+# function that holds the query phase; NATIVE_FRAMES (default 20) the counted
+# frames of the native run.
 #
 # Runs (threads 1, seed 42, uniform workload, kernel avx2 when /proc/cpuinfo
 # lists it, else scalar; valgrind cannot run AVX-512): for each layout, naive at
-# 10,000 units and grid and sorted-grid at 100,000 units. About 5 minutes on a
-# 2-core AMD EPYC virtual machine (--quick: 30 s); most of it is naive with
-# aos-pointers and aos under valgrind. A combination the bench skips (natively,
+# 10,000 units and grid and sorted-grid at 100,000 units, in each pass. About
+# 5 minutes per pass on a 2-core AMD EPYC virtual machine (--quick: about a
+# minute); most of it is naive with aos-pointers and aos under valgrind. A combination the bench skips (natively,
 # or under valgrind because its time estimate grows with valgrind's slowdown)
 # is a "skipped" row with the bench's reason.
 #
@@ -31,15 +35,18 @@
 #   (`--tool=callgrind --cache-sim=yes`, the same simulator and events as
 #   `--tool=cachegrind --cache-sim=yes`). Cachegrind 3.19 (Debian bookworm)
 #   has no start/stop requests and only per-function *self* costs; the query
-#   phase is `query_chunk` (never inlined) calling through `dyn SpatialIndex`
+#   phase is `spatial_query_lab::sim::step::query_phase` (src/sim/step.rs: never
+#   inlined, not generic, called once per frame by every strategy and pass,
+#   between the start and the end of the bench's query clock), which calls
 #   into the strategy's traversal, the layout's position reads and the
-#   kernels, so self costs of "query_chunk + kernels" would miss the grid and
-#   layout reads, which are most of what a layout changes (measured: with the
-#   kernels inlined into the grid's traversal, those self costs were 26 D1
-#   misses in 30,000 queries, against 53,532 counted inclusively). Callgrind's
-#   `--collect-atstart=no --toggle-collect='*::query_chunk'` collects events
-#   only while inside query_chunk, callees included, while the simulated caches
-#   run for the whole program (so every frame starts with the cache state the
+#   kernels, so self costs of "query function + kernels" would miss the grid
+#   and layout reads, which are most of what a layout changes (measured: with
+#   the kernels inlined into the grid's traversal, those self costs were 26
+#   D1 misses in 30,000 queries, against 53,532 counted inclusively).
+#   Callgrind's `--collect-atstart=no --toggle-collect='*::query_phase'`
+#   collects events only while inside query_phase, callees included (on the
+#   calling thread only: hence 1 thread), while the simulated caches run for
+#   the whole program (so every frame starts with the cache state the
 #   move/rebuild phases left). The collected totals are the `summary:` line of
 #   the callgrind output. (Without toggling, callgrind's and cachegrind's
 #   whole-run totals for the same command agree to 0.3% on D1 misses and 1%
@@ -49,16 +56,16 @@
 #   machine (valgrind's auto-detection reads the host, which on some virtual
 #   machines reports e.g. a 256 MiB direct-mapped LL).
 # - Misses: D1 = D1mr + D1mw, LL = DLmr + DLmw (data reads plus writes; the
-#   writes include filling the neighbor lists). Instruction-cache misses are
-#   not counted.
+#   writes include filling the collect pass's neighbor lists or the fused
+#   passes' per-unit aggregates). Instruction-cache misses are not counted.
 # - Divisor: valgrind sees every frame, warm-up included, and also the naive
 #   strategy's cost calibration (a few naive frames of 2,000 units that the
 #   bench runs before any naive row). Each run is therefore paired with a
 #   baseline run of the same command at `--units 1 --frames 1 --warmup 0`, which
 #   runs the same calibration; the report uses (run - baseline) for both the
-#   events and the number of query_chunk calls. With one thread a frame makes
-#   exactly one query_chunk call, so the frames seen = calls(run) -
-#   calls(baseline) + 1 (the baseline's one frame), and queries = frames seen x
+#   events and the number of query_phase calls. A frame makes exactly one
+#   query_phase call, so the frames seen = calls(run) - calls(baseline) + 1
+#   (the baseline's one frame), and queries = frames seen x
 #   units; the script warns if that differs from --warmup + --frames. Warm-up
 #   is 1 and frames 2: then the bench's slow-combination path (one warm-up,
 #   at most 3 counted frames, earlier frames fast-forwarded with another
@@ -79,7 +86,9 @@ HOST_CACHES=0
 OUT_DIR=""
 BIN=""
 LAYOUTS="aos-pointers,aos,soa,hot-cold"
-QUERY_FN="${QUERY_FN:-query_chunk}"
+# Empty: the bench's default pass (no --pass argument).
+PASSES=""
+QUERY_FN="${QUERY_FN:-query_phase}"
 NATIVE_FRAMES="${NATIVE_FRAMES:-20}"
 WARMUP=1
 FRAMES=2
@@ -95,6 +104,13 @@ while [[ $# -gt 0 ]]; do
     --layouts)
         [[ $# -ge 2 ]] || die "--layouts needs a comma-separated list"
         LAYOUTS="$2"
+        shift
+        ;;
+    --pass)
+        [[ $# -ge 2 ]] || die "--pass needs a comma-separated list of fused, collect, fused-half"
+        [[ "$2" =~ ^(fused|collect|fused-half)(,(fused|collect|fused-half))*$ ]] ||
+            die "--pass must be a comma-separated list of fused, collect and fused-half, not '$2'"
+        PASSES="$2"
         shift
         ;;
     --reorder)
@@ -114,7 +130,7 @@ while [[ $# -gt 0 ]]; do
         shift
         ;;
     -h | --help)
-        sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,/^# frames of the native run/p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) die "unknown argument '$1' (see --help)" ;;
@@ -148,6 +164,8 @@ grep -q -- '--skip-above' <<<"$HELP" ||
     die "$BIN bench has no --skip-above flag (an older build); rebuild: cargo build --release"
 grep -q -- '--layouts' <<<"$HELP" ||
     die "$BIN bench has no --layouts flag (this build predates the data layouts); rebuild from a tree that has it: cargo build --release"
+[[ -z "$PASSES" ]] || grep -q -- '--pass' <<<"$HELP" ||
+    die "$BIN bench has no --pass flag (this build predates the fused pass); rebuild: cargo build --release"
 
 if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then KERNEL=avx2; else KERNEL=scalar; fi
 
@@ -260,58 +278,67 @@ CACHE_DESC=""
 
 ROWS=()
 IFS=',' read -r -a LAYOUT_LIST <<<"$LAYOUTS"
+# One empty entry: the bench's default pass.
+PASS_LIST=("")
+[[ -z "$PASSES" ]] || IFS=',' read -r -a PASS_LIST <<<"$PASSES"
 START=$SECONDS
 for layout in "${LAYOUT_LIST[@]}"; do
-    for spec in "naive:$NAIVE_UNITS" "grid:$GRID_UNITS" "sorted-grid:$GRID_UNITS"; do
-        strategy="${spec%%:*}"
-        units="${spec##*:}"
-        tag="$layout-$strategy-$units"
-        common=(--strategies "$strategy" --kernels "$KERNEL" --layouts "$layout" --threads 1 --seed "$SEED" --reorder "$REORDER")
-        echo "cache-report.sh: $tag ($KERNEL): native run, valgrind run, baseline [$((SECONDS - START)) s]" >&2
+    for pass in "${PASS_LIST[@]}"; do
+        for spec in "naive:$NAIVE_UNITS" "grid:$GRID_UNITS" "sorted-grid:$GRID_UNITS"; do
+            strategy="${spec%%:*}"
+            units="${spec##*:}"
+            tag="$layout-${pass:-default}-$strategy-$units"
+            common=(--strategies "$strategy" --kernels "$KERNEL" --layouts "$layout" --threads 1 --seed "$SEED" --reorder "$REORDER")
+            [[ -z "$pass" ]] || common+=(--pass "$pass")
+            echo "cache-report.sh: $tag ($KERNEL): native run, valgrind run, baseline [$((SECONDS - START)) s]" >&2
 
-        native="$WORK/$tag.native.json"
-        "$BIN" bench "${common[@]}" --units "$units" --frames "$NATIVE_FRAMES" --warmup "$WARMUP" \
-            --format json >"$native" 2>"$WORK/$tag.native.log" ||
-            die "native run $tag failed: $(tail -n 5 "$WORK/$tag.native.log")"
-        why="$(skip_reason "$native")"
-        if [[ -n "$why" ]]; then
-            echo "cache-report.sh: $tag: the bench skipped it: $why" >&2
-            ROWS+=("| $layout | $strategy | $units | skipped: $why | | |")
-            continue
-        fi
-        check_row "$native" "native run '$tag'"
-        ms="$(query_ms "$native")"
+            native="$WORK/$tag.native.json"
+            "$BIN" bench "${common[@]}" --units "$units" --frames "$NATIVE_FRAMES" --warmup "$WARMUP" \
+                --format json >"$native" 2>"$WORK/$tag.native.log" ||
+                die "native run $tag failed: $(tail -n 5 "$WORK/$tag.native.log")"
+            # The pass the bench ran (its default when --pass was not given).
+            ran="$(json_field "$native" pass)"
+            ran="${ran:-${pass:-default}}"
+            why="$(skip_reason "$native")"
+            if [[ -n "$why" ]]; then
+                echo "cache-report.sh: $tag: the bench skipped it: $why" >&2
+                ROWS+=("| $layout | $ran | $strategy | $units | skipped: $why | | |")
+                continue
+            fi
+            check_row "$native" "native run '$tag'"
+            ms="$(query_ms "$native")"
 
-        main="$(run_cg "$tag" "${common[@]}" --units "$units" --frames "$FRAMES" --warmup "$WARMUP")"
-        if [[ "$main" == skipped* ]]; then
-            # The bench's time estimate under valgrind's slowdown can exceed its limit.
-            echo "cache-report.sh: $tag: under valgrind the bench ${main}" >&2
-            ROWS+=("$(awk -v l="$layout" -v s="$strategy" -v u="$units" -v ms="$ms" -v why="${main#skipped }" \
-                'BEGIN { printf "| %s | %s | %d | %.3f | skipped under valgrind: %s | |", l, s, u, ms, why }')")
-            continue
-        fi
-        base="$(run_cg "$tag-baseline" "${common[@]}" --units 1 --frames 1 --warmup 0)"
-        [[ "$base" != skipped* ]] || die "$tag: the bench skipped the 1-unit baseline: ${base#skipped }"
-        read -r calls d1 ll <<<"$main"
-        read -r bcalls bd1 bll <<<"$base"
-        [[ -n "$CACHE_DESC" ]] ||
-            CACHE_DESC="$(grep -E '^desc: (D1|LL) cache:' "$WORK/$tag.callgrind" | sed 's/^desc: //' | paste -sd ';' - | sed 's/;/; /g')"
+            main="$(run_cg "$tag" "${common[@]}" --units "$units" --frames "$FRAMES" --warmup "$WARMUP")"
+            if [[ "$main" == skipped* ]]; then
+                # The bench's time estimate under valgrind's slowdown can exceed its limit.
+                echo "cache-report.sh: $tag: under valgrind the bench ${main}" >&2
+                ROWS+=("$(awk -v l="$layout" -v p="$ran" -v s="$strategy" -v u="$units" -v ms="$ms" -v why="${main#skipped }" \
+                    'BEGIN { printf "| %s | %s | %s | %d | %.3f | skipped under valgrind: %s | |", l, p, s, u, ms, why }')")
+                continue
+            fi
+            base="$(run_cg "$tag-baseline" "${common[@]}" --units 1 --frames 1 --warmup 0)"
+            [[ "$base" != skipped* ]] || die "$tag: the bench skipped the 1-unit baseline: ${base#skipped }"
+            read -r calls d1 ll <<<"$main"
+            read -r bcalls bd1 bll <<<"$base"
+            [[ -n "$CACHE_DESC" ]] ||
+                CACHE_DESC="$(grep -E '^desc: (D1|LL) cache:' "$WORK/$tag.callgrind" | sed 's/^desc: //' | paste -sd ';' - | sed 's/;/; /g')"
 
-        if [[ $calls -eq 0 ]]; then
-            die "$tag: no calls to a function named $QUERY_FN were seen; if the query phase moved, set QUERY_FN"
-        fi
-        seen=$((calls - bcalls + 1))
-        expected=$((WARMUP + FRAMES))
-        if [[ $seen -ne $expected ]]; then
-            echo "cache-report.sh: warning: $tag: $seen frames seen by valgrind, expected $expected (warm-up + frames); dividing by the frames seen" >&2
-        fi
-        [[ $seen -gt 0 ]] || die "$tag: valgrind saw no query frames (calls $calls, baseline $bcalls)"
-        queries=$((seen * units))
+            if [[ $calls -eq 0 ]]; then
+                die "$tag: no calls to a function named $QUERY_FN were seen; if the query phase moved (src/sim/step.rs: query_phase), set QUERY_FN"
+            fi
+            seen=$((calls - bcalls + 1))
+            expected=$((WARMUP + FRAMES))
+            if [[ $seen -ne $expected ]]; then
+                echo "cache-report.sh: warning: $tag: $seen frames seen by valgrind, expected $expected (warm-up + frames); dividing by the frames seen" >&2
+            fi
+            [[ $seen -gt 0 ]] || die "$tag: valgrind saw no query frames (calls $calls, baseline $bcalls)"
+            queries=$((seen * units))
 
-        ROWS+=("$(awk -v l="$layout" -v s="$strategy" -v u="$units" -v ms="$ms" \
-            -v d1="$d1" -v bd1="$bd1" -v ll="$ll" -v bll="$bll" -v q="$queries" 'BEGIN {
-                printf "| %s | %s | %d | %.3f | %.2f | %.3f |", l, s, u, ms, (d1 - bd1) / q, (ll - bll) / q
-            }')")
+            ROWS+=("$(awk -v l="$layout" -v p="$ran" -v s="$strategy" -v u="$units" -v ms="$ms" \
+                -v d1="$d1" -v bd1="$bd1" -v ll="$ll" -v bll="$bll" -v q="$queries" 'BEGIN {
+                    printf "| %s | %s | %s | %d | %.3f | %.2f | %.3f |", l, p, s, u, ms, (d1 - bd1) / q, (ll - bll) / q
+                }')")
+        done
     done
 done
 
@@ -319,6 +346,6 @@ echo "cache-report.sh: done in $((SECONDS - START)) s" >&2
 echo "Simulated caches ($([[ $HOST_CACHES -eq 1 ]] && echo "valgrind's host detection" || echo fixed)): ${CACHE_DESC:-${CACHE_ARGS[*]:-as detected}}."
 echo "Kernel $KERNEL, 1 thread, seed $SEED, unit order $REORDER; misses counted inside $QUERY_FN (callees included) over $WARMUP warm-up + $FRAMES frames, per query; query ms is the native median over $NATIVE_FRAMES frames."
 echo
-echo "| layout | strategy | units | query ms (native) | D1 misses/query (rd+wr) | LL misses/query (rd+wr) |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| layout | pass | strategy | units | query ms (native) | D1 misses/query (rd+wr) | LL misses/query (rd+wr) |"
+echo "|---|---|---|---:|---:|---:|---:|"
 printf '%s\n' "${ROWS[@]}"

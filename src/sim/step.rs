@@ -357,10 +357,14 @@ fn neighbor_pass<L: UnitLayout>(
             ix.rebuild_len(n);
             let t = start();
             let stats = match out {
-                Out::Lists(res) => query_chunks(n, res, |c| ix.query_units_in(l, r, kernel, c)),
-                Out::Near(res, _) => near_chunks(n, res, |first, near, scratch| {
-                    near_per_unit(l, team, r, first, near, scratch, |q, o| {
-                        ix.query_in(l, q, kernel, o)
+                Out::Lists(res) => query_phase(&mut || {
+                    query_chunks(n, res, |c| ix.query_units_in(l, r, kernel, c))
+                }),
+                Out::Near(res, _) => query_phase(&mut || {
+                    near_chunks(n, res, |first, near, scratch| {
+                        near_per_unit(l, team, r, first, near, scratch, |q, o| {
+                            ix.query_in(l, q, kernel, o)
+                        })
                     })
                 }),
             };
@@ -370,9 +374,13 @@ fn neighbor_pass<L: UnitLayout>(
             g.rebuild_from(l, s.cell_size);
             let t = start();
             let stats = match out {
-                Out::Lists(res) => query_chunks(n, res, |c| g.query_units_in(l, r, c)),
-                Out::Near(res, _) => near_chunks(n, res, |first, near, scratch| {
-                    near_per_unit(l, team, r, first, near, scratch, |q, o| g.query_in(l, q, o))
+                Out::Lists(res) => {
+                    query_phase(&mut || query_chunks(n, res, |c| g.query_units_in(l, r, c)))
+                }
+                Out::Near(res, _) => query_phase(&mut || {
+                    near_chunks(n, res, |first, near, scratch| {
+                        near_per_unit(l, team, r, first, near, scratch, |q, o| g.query_in(l, q, o))
+                    })
                 }),
             };
             (t, stats)
@@ -385,7 +393,7 @@ fn neighbor_pass<L: UnitLayout>(
             let t = start();
             (
                 t,
-                query_chunks(n, res, |c| g.query_units(points, r, kernel, c)),
+                query_phase(&mut || query_chunks(n, res, |c| g.query_units(points, r, kernel, c))),
             )
         }
         (Index::Sorted(g), Out::Near(res, gathered_teams)) => {
@@ -396,9 +404,22 @@ fn neighbor_pass<L: UnitLayout>(
                 g.rebuild_tagged(points, Some(teams), s.cell_size);
             }
             let t = start();
-            (t, g.near_all(points, r, kernel, res))
+            (t, query_phase(&mut || g.near_all(points, r, kernel, res)))
         }
     }
+}
+
+/// Runs `run`, the query phase of one [`Simulation::step`]: every strategy
+/// and pass calls this exactly once per step, between the start of the query
+/// clock (and cache counters) and their end. Never inlined and not generic,
+/// so its one symbol, `spatial_query_lab::sim::step::query_phase`, marks
+/// exactly that phase for profilers: `scripts/cache-report.sh` counts
+/// simulated cache misses inside it (callgrind `--toggle-collect`, callees
+/// included) and divides by its calls. Keep the name (or change `QUERY_FN`
+/// there). Sliced frames ([`Simulation::step_sliced`]) do not go through it.
+#[inline(never)]
+fn query_phase(run: &mut dyn FnMut() -> QueryStats) -> QueryStats {
+    run()
 }
 
 #[cfg(test)]

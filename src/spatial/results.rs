@@ -373,9 +373,9 @@ where
     stats
 }
 
-/// One chunk of the per-unit pass. Never inlined, so profilers (callgrind's
-/// inclusive counts of this function in `scripts/cache-report.sh`) can tell
-/// the query phase apart by this name.
+/// One chunk of the per-unit pass. Never inlined, so profilers can tell a
+/// chunk's work apart by this name (`scripts/cache-report.sh` counts the
+/// whole query phase, `crate::sim::step::query_phase`, instead).
 #[inline(never)]
 fn query_chunk<F>(run: &F, c: &mut ChunkResults) -> QueryStats
 where
