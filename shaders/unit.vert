@@ -20,7 +20,8 @@ uniform vec4 mesh_half_extent;
 // w: ambient term. Diffuse weight is 1 - w.
 uniform vec4 light_dir;
 // x: pixels of an impostor point per unit of scale at depth 1 (the point
-// pipeline's size; ignored when drawing triangles).
+// pipeline's size; ignored when drawing triangles); y: 1 / the world cell of
+// dither_threshold, world units.
 uniform vec4 point_px;
 // x: world edge L (world units), y: base model scale.
 uniform vec4 instance_world;
@@ -65,6 +66,30 @@ vec3 rgb565(float c) {
     return vec3(floor(c / 2048.0) / 31.0, floor(mod(c, 2048.0) / 32.0) / 63.0, mod(c, 32.0) / 31.0);
 }
 
+// Impostor point side in whole pixels (src/render/impostor.rs, whose tests
+// check these lines). GL 2.1 rounds a non-sprite point's size to whole
+// pixels, so a continuous size jumped from 1 to 2 pixels along one line of
+// depth; WebGL draws sprites instead. Each unit is drawn floor(size) or one
+// more pixels wide, the larger with the probability that makes the mean area
+// size^2, chosen by a threshold fixed per world cell: no seam on either.
+float mod289(float x) { return x - floor(x * (1.0 / 289.0)) * 289.0; }
+float permute289(float x) { return mod289((34.0 * x + 10.0) * x); }
+
+// A threshold in [0, 1) fixed for the world cell of p (world units) of side
+// 1 / point_px.y, spread evenly over the cells.
+float dither_threshold(vec2 p) {
+    vec2 c = floor(p * point_px.y);
+    return permute289(mod289(permute289(mod289(c.x)) + mod289(c.y))) / 289.0;
+}
+
+// s = max(size, 1), n = floor(s): n + 1 when threshold < (s^2 - n^2) / (2n + 1).
+float point_side(float size, float threshold) {
+    float s = max(size, 1.0);
+    float n = floor(s);
+    float p = (s * s - n * n) / (2.0 * n + 1.0);
+    return n + (1.0 - step(p, threshold));
+}
+
 void main() {
     vec3 q = vec3(snorm16(in_position.x), snorm16(in_position.y), snorm16(in_position.z));
     vec3 model = q * mesh_half_extent.xyz + mesh_center.xyz;
@@ -86,5 +111,5 @@ void main() {
     v_color = rgb565(in_packed.w) * light;
 
     gl_Position = view_proj * vec4(world, 1.0);
-    gl_PointSize = max(1.0, point_px.x * scale / gl_Position.w);
+    gl_PointSize = point_side(point_px.x * scale / gl_Position.w, dither_threshold(pos));
 }

@@ -19,7 +19,8 @@ uniform mat4 view_proj;
 // w: ambient term. Diffuse weight is 1 - w.
 uniform vec4 light_dir;
 // x: pixels of an impostor point per unit of scale at depth 1 (the point
-// pipeline's size; ignored when drawing triangles).
+// pipeline's size; ignored when drawing triangles); y: 1 / the world cell of
+// dither_threshold, world units.
 uniform vec4 point_px;
 // x > 0.5: color by normal error (in_pad.x) instead of in_color, full red at y degrees.
 uniform vec4 error_view;
@@ -29,6 +30,30 @@ varying vec3 v_color;
 // Heading h turns model +X to world (cos h, 0, sin h) (see unit.vert).
 vec3 rotate_heading(vec3 m, float c, float s) {
     return vec3(c * m.x - s * m.z, m.y, s * m.x + c * m.z);
+}
+
+// Impostor point side in whole pixels (src/render/impostor.rs, whose tests
+// check these lines). GL 2.1 rounds a non-sprite point's size to whole
+// pixels, so a continuous size jumped from 1 to 2 pixels along one line of
+// depth; WebGL draws sprites instead. Each unit is drawn floor(size) or one
+// more pixels wide, the larger with the probability that makes the mean area
+// size^2, chosen by a threshold fixed per world cell: no seam on either.
+float mod289(float x) { return x - floor(x * (1.0 / 289.0)) * 289.0; }
+float permute289(float x) { return mod289((34.0 * x + 10.0) * x); }
+
+// A threshold in [0, 1) fixed for the world cell of p (world units) of side
+// 1 / point_px.y, spread evenly over the cells.
+float dither_threshold(vec2 p) {
+    vec2 c = floor(p * point_px.y);
+    return permute289(mod289(permute289(mod289(c.x)) + mod289(c.y))) / 289.0;
+}
+
+// s = max(size, 1), n = floor(s): n + 1 when threshold < (s^2 - n^2) / (2n + 1).
+float point_side(float size, float threshold) {
+    float s = max(size, 1.0);
+    float n = floor(s);
+    float p = (s * s - n * n) / (2.0 * n + 1.0);
+    return n + (1.0 - step(p, threshold));
 }
 
 void main() {
@@ -50,5 +75,7 @@ void main() {
     v_color = base * light;
 
     gl_Position = view_proj * vec4(world, 1.0);
-    gl_PointSize = max(1.0, point_px.x * in_instance.w / gl_Position.w);
+    vec2 pos = in_instance.xy;
+    float scale = in_instance.w;
+    gl_PointSize = point_side(point_px.x * scale / gl_Position.w, dither_threshold(pos));
 }

@@ -1,6 +1,7 @@
 //! Per-unit culling and level of detail: which units are outside the view
 //! (not drawn), which project to fewer than [`IMPOSTOR_PIXELS`] pixels
-//! (drawn as an impostor: one quad, 4 vertices, instead of the mesh) and
+//! (drawn as an impostor: one point, 1 vertex, instead of the mesh;
+//! [`super::impostor`]) and
 //! which get the full mesh.
 //!
 //! The projected size of a unit is its model length times its scale,
@@ -23,7 +24,7 @@ pub const IMPOSTOR_PIXELS: f32 = 4.0;
 pub enum Detail {
     /// Outside the view frustum (or behind the camera): not drawn.
     Culled,
-    /// Smaller than [`IMPOSTOR_PIXELS`]: one quad.
+    /// Smaller than [`IMPOSTOR_PIXELS`]: one point.
     Impostor,
     /// The full mesh.
     Mesh,

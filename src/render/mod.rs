@@ -9,6 +9,7 @@
 //!   instance) and the GLSL `#version 100` shaders in `shaders/`.
 //! - [`egui_host`]: egui in the window, fed so that no drag is lost at low
 //!   frame rates.
+//! - [`impostor`]: the impostor point and its whole-pixel size by coverage.
 //! - [`progressive`]: [`ProgressiveScene`], the picture drawn offscreen in
 //!   slices within a time budget per refresh when it is too slow for one.
 //! - [`camera`]: [`OrbitCamera`], one view for macroquad's lines and our units.
@@ -32,6 +33,7 @@
 pub mod camera;
 pub mod egui_host;
 pub mod heatmap;
+pub mod impostor;
 pub mod instances;
 pub mod lod;
 pub mod mesh;

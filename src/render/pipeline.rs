@@ -31,6 +31,7 @@ use macroquad::miniquad::{
 };
 use macroquad::window::get_internal_gl;
 
+use super::impostor::{impostor_point, point_uniform};
 use super::instances::{
     normal_errors, FloatVertex, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance,
     VertexLayout,
@@ -143,8 +144,8 @@ struct LayoutGpu {
     /// The same shader and streams drawing points (the impostors).
     points: Pipeline,
     bindings: Bindings,
-    /// The impostor quad's vertex streams in this layout, its 6 indices and
-    /// the instance buffer.
+    /// The impostor point's vertex streams in this layout, the point
+    /// indices (`0..capacity`) and the instance buffer.
     impostor: Bindings,
     /// Instances the instance buffer holds without growing.
     capacity: usize,
@@ -157,29 +158,6 @@ struct LayoutGpu {
 /// vertex per instance.
 fn point_indices(n: usize) -> Vec<u32> {
     (0..n as u32).collect()
-}
-
-/// Side of an impostor point relative to the model's longest side: between
-/// its length and its width, so the square covers about the unit's top.
-const POINT_SIDE: f32 = 0.75;
-
-/// The impostor of a mesh: one vertex at the center of the top of its
-/// bounding box, facing up, drawn as a square point whose side is
-/// [`POINT_SIDE`] times the projected longest side. Returns the vertex
-/// (model units) and the model's longest side.
-fn impostor_point(mesh: &UnitMesh) -> (glam::Vec3, f32) {
-    let (lo, hi) = mesh.exact.iter().fold(
-        (
-            glam::Vec3::splat(f32::INFINITY),
-            glam::Vec3::splat(f32::NEG_INFINITY),
-        ),
-        |(lo, hi), v| {
-            let p = glam::Vec3::from_array(v.position);
-            (lo.min(p), hi.max(p))
-        },
-    );
-    let top = glam::Vec3::new(0.5 * (lo.x + hi.x), hi.y, 0.5 * (lo.z + hi.z));
-    (top, (hi - lo).max_element())
 }
 
 /// Draws many copies of one unit mesh with a single instanced draw call, in
@@ -597,8 +575,8 @@ impl UnitRenderer {
 
     /// Sets the pixels per world unit at depth 1 of the view being drawn
     /// ([`super::lod::Lod::pixels_at_depth_1`]): impostor points are drawn
-    /// 0.75 times the projected longest side of the unit, at least one
-    /// pixel.
+    /// [`super::impostor::POINT_SIDE`] times the projected longest side of
+    /// the unit, in whole pixels by coverage ([`super::impostor::point_side`]).
     pub fn set_pixels_at_depth_1(&mut self, px: f32) {
         self.px_at_1 = if px.is_finite() { px.max(0.0) } else { 0.0 };
     }
@@ -651,8 +629,8 @@ impl UnitRenderer {
     }
 
     /// [`draw_into`](Self::draw_into) with every instance drawn as `shape`:
-    /// the mesh, or the impostor quad (same instance stream, same shader,
-    /// 4 vertices instead of the mesh's).
+    /// the mesh, or the impostor point (same instance stream, same shader,
+    /// 1 vertex instead of the mesh's; [`super::impostor`]).
     ///
     /// # Panics
     /// If called outside a running macroquad window.
@@ -720,7 +698,7 @@ impl UnitRenderer {
         };
         let index_count = i32::try_from(index_count).unwrap_or(i32::MAX);
         let view_proj = view_proj.to_cols_array();
-        let point_px = [POINT_SIDE * self.model_len * self.px_at_1, 0.0, 0.0, 0.0];
+        let point_px = point_uniform(self.model_len, self.px_at_1, self.codec.scale);
 
         ctx.apply_pipeline(match shape {
             Shape::Mesh => &gpu.pipeline,
