@@ -8,8 +8,9 @@
 pub struct Handle {
     /// Slot, also the unit's stable id ([`crate::sim::layout::Hot::id`]).
     pub slot: u32,
-    /// Generation of the slot this handle was made for.
-    pub generation: u32,
+    /// Generation of the slot this handle was made for (64 bits: see
+    /// [`Handles`] for why it never wraps).
+    pub generation: u64,
 }
 
 /// Marks a free slot's storage index.
@@ -17,21 +18,28 @@ const FREE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slot {
-    generation: u32,
+    generation: u64,
     index: u32,
 }
 
 /// The slot map from handles to storage indices: one slot per live unit
 /// (`index` = where the unit is stored), free slots reused last-in first-out
-/// with their generation bumped at each death. Generations wrap after 2^32
-/// deaths of one slot (a handle could then alias; not reachable in practice).
+/// with their generation bumped at each death.
+///
+/// Generations never wrap, so a stale handle never resolves to another unit:
+/// they are 64-bit, a slot whose generation reaches `u64::MAX` is retired
+/// when its unit dies (never reused; a new slot is made instead), and
+/// [`Handles::reset`] panics rather than reuse a generation (after 2^64 - 1
+/// deaths of one slot or respawns: 584 years at one per nanosecond).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Handles {
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// Generation of slots created from now on: above every generation ever
     /// issued, so a handle from before [`Handles::reset`] never resolves.
-    epoch: u32,
+    epoch: u64,
+    /// Slots retired at the last generation (never reused).
+    retired: usize,
 }
 
 impl Handles {
@@ -46,6 +54,7 @@ impl Handles {
                 .collect(),
             free: Vec::new(),
             epoch: 0,
+            retired: 0,
         }
     }
 
@@ -72,6 +81,11 @@ impl Handles {
     /// Slots `0..n` for units stored at `0..n` after a respawn, with a
     /// generation no handle issued before has: every old handle stops
     /// resolving, even for a slot number that exists again.
+    ///
+    /// # Panics
+    /// When no such generation is left: some generation ever issued is
+    /// `u64::MAX` (2^64 - 1 respawns, or deaths of one slot, since the
+    /// table was made; not reachable in practice).
     pub fn reset(&mut self, n: usize) {
         let top = self
             .slots
@@ -80,13 +94,16 @@ impl Handles {
             .max()
             .unwrap_or(0)
             .max(self.epoch);
-        let epoch = top.wrapping_add(1);
+        let epoch = top
+            .checked_add(1)
+            .expect("2^64 - 1 generations issued: every generation is taken");
         self.slots.clear();
         self.slots.extend((0..n as u32).map(|i| Slot {
             generation: epoch,
             index: i,
         }));
         self.free.clear();
+        self.retired = 0;
         self.epoch = epoch;
     }
 
@@ -109,12 +126,19 @@ impl Handles {
     }
 
     /// Frees `slot` (its unit died): every handle to it stops resolving.
+    /// A slot whose generation is `u64::MAX` is retired instead: it is never
+    /// reused, so its generation never wraps.
     pub fn remove(&mut self, slot: u32) {
         if let Some(s) = self.slots.get_mut(slot as usize) {
             if s.index != FREE {
                 s.index = FREE;
-                s.generation = s.generation.wrapping_add(1);
-                self.free.push(slot);
+                match s.generation.checked_add(1) {
+                    Some(next) => {
+                        s.generation = next;
+                        self.free.push(slot);
+                    }
+                    None => self.retired += 1,
+                }
             }
         }
     }
@@ -138,7 +162,7 @@ impl Handles {
 
     /// Number of live units.
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.slots.len() - self.free.len() - self.retired
     }
 }
 
@@ -167,5 +191,63 @@ mod tests {
             }),
             None
         );
+    }
+
+    #[test]
+    fn a_slot_reused_past_2_pow_32_keeps_counting_instead_of_wrapping() {
+        let mut h = Handles::identity(1);
+        let first = h.handle(0).unwrap();
+        h.slots[0].generation = u32::MAX as u64;
+        let at_u32_max = h.handle(0).unwrap();
+        h.remove(0);
+        assert_eq!(h.insert(0), 0);
+        let next = h.handle(0).unwrap();
+        assert_eq!(next.generation, 1u64 << 32, "no wrap to 0");
+        assert_eq!(h.resolve(first), None, "generation 0 stays dead");
+        assert_eq!(h.resolve(at_u32_max), None);
+        assert_eq!(h.resolve(next), Some(0));
+    }
+
+    #[test]
+    fn a_slot_at_the_last_generation_is_retired_not_wrapped() {
+        let mut h = Handles::identity(2);
+        h.slots[1].generation = u64::MAX;
+        let last = h.handle(1).unwrap();
+        h.remove(1);
+        assert_eq!(h.resolve(last), None);
+        // The retired slot is not reused: the new unit gets a new slot.
+        let slot = h.insert(1);
+        assert_eq!(slot, 2);
+        assert_eq!(h.resolve(last), None);
+        assert_eq!(h.handle(1), None, "slot 1 stays free for good");
+        assert_eq!(h.live(), 2);
+        let old = Handle {
+            slot: 1,
+            generation: 0,
+        };
+        assert_eq!(h.resolve(old), None);
+    }
+
+    #[test]
+    fn reset_issues_a_generation_above_every_one_before_it_at_the_wrap() {
+        let mut h = Handles::identity(3);
+        h.epoch = u64::MAX - 1;
+        let before = Handle {
+            slot: 0,
+            generation: 0,
+        };
+        h.reset(3);
+        let after = h.handle(0).unwrap();
+        assert_eq!(after.generation, u64::MAX, "epoch + 1, not a wrap to 0");
+        assert_eq!(h.resolve(before), None);
+        assert_eq!(h.resolve(after), Some(0));
+    }
+
+    #[test]
+    #[should_panic(expected = "every generation is taken")]
+    fn reset_refuses_to_reuse_a_generation_once_all_are_taken() {
+        let mut h = Handles::identity(1);
+        h.epoch = u64::MAX;
+        h.reset(1);
     }
 }
