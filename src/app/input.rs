@@ -25,7 +25,7 @@ impl App {
     /// does not own): shortcuts, the camera, picking.
     pub(super) fn input(&mut self, claims: UiClaims) {
         if !claims.keyboard {
-            for action in keys::pressed_actions(is_key_pressed) {
+            for action in keys::pressed_actions(is_key_pressed, is_key_down) {
                 self.apply(action);
             }
         }

@@ -294,18 +294,45 @@ pub fn help_rows() -> Vec<(String, &'static str)> {
 
 /// The once-per-press actions whose key `pressed` reports as pressed this
 /// frame, in table order.
-pub fn pressed_actions(pressed: impl Fn(KeyCode) -> bool) -> impl Iterator<Item = Action> {
+///
+/// None while a chord modifier is held ([`is_chord`] of `down`): Ctrl + `=`
+/// zooms egui's UI and Cmd + Q quits, and neither may also change the radius
+/// or do what the plain key does.
+pub fn pressed_actions(
+    pressed: impl Fn(KeyCode) -> bool,
+    down: impl Fn(KeyCode) -> bool,
+) -> impl Iterator<Item = Action> {
+    let chord = is_chord(down);
     BINDINGS
         .iter()
-        .filter(move |b| !b.action.is_held() && b.keys.iter().any(|&k| pressed(k)))
+        .filter(move |b| !chord && !b.action.is_held() && b.keys.iter().any(|&k| pressed(k)))
         .map(|b| b.action)
 }
 
-/// Whether any key of a held action is down according to `down`.
+/// Whether any key of a held action is down according to `down` (and no
+/// chord modifier is: see [`pressed_actions`]).
 pub fn is_held(action: Action, down: impl Fn(KeyCode) -> bool) -> bool {
-    BINDINGS
-        .iter()
-        .any(|b| b.action == action && b.keys.iter().any(|&k| down(k)))
+    !is_chord(&down)
+        && BINDINGS
+            .iter()
+            .any(|b| b.action == action && b.keys.iter().any(|&k| down(k)))
+}
+
+/// The modifiers that make a key press a chord for another program or for
+/// egui (Ctrl, Alt, Super: the Windows or Command key), never a binding of
+/// [`BINDINGS`]. Shift is not one: it changes the character, not the key.
+pub const CHORD_MODIFIERS: [KeyCode; 6] = [
+    KeyCode::LeftControl,
+    KeyCode::RightControl,
+    KeyCode::LeftAlt,
+    KeyCode::RightAlt,
+    KeyCode::LeftSuper,
+    KeyCode::RightSuper,
+];
+
+/// Whether a chord modifier ([`CHORD_MODIFIERS`]) is down according to `down`.
+pub fn is_chord(down: impl Fn(KeyCode) -> bool) -> bool {
+    CHORD_MODIFIERS.iter().any(|&k| down(k))
 }
 
 #[cfg(test)]
@@ -327,7 +354,7 @@ mod tests {
     #[test]
     fn the_same_table_drives_keys_and_help() {
         let got: Vec<Action> =
-            pressed_actions(|k| k == KeyCode::Key3 || k == KeyCode::Tab).collect();
+            pressed_actions(|k| k == KeyCode::Key3 || k == KeyCode::Tab, |_| false).collect();
         assert_eq!(
             got,
             vec![
@@ -338,7 +365,7 @@ mod tests {
         assert!(is_held(Action::PanLeft, |k| k == KeyCode::Left));
         assert!(!is_held(Action::PanLeft, |k| k == KeyCode::D));
         // Held actions never fire as presses.
-        assert_eq!(pressed_actions(|k| k == KeyCode::W).count(), 0);
+        assert_eq!(pressed_actions(|k| k == KeyCode::W, |_| false).count(), 0);
 
         let rows = help_rows();
         let find = |help: &str| {
@@ -366,5 +393,27 @@ mod tests {
                 "README.md lacks the controls row: {row}"
             );
         }
+    }
+
+    #[test]
+    fn a_chord_never_triggers_a_plain_key_action() {
+        let equal = |k: KeyCode| k == KeyCode::Equal;
+        let w = |k: KeyCode| k == KeyCode::W;
+        let none = |_: KeyCode| false;
+        let plain: Vec<Action> = pressed_actions(equal, none).collect();
+        assert_eq!(plain, [Action::RadiusLarger]);
+        assert!(is_held(Action::PanForward, w));
+        for m in CHORD_MODIFIERS {
+            let down = |k: KeyCode| k == m;
+            assert_eq!(
+                pressed_actions(equal, down).count(),
+                0,
+                "{m:?} + = must only zoom the UI"
+            );
+            assert!(!is_held(Action::PanForward, |k| k == m || w(k)));
+        }
+        // Shift is not a chord modifier.
+        let shift = |k: KeyCode| k == KeyCode::LeftShift;
+        assert_eq!(pressed_actions(equal, shift).count(), 1);
     }
 }
