@@ -13,7 +13,7 @@ use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
 use spatial_query_lab::spatial::{GridGeometry, Strategy};
-use spatial_query_lab::ui::stats::FrameStats;
+use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
 use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
 
@@ -33,6 +33,15 @@ fn harness(stats: FrameStats) -> Harness<'static, State> {
 }
 
 fn harness_with(stats: FrameStats, settings: Settings) -> Harness<'static, State> {
+    harness_sized(stats, settings, egui::vec2(1280.0, 800.0))
+}
+
+/// The overlay in a window of `size` points.
+fn harness_sized(
+    stats: FrameStats,
+    settings: Settings,
+    size: egui::Vec2,
+) -> Harness<'static, State> {
     let state = State {
         overlay: Overlay::default(),
         settings,
@@ -41,18 +50,16 @@ fn harness_with(stats: FrameStats, settings: Settings) -> Harness<'static, State
         actions: Vec::new(),
         claims_pointer: false,
     };
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_state(
-            |ctx, s: &mut State| {
-                let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
-                s.actions.push(a);
-                s.claims_pointer = ctx.is_pointer_over_area() || ctx.wants_pointer_input();
-                // As the frame loop does after the overlay: the guards (and "= r").
-                settle(&mut s.settings, &Budget::default());
-            },
-            state,
-        )
+    Harness::builder().with_size(size).build_state(
+        |ctx, s: &mut State| {
+            let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
+            s.actions.push(a);
+            s.claims_pointer = ctx.is_pointer_over_area() || ctx.wants_pointer_input();
+            // As the frame loop does after the overlay: the guards (and "= r").
+            settle(&mut s.settings, &Budget::default());
+        },
+        state,
+    )
 }
 
 /// Stats as the frame loop fills them at 10,000 units with Grid, except a
@@ -512,4 +519,69 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .actions
         .iter()
         .any(|a| a.sweep == Some(SweepAction::UseBest)));
+}
+
+/// A right-drag with the secondary button from `from` to `to`, over three
+/// frames (press, move, release).
+fn right_drag(h: &mut Harness<'_, State>, from: egui::Pos2, to: egui::Pos2) {
+    let right = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Secondary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    frame(h, vec![egui::Event::PointerMoved(from), right(from, true)]);
+    for k in 1..=4 {
+        let at = from + (to - from) * (k as f32 / 4.0);
+        frame(h, vec![egui::Event::PointerMoved(at)]);
+    }
+    frame(h, vec![right(to, false)]);
+}
+
+#[test]
+fn a_right_drag_on_the_timings_graph_leaves_it_following_the_newest_frames() {
+    // The reported fault (hard case W3): a right-drag box-zoomed the graph,
+    // which then stopped following new frames for good.
+    use spatial_query_lab::ui::overlay::TIMINGS_PLOT;
+    let mut st = stats();
+    for k in 0..120 {
+        st.history.record(PhaseSample {
+            t: k as f64 / 60.0,
+            ms: [1.0, 2.0, 3.0 + (k % 7) as f32, 1.0, 9.0],
+        });
+    }
+    // Tall enough that the panel does not scroll and the graph is on screen.
+    let mut h = harness_sized(st, Settings::default(), egui::vec2(1280.0, 1100.0));
+    h.run();
+    let id = egui::Id::new(TIMINGS_PLOT);
+    let memory = |h: &Harness<'_, State>| {
+        egui_plot::PlotMemory::load(&h.ctx, id).expect("the timings graph is drawn")
+    };
+    let before = memory(&h);
+    assert!(before.auto_bounds.x && before.auto_bounds.y);
+    let plot = *before.transform().frame();
+    assert!(plot.bottom() < 1100.0, "the graph is on screen: {plot:?}");
+    let (from, to) = (
+        plot.left_top() + egui::vec2(20.0, 15.0),
+        plot.right_bottom() - egui::vec2(40.0, 20.0),
+    );
+    right_drag(&mut h, from, to);
+    h.run();
+    let after = memory(&h);
+    assert!(
+        after.auto_bounds.x && after.auto_bounds.y,
+        "the graph stopped following: auto bounds {:?}",
+        after.auto_bounds
+    );
+    // New frames keep arriving: the newest stays at the right edge (x = 0).
+    h.state_mut().stats.history.record(PhaseSample {
+        t: 3.0,
+        ms: [1.0, 2.0, 40.0, 1.0, 9.0],
+    });
+    h.run();
+    let bounds = *memory(&h).transform().bounds();
+    assert!(
+        bounds.max()[0] >= 0.0 && bounds.max()[1] >= 40.0,
+        "the newest frame is in view: {bounds:?}"
+    );
 }

@@ -25,6 +25,10 @@ pub const RADIUS_RANGE: (f32, f32) = (1.0, 100.0);
 /// smallest cell the budgets allow ([`FrameStats::cell_min`]).
 pub const CELL_MAX: f32 = 200.0;
 
+/// The id of the timings graph's plot (its [`egui_plot::PlotMemory`] holds
+/// whether it follows the newest frames).
+pub const TIMINGS_PLOT: &str = "timings graph";
+
 /// Colors of the phases in the graph and its legend.
 const PHASE_COLORS: [egui::Color32; 4] = [
     egui::Color32::from_rgb(230, 90, 80),
@@ -864,10 +868,15 @@ fn timing_graph(ui: &mut egui::Ui, st: &FrameStats) {
     let since = st.history.frames_since_restart();
     let change = (since > 0 && since < samples.len()).then_some(0.5 - since as f64);
     Plot::new("timings")
+        .id(egui::Id::new(TIMINGS_PLOT))
         .height(130.0)
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
+        // A right-drag (the camera's pan) would box-zoom it, and a zoomed
+        // plot stops following the newest frames for good.
+        .allow_boxed_zoom(false)
+        .allow_double_click_reset(false)
         .include_y(0.0)
         .include_x(0.0)
         .x_axis_label("frames (0 = newest)")
