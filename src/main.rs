@@ -144,6 +144,9 @@ struct WindowArgs {
     /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture.
     #[arg(long)]
     paused: bool,
+    /// Window size in pixels, WIDTHxHEIGHT (each 1 to 32767; default 1280x800). Windows larger than the GPU's texture or viewport limit are drawn at the limit's resolution.
+    #[arg(long = "window-size", value_name = "WxH", value_parser = parse_window_size, default_value = "1280x800")]
+    window_size: (i32, i32),
     /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key backslash) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
     #[arg(long)]
     sweep: bool,
@@ -248,6 +251,20 @@ fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
         return Err(format!("must be between 1 and {max}"));
     }
     Ok(v as u64)
+}
+
+/// `WIDTHxHEIGHT` in pixels, each 1 to 32767 (X11's largest window edge).
+fn parse_window_size(s: &str) -> Result<(i32, i32), String> {
+    let err =
+        || format!("expected WIDTHxHEIGHT in pixels, each 1 to 32767, e.g. 1920x1080 (got {s})");
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(err)?;
+    let edge = |v: &str| {
+        v.trim()
+            .parse::<i32>()
+            .ok()
+            .filter(|v| (1..=32767).contains(v))
+    };
+    Ok((edge(w).ok_or_else(err)?, edge(h).ok_or_else(err)?))
 }
 
 fn parse_seed(s: &str) -> Result<u64, String> {
@@ -811,8 +828,8 @@ fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),
-        window_width: 1280,
-        window_height: 800,
+        window_width: w.window_size.0,
+        window_height: w.window_size.1,
         high_dpi: true,
         ..Default::default()
     };
