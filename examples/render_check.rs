@@ -133,7 +133,8 @@ async fn main() {
         );
 
         if frame + 1 == FRAMES {
-            match save_screenshot(&out) {
+            // The caption is on the frame: one color would mean nothing was drawn.
+            match save_screenshot(&out, true) {
                 Ok(()) => {
                     println!("saved {}", out.display());
                     std::process::exit(0);

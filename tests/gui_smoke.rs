@@ -23,10 +23,15 @@ fn out_dir() -> PathBuf {
 /// Runs the binary with `args` under xvfb-run (or the current display);
 /// `None` (after printing why) when no display can be had outside CI.
 fn run_gui(args: &[&str]) -> Option<std::process::Output> {
+    run_gui_on("1280x800x24", args)
+}
+
+/// [`run_gui`] on an Xvfb screen of `screen` (WxHxDEPTH) when xvfb-run is used.
+fn run_gui_on(screen: &str, args: &[&str]) -> Option<std::process::Output> {
     let exe = env!("CARGO_BIN_EXE_spatial-query-lab");
     let mut cmd = if on_path("xvfb-run") {
         let mut c = Command::new("xvfb-run");
-        c.args(["-a", "-s", "-screen 0 1280x800x24", exe]);
+        c.args(["-a", "-s", &format!("-screen 0 {screen}"), exe]);
         c
     } else if std::env::var_os("DISPLAY").is_some() {
         Command::new(exe)
@@ -400,4 +405,48 @@ fn impostor_points_cover_the_world_evenly_with_no_seam_in_depth() {
             table.join(", ")
         );
     }
+}
+
+/// Hard case W5 (issue 18): a window one pixel wider than Mesa's 16,384 px
+/// texture and viewport limit drew a black world and saved an all-black PNG
+/// with exit 0. Now the scene is drawn (units of both teams right of the
+/// overlay), or the screenshot is refused with one line naming the limit.
+#[test]
+fn a_window_wider_than_the_gl_limit_draws_the_scene_or_refuses_the_screenshot() {
+    let path = out_dir().join("wider_than_the_limit.png");
+    let _ = std::fs::remove_file(&path);
+    let args = [
+        "--window-size",
+        "16385x600",
+        "--screenshot",
+        path.to_str().unwrap(),
+        "--frames",
+        "10",
+    ];
+    let Some(out) = run_gui_on("16400x600x24", &args) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        let errors: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "one line of refusal: {stderr}");
+        assert!(errors[0].contains("limit of 16384"), "{stderr}");
+        assert!(!path.exists(), "a refused screenshot is not written");
+        return;
+    }
+    let (w, h, px) = read_png(&path);
+    assert_eq!((w, h), (16385, 600), "screenshot size; stderr: {stderr}");
+    let (mut blue, mut orange) = (0usize, 0usize);
+    for y in 0..h as usize {
+        for x in 420..w as usize {
+            let p = &px[(y * w as usize + x) * 4..][..3];
+            let (r, g, b) = (p[0] as i32, p[1] as i32, p[2] as i32);
+            blue += (b > 110 && b > r + 40 && g > r) as usize;
+            orange += (r > 140 && r > b + 70 && g < r) as usize;
+        }
+    }
+    assert!(
+        blue > 2_000 && orange > 2_000,
+        "the world is not drawn: {blue} blue and {orange} orange unit pixels; stderr: {stderr}"
+    );
 }

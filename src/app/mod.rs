@@ -419,7 +419,7 @@ impl App {
                     "Screenshot not saved: {} already holds spatial-query-lab-001.png to -999.png.",
                     dir.display()
                 ),
-                Some(path) => match save_screenshot(&path) {
+                Some(path) => match save_screenshot(&path, self.view.show_overlay) {
                     Ok(()) => format!("Screenshot saved: {}", path.display()),
                     Err(e) => format!("Screenshot not saved: {e}"),
                 },
@@ -430,7 +430,7 @@ impl App {
             return None;
         }
         if let Some(path) = &self.screenshot {
-            if let Err(e) = save_screenshot(path) {
+            if let Err(e) = save_screenshot(path, self.view.show_overlay) {
                 eprintln!("error: --screenshot: {e}");
                 return Some(1);
             }

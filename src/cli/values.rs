@@ -18,6 +18,20 @@ pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> 
     Ok(v as u64)
 }
 
+/// `WIDTHxHEIGHT` in pixels, each 1 to 32767 (X11's largest window edge).
+pub(crate) fn parse_window_size(s: &str) -> Result<(i32, i32), String> {
+    let err =
+        || format!("expected WIDTHxHEIGHT in pixels, each 1 to 32767, e.g. 1920x1080 (got {s})");
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(err)?;
+    let edge = |v: &str| {
+        v.trim()
+            .parse::<i32>()
+            .ok()
+            .filter(|v| (1..=32767).contains(v))
+    };
+    Ok((edge(w).ok_or_else(err)?, edge(h).ok_or_else(err)?))
+}
+
 pub(crate) fn parse_seed(s: &str) -> Result<u64, String> {
     s.trim()
         .replace('_', "")

@@ -217,8 +217,8 @@ pub(crate) fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),
-        window_width: 1280,
-        window_height: 800,
+        window_width: w.window_size.0,
+        window_height: w.window_size.1,
         high_dpi: true,
         ..Default::default()
     };

@@ -19,7 +19,10 @@
 //! - [`units`]: instances from the simulation (colored by a [`ColorMode`]:
 //!   team, neighbor heat or memory order; the selected unit's candidates and
 //!   neighbors on top), the query circle and the searched cells.
-//! - [`screenshot`]: the framebuffer to a PNG.
+//! - [`screenshot`]: the framebuffer to a PNG (refused when it came back
+//!   one color).
+//! - [`gl_limits`]: [`GlLimits`], the context's texture, renderbuffer and
+//!   viewport limits, queried once; the offscreen targets are clamped to them.
 //!
 //! A picture: [`ProgressiveScene::begin`] sets `camera.macroquad_camera(aspect)`
 //! on the back target, clears color and depth and runs [`draw_world`]; then
@@ -32,6 +35,7 @@
 
 pub mod camera;
 pub mod egui_host;
+pub mod gl_limits;
 pub mod heatmap;
 pub mod impostor;
 pub mod instances;
@@ -45,6 +49,7 @@ pub mod world;
 
 pub use camera::{CameraInput, OrbitCamera};
 pub use egui_host::{EguiHost, UiClaims};
+pub use gl_limits::GlLimits;
 pub use heatmap::CellHeatmap;
 pub use instances::{
     normal_errors, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, VertexLayout,

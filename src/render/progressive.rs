@@ -13,6 +13,12 @@
 //! those of the refresh that began it. The caller steps the simulation when
 //! [`ProgressiveScene::is_idle`] says a new picture can begin, so the picture
 //! shown is never more than one step behind the simulation.
+//!
+//! The targets are at most as large as the GL context allows
+//! ([`GlLimits::target_size`]): a window larger than that is drawn from a
+//! target at the limit, stretched on the clamped edge. Targets that the
+//! context still cannot make (incomplete framebuffers, e.g. out of memory)
+//! are retried at half the size, down to 1x1.
 
 use std::time::Instant;
 
@@ -20,12 +26,14 @@ use glam::Mat4;
 use macroquad::camera::{set_camera, set_default_camera, Camera3D};
 use macroquad::color::{Color, WHITE};
 use macroquad::math::vec2;
+use macroquad::miniquad::{gl, PassAction};
 use macroquad::texture::{
     draw_texture_ex, render_target_ex, DrawTextureParams, FilterMode, RenderTarget,
     RenderTargetParams,
 };
 use macroquad::window::{clear_background, get_internal_gl, screen_height, screen_width};
 
+use super::gl_limits::GlLimits;
 use super::lod::{Lod, LodCounts};
 use super::{Shape, UnitInstance, UnitRenderer};
 
@@ -52,11 +60,12 @@ pub struct PictureStats {
     pub lod: LodCounts,
 }
 
-/// Offscreen front and back targets (color and depth), with their size in pixels.
+/// Offscreen front and back targets (color and depth) made for a window of
+/// `window` pixels, at most [`GlLimits::target_size`] (smaller when that
+/// could not be made); `pair` is `None` when not even 1x1 could be made.
 struct Targets {
-    front: RenderTarget,
-    back: RenderTarget,
-    size: (u32, u32),
+    pair: Option<(RenderTarget, RenderTarget)>,
+    window: (u32, u32),
 }
 
 /// The units' picture, drawn within a time budget per refresh; see the module docs.
@@ -78,6 +87,8 @@ pub struct ProgressiveScene {
     refreshes: u32,
     draw_seconds: f64,
     last: PictureStats,
+    /// A note about the window exceeding the GPU's limits was printed.
+    noted: bool,
 }
 
 impl Default for ProgressiveScene {
@@ -98,6 +109,7 @@ impl Default for ProgressiveScene {
             refreshes: 0,
             draw_seconds: 0.0,
             last: PictureStats::default(),
+            noted: false,
         }
     }
 }
@@ -139,13 +151,14 @@ impl ProgressiveScene {
     ) {
         self.lod = lod.partition(&self.instances, &mut self.drawable, &mut self.impostors);
         self.ensure_targets();
-        let back = &self.targets.as_ref().expect("ensured").back;
-        set_camera(&Camera3D {
-            render_target: Some(back.clone()),
-            ..camera
-        });
-        clear_background(background);
-        ground();
+        if let Some(back) = self.back() {
+            set_camera(&Camera3D {
+                render_target: Some(back.clone()),
+                ..camera
+            });
+            clear_background(background);
+            ground();
+        }
         self.view_proj = view_proj;
         self.drawn = 0;
         self.building = true;
@@ -171,15 +184,14 @@ impl ProgressiveScene {
             return false;
         }
         self.refreshes += 1;
-        let pass = self
-            .targets
-            .as_ref()
-            .expect("ensured")
-            .back
-            .render_pass
-            .raw_miniquad_id();
         let t0 = Instant::now();
-        loop {
+        let pass = self.back().map(|b| b.render_pass.raw_miniquad_id());
+        if pass.is_none() {
+            // No target could be made: the picture is empty and complete
+            // (the overlay still shows; `ensure_targets` said why on stderr).
+            self.drawn = self.drawable.len();
+        }
+        while let Some(pass) = pass {
             let left = self.drawable.len() - self.drawn;
             if left == 0 {
                 break;
@@ -216,9 +228,10 @@ impl ProgressiveScene {
         if self.drawn < self.drawable.len() {
             return false;
         }
-        let targets = self.targets.as_mut().expect("begin created the targets");
-        std::mem::swap(&mut targets.front, &mut targets.back);
-        self.has_front = true;
+        if let Some((front, back)) = self.targets.as_mut().and_then(|t| t.pair.as_mut()) {
+            std::mem::swap(front, back);
+            self.has_front = true;
+        }
         self.building = false;
         self.last = PictureStats {
             instances: self.instances.len(),
@@ -234,9 +247,10 @@ impl ProgressiveScene {
     /// draw the overlay after it. Shows nothing before the first picture.
     pub fn present(&self) {
         set_default_camera();
-        if let (true, Some(t)) = (self.has_front, &self.targets) {
+        let front = self.targets.as_ref().and_then(|t| t.pair.as_ref());
+        if let (true, Some((front, _))) = (self.has_front, front) {
             draw_texture_ex(
-                &t.front.texture,
+                &front.texture,
                 0.0,
                 0.0,
                 WHITE,
@@ -249,33 +263,73 @@ impl ProgressiveScene {
         }
     }
 
-    /// Makes the targets match the window's size in pixels; returns true when
-    /// they were (re)created (the front then shows nothing until the next
-    /// complete picture).
+    /// The target being drawn, if any could be made.
+    fn back(&self) -> Option<&RenderTarget> {
+        self.targets.as_ref()?.pair.as_ref().map(|(_, back)| back)
+    }
+
+    /// Makes the targets for the window's size in pixels, within the GL
+    /// limits; returns true when they were (re)made (the front then shows
+    /// nothing until the next complete picture). Says once on stderr when
+    /// the window is larger than the GPU can draw or its targets are smaller
+    /// than the window.
     fn ensure_targets(&mut self) -> bool {
         let (w, h) = macroquad::miniquad::window::screen_size();
-        let size = (w.max(1.0) as u32, h.max(1.0) as u32);
-        if self.targets.as_ref().is_some_and(|t| t.size == size) {
+        let window = (w.max(1.0) as u32, h.max(1.0) as u32);
+        if self.targets.as_ref().is_some_and(|t| t.window == window) {
             return false;
         }
-        let make = || {
-            let t = render_target_ex(
-                size.0,
-                size.1,
-                RenderTargetParams {
-                    sample_count: 1,
-                    depth: true,
-                },
-            );
-            t.texture.set_filter(FilterMode::Nearest);
-            t
-        };
-        self.targets = Some(Targets {
-            front: make(),
-            back: make(),
-            size,
-        });
+        // The old pair is released before the new one is made.
+        self.targets = None;
         self.has_front = false;
+        let limits = GlLimits::current();
+        let mut size = limits.target_size(window);
+        let pair = loop {
+            if let Some(pair) = make_pair(size) {
+                break Some(pair);
+            }
+            if size == (1, 1) {
+                break None;
+            }
+            size = (size.0.div_ceil(2), size.1.div_ceil(2));
+        };
+        if !self.noted {
+            if let Some(note) = limits.target_note(window, pair.as_ref().map(|_| size)) {
+                eprintln!("{note}");
+                self.noted = true;
+            }
+        }
+        self.targets = Some(Targets { pair, window });
         true
     }
+}
+
+/// A front and back target of `size` pixels, or `None` when the context
+/// cannot make them (a framebuffer around them is incomplete).
+fn make_pair(size: (u32, u32)) -> Option<(RenderTarget, RenderTarget)> {
+    let front = make_target(size)?;
+    let back = make_target(size)?;
+    Some((front, back))
+}
+
+/// One color and depth target of `size` pixels, if its framebuffer is complete.
+fn make_target(size: (u32, u32)) -> Option<RenderTarget> {
+    let t = render_target_ex(
+        size.0,
+        size.1,
+        RenderTargetParams {
+            sample_count: 1,
+            depth: true,
+        },
+    );
+    t.texture.set_filter(FilterMode::Nearest);
+    // SAFETY: macroquad main thread, inside the window (the callers' documented
+    // precondition); the borrow ends with this statement.
+    let ctx = unsafe { get_internal_gl() }.quad_context;
+    ctx.begin_pass(Some(t.render_pass.raw_miniquad_id()), PassAction::Nothing);
+    // SAFETY: the context is current (as above) and `begin_pass` has just
+    // bound the target's framebuffer; the query only reads its state.
+    let status = unsafe { gl::glCheckFramebufferStatus(gl::GL_FRAMEBUFFER) };
+    ctx.end_render_pass();
+    (status == gl::GL_FRAMEBUFFER_COMPLETE).then_some(t)
 }
