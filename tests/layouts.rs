@@ -363,3 +363,61 @@ fn units_living_in_cell_order_match_the_periodic_reorder_through_battle_churn() 
         "the resident order moved units away from their hints"
     );
 }
+
+#[test]
+fn switching_the_order_to_off_puts_the_units_back_in_spawn_order_at_once() {
+    // The reported fault: with order `off` chosen, the units stayed in cell
+    // order (and the memory-order colors smooth) until a respawn.
+    let ids = |sim: &Simulation| {
+        (0..sim.len())
+            .map(|i| sim.store().hot(i).id)
+            .collect::<Vec<u32>>()
+    };
+    for layout in Layout::ALL {
+        for (reorder, strategy) in [
+            (Reorder::Cells, Strategy::Grid),
+            (Reorder::Morton, Strategy::Grid),
+            (Reorder::Resident, Strategy::SortedGrid),
+        ] {
+            let what = format!("{layout:?}, {reorder:?}");
+            let mut s = Settings {
+                units: 3_000,
+                layout,
+                reorder,
+                strategy,
+                reorder_every: 1,
+                ..Settings::default()
+            };
+            let mut sim = Simulation::new(&s);
+            let spawned: Vec<u32> = ids(&sim);
+            assert!(
+                spawned.windows(2).all(|w| w[0] < w[1]),
+                "{what}: spawn order is id order"
+            );
+            for _ in 0..3 {
+                sim.step(1.0 / 60.0, &s);
+            }
+            assert_ne!(ids(&sim), spawned, "{what}: the order moved the units");
+            let h = sim.handle_of(1234);
+            let pos = sim.store().pos(1234);
+            s.reorder = Reorder::Off;
+            let st = sim.step(0.0, &s);
+            assert!(st.reordered, "{what}: the step says it reordered");
+            assert_eq!(
+                ids(&sim),
+                spawned,
+                "{what}: back in spawn order after one step"
+            );
+            let i = sim.resolve(h).expect("the unit is alive");
+            assert_eq!(
+                sim.store().pos(i),
+                pos,
+                "{what}: the handle follows its unit"
+            );
+            // Later steps leave the order alone.
+            let st = sim.step(1.0 / 60.0, &s);
+            assert!(!st.reordered, "{what}");
+            assert_eq!(ids(&sim), spawned, "{what}");
+        }
+    }
+}

@@ -93,6 +93,9 @@ pub struct Simulation {
     /// Hardware cache counters of the frame's threads, or why they are
     /// unavailable; `None` until the next step opens them (after a new pool).
     counters: Option<Result<counters::CacheCounters, String>>,
+    /// The units were permuted out of spawn order (by a reorder or a
+    /// resident rebuild) since the spawn or the last return to it.
+    reordered: bool,
     /// The frame [`Simulation::step_sliced`] is spreading over calls, if any.
     pending: Option<SlicedFrame>,
 }
@@ -122,6 +125,7 @@ impl Simulation {
             pool_failed: None,
             counters: None,
             pending: None,
+            reordered: false,
         };
         sim.sync(settings);
         sim
@@ -330,6 +334,7 @@ impl Simulation {
             self.spawned = want;
             self.frame = 0;
             self.pending = None;
+            self.reordered = false;
         }
         self.store.convert(s.layout, s.seed);
         if self.index.strategy() != s.strategy {

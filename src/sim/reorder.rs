@@ -11,7 +11,10 @@ use super::layout::{PermuteScratch, UnitLayout, Units};
 /// How the units are ordered in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Reorder {
-    /// Spawn order (random with respect to space).
+    /// Spawn order (random with respect to space). Switching to it from
+    /// another order puts the units back in spawn order (ascending id) at the
+    /// next step ([`Reorderer::plan_spawn_order`]); after that they stay
+    /// where churn leaves them.
     Off,
     /// Row-major cell order: sorted by `(cell z, cell x)`.
     Cells,
@@ -136,6 +139,28 @@ impl Reorderer {
         csr::scatter(&self.key, u32::MAX, &mut self.count, |slot, old| {
             perm[slot] = old as u32
         });
+        Some(&self.perm)
+    }
+
+    /// The permutation that puts units with ids `ids` (in storage order)
+    /// back in spawn order, ascending id: new unit `k` is old unit
+    /// `perm[k]`. Ids are handed out in spawn order, and a reinforcement
+    /// takes the lowest id freed by the dead
+    /// ([`crate::sim::Handles::order_recent_free`]). `None` for fewer than
+    /// two units.
+    ///
+    /// O(N log N); allocates only while its scratch buffers grow.
+    pub fn plan_spawn_order(&mut self, ids: impl Iterator<Item = u32>) -> Option<&[u32]> {
+        self.key.clear();
+        self.key.extend(ids);
+        let n = self.key.len();
+        if n < 2 {
+            return None;
+        }
+        self.perm.clear();
+        self.perm.extend(0..n as u32);
+        let key = &self.key;
+        self.perm.sort_unstable_by_key(|&i| key[i as usize]);
         Some(&self.perm)
     }
 

@@ -161,10 +161,14 @@ impl Simulation {
         (st, dt, t1)
     }
 
-    /// Rebuilds a resident index, or reorders the units when due; returns
-    /// whether the units were put in cell order.
+    /// Rebuilds a resident index, or reorders the units when due, or (with
+    /// [`Reorder::Off`]) puts units that another order had moved back in
+    /// spawn order; returns whether the units were permuted into another
+    /// order.
     pub(super) fn order_phase(&mut self, settings: &Settings) -> bool {
-        if self.rebuild_resident(settings) {
+        if settings.reorder == Reorder::Off {
+            self.restore_spawn_order()
+        } else if self.rebuild_resident(settings) {
             self.sorted_grid().is_some_and(SortedGrid::is_resident)
         } else if settings.reorder != Reorder::Off
             && self
@@ -226,6 +230,7 @@ impl Simulation {
             store,
             index,
             permute,
+            reordered,
             ..
         } = self;
         let (true, UnitStore::Soa(u), Index::Sorted(g)) =
@@ -247,6 +252,7 @@ impl Simulation {
         let Some(perm) = g.rebuild_resident(x, z, team, settings.cell_size) else {
             return true;
         };
+        *reordered = true;
         let threads = pool_threads();
         layout::soa::gather_payload(
             [vx, vz, danger],
@@ -282,6 +288,35 @@ impl Simulation {
                 handles.moved(l.hot(i).id, i);
             }
         });
+        self.reordered = true;
+    }
+
+    /// Puts the units back in spawn order (ascending id,
+    /// [`super::Reorderer::plan_spawn_order`]) when an order other than
+    /// [`Reorder::Off`] moved them since the spawn; returns whether it did.
+    fn restore_spawn_order(&mut self) -> bool {
+        if !self.reordered {
+            return false;
+        }
+        let Simulation {
+            store,
+            reorderer,
+            permute,
+            handles,
+            ..
+        } = self;
+        let ids =
+            with_layout!(&*store, l => (0..l.len()).map(|i| l.hot(i).id).collect::<Vec<u32>>());
+        if let Some(perm) = reorderer.plan_spawn_order(ids.into_iter()) {
+            with_layout!(&mut *store, l => {
+                l.permute(perm, permute);
+                for i in 0..l.len() {
+                    handles.moved(l.hot(i).id, i);
+                }
+            });
+        }
+        self.reordered = false;
+        true
     }
 }
 
