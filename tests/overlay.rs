@@ -13,6 +13,7 @@ use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
 use spatial_query_lab::spatial::{GridGeometry, Strategy};
+use spatial_query_lab::ui::overlay::PENDING;
 use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
 use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
@@ -449,6 +450,8 @@ fn sweep_after(steps: Option<usize>) -> CellSweep {
 /// [`stats`] after a step with a grid (the sweep's button shares its row).
 fn stats_with_grid() -> FrameStats {
     let mut st = stats();
+    // A step at the harness's settings has run.
+    st.measured = Some(Settings::default());
     st.step.grid = Some(GridGeometry {
         cell: 10.0,
         nx: 45,
@@ -584,4 +587,85 @@ fn a_right_drag_on_the_timings_graph_leaves_it_following_the_newest_frames() {
         bounds.max()[0] >= 0.0 && bounds.max()[1] >= 40.0,
         "the newest frame is in view: {bounds:?}"
     );
+}
+
+/// Every text the overlay shows (a label's text is its accessibility
+/// value), trimmed.
+fn texts(h: &Harness<'_, State>) -> Vec<String> {
+    h.get_all_by_role(Role::Label)
+        .filter_map(|n| n.value())
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// Stats of a completed Grid step at `settings` with distinctive numbers,
+/// and means over five of its frames.
+fn measured_grid(settings: &Settings) -> FrameStats {
+    let mut st = stats();
+    st.measured = Some(settings.clone());
+    st.step.query.candidates = 123_456;
+    st.step.query.neighbors = 7_890;
+    st.step_allocations = Some(0);
+    for k in 0..5 {
+        st.history.record(PhaseSample {
+            t: k as f64 * 0.1,
+            ms: [1.25, 2.5, 33.75, 4.5, 9.0],
+        });
+    }
+    st.means = st.history.means();
+    st
+}
+
+#[test]
+fn numbers_not_yet_measured_for_the_current_settings_are_pending_not_zero() {
+    // The reported fault: while the first (sliced) Naive frame ran, the
+    // phase table read 0.000 ms and 0 candidates.
+    let mut h = harness(stats());
+    h.run();
+    let t = texts(&h);
+    assert!(
+        !t.iter()
+            .any(|l| l == "0.000 ms" || l.contains("engine 0.00 ms")),
+        "zeros shown before the first step: {t:?}"
+    );
+    assert!(
+        t.iter().filter(|l| *l == PENDING).count() >= 8,
+        "five phases and four counters pending: {t:?}"
+    );
+}
+
+#[test]
+fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
+    // The reported fault: after switching Grid to Naive at 50,000 units the
+    // panel showed Naive selected and Grid's numbers for 12 s.
+    let grid = Settings {
+        strategy: Strategy::Grid,
+        ..Settings::default()
+    };
+    let mut h = harness_with(measured_grid(&grid), grid.clone());
+    h.run();
+    let t = texts(&h);
+    assert!(t.iter().any(|l| l == "123,456"), "{t:?}");
+    assert!(t.iter().any(|l| l == "33.750 ms"), "{t:?}");
+    assert!(t.iter().any(|l| l.contains("engine 42.00 ms")), "{t:?}");
+    // The user picks Naive: the same frame's panel no longer claims Grid's numbers.
+    h.state_mut().settings.strategy = Strategy::Naive;
+    h.run();
+    let t = texts(&h);
+    for stale in ["123,456", "7,890", "33.750 ms"] {
+        assert!(!t.iter().any(|l| l == stale), "{stale} still shown: {t:?}");
+    }
+    assert!(
+        t.iter().any(|l| l.contains(&format!("engine {PENDING}"))),
+        "{t:?}"
+    );
+    // Speed, separation and pause do not change the work: numbers stay.
+    h.state_mut().settings = Settings {
+        speed: 9.0,
+        separation: 0.0,
+        paused: true,
+        ..grid
+    };
+    h.run();
+    assert!(texts(&h).iter().any(|l| l == "123,456"));
 }

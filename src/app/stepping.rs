@@ -71,6 +71,7 @@ impl App {
             ..self.settings.clone()
         };
         let ctx = StepContext {
+            settings: self.settings.clone(),
             respawned,
             sweep_cell,
             allocs: Some(allocs),
@@ -120,6 +121,7 @@ impl App {
     /// churn meter and the selection; returns whether a frame was completed.
     pub(super) fn after_step(&mut self, progress: StepProgress, ctx: StepContext) -> bool {
         let StepContext {
+            settings,
             respawned,
             sweep_cell,
             allocs,
@@ -134,6 +136,7 @@ impl App {
         self.stats.step = match progress {
             StepProgress::Done(st) => {
                 self.stats.slice_progress = None;
+                self.stats.measured = Some(settings);
                 if st.slices <= 1 {
                     self.adapt_slice(st.query_s, self.sim.len());
                 }

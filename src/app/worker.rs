@@ -22,8 +22,11 @@ pub(super) struct Worker {
 }
 
 /// What [`App::after_step`] needs from before a step call.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct StepContext {
+    /// The user's settings when the call began: the numbers it returns are
+    /// for these ([`crate::ui::stats::FrameStats::measured`]).
+    pub(super) settings: Settings,
     /// The units were spawned anew for this step.
     pub(super) respawned: bool,
     /// The cell size the sweep measures, if it runs.

@@ -36,6 +36,11 @@ const PHASE_COLORS: [egui::Color32; 4] = [
     egui::Color32::from_rgb(160, 220, 80),
     egui::Color32::from_rgb(220, 110, 230),
 ];
+/// How the overlay shows a value not yet measured for the current settings.
+pub const PENDING: &str = "–";
+/// The tooltip of a [`PENDING`] value.
+const PENDING_TIP: &str = "Not measured yet for the current settings: the first frame with them has not completed (a slow frame is spread over refreshes, or a worker thread is preparing the units). The value appears when it completes; it is never shown as zero or as the previous setting's value.";
+
 const NOTICE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 190, 80);
 
 /// Display options that are not simulation settings.
@@ -152,7 +157,7 @@ impl Overlay {
                 notices(ui, stats, &mut act);
                 self.controls(ui, settings, view, stats, &mut act);
                 ui.separator();
-                timings(ui, stats);
+                timings(ui, settings, stats);
                 vertex_rows(ui, view, stats);
                 timing_graph(ui, stats);
             };
@@ -201,7 +206,7 @@ impl Overlay {
             let (d, sp) = stats.churn_per_s;
             ui.label(format!(
                 "battle: {d:.0} deaths/s, {sp:.0} spawns/s, {} allocations in the last step",
-                allocations_text(stats.step_allocations)
+                allocations_text(stats.step_allocations, stats.is_current(s))
             ))
             .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
         }
@@ -378,8 +383,14 @@ fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
 }
 
 /// Allocations of the last step as text, "-" when not counted.
-fn allocations_text(n: Option<u64>) -> String {
-    n.map_or_else(|| "-".to_string(), |n| n.to_string())
+/// Allocations of the last step: [`PENDING`] when that step was not of the
+/// current settings (`current`), "-" when it ran on a worker thread.
+fn allocations_text(n: Option<u64>, current: bool) -> String {
+    match (current, n) {
+        (false, _) => PENDING.to_string(),
+        (true, None) => "-".to_string(),
+        (true, Some(n)) => n.to_string(),
+    }
 }
 
 fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
@@ -483,11 +494,16 @@ fn radius_and_cell_rows(
     });
     // The sweep's button shares the grid's row (the panel has no height to
     // spare); Naive, which has no grid, shows it disabled in its place.
-    let grid = stats.step.grid.filter(|g| g.cells() > 0);
-    if grid.is_none() && s.strategy != Strategy::Naive {
+    let current = stats.is_current(s);
+    let grid = stats.step.grid.filter(|g| current && g.cells() > 0);
+    if grid.is_none() && current && s.strategy != Strategy::Naive {
         return None;
     }
     ui.horizontal_wrapped(|ui| {
+        if !current && s.strategy != Strategy::Naive {
+            ui.label(format!("grid: {PENDING}"))
+                .on_hover_text(PENDING_TIP);
+        }
         if let Some(g) = grid {
             ui.label(format!(
                 "grid: {} x {} = {} cells of {}",
@@ -575,12 +591,13 @@ fn layout_row(ui: &mut egui::Ui, s: &mut Settings) {
 }
 
 fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
+    let bytes = if st.is_current(s) {
+        crate::format::bytes(st.result_bytes as usize)
+    } else {
+        PENDING.to_string()
+    };
     let resp = egui::ComboBox::from_id_salt("pass")
-        .selected_text(format!(
-            "{} · {}",
-            s.pass.name(),
-            crate::format::bytes(st.result_bytes as usize)
-        ))
+        .selected_text(format!("{} · {bytes}", s.pass.name()))
         .show_ui(ui, |ui| {
             for p in Pass::ALL {
                 ui.selectable_value(&mut s.pass, p, p.name())
@@ -594,29 +611,49 @@ fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
     ));
 }
 
-fn timings(ui: &mut egui::Ui, st: &FrameStats) {
+fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
     let m = &st.means;
-    let estimate = if st.step.slices > 1 {
+    // Numbers of another setting's frames, or none yet, show as pending.
+    let current = st.is_current(s);
+    let means = st.means_current(s);
+    let ms = |v: f32| {
+        if means {
+            format!("{v:.2} ms")
+        } else {
+            PENDING.to_string()
+        }
+    };
+    let estimate = if current && st.step.slices > 1 {
         " (estimate)"
     } else {
         ""
     };
     ui.label(format!(
-        "{} FPS   engine {:.2} ms{estimate}   render {:.2} ms",
+        "{} FPS   engine {}{estimate}   render {}",
         format_fps(st.fps),
-        m.engine_ms(),
-        m.ms[4]
+        ms(m.engine_ms()),
+        ms(m.ms[4])
     ))
-    .on_hover_text(
-        "Frames per second over the last half second; engine = move + rebuild + query + apply.",
-    );
+    .on_hover_text(format!(
+        "Frames per second over the last half second; engine = move + rebuild + query + apply.{}",
+        if means {
+            String::new()
+        } else {
+            format!(" {PENDING}: {PENDING_TIP}")
+        }
+    ));
     if let Some(slow) = st.slowest_s {
         ui.label(egui::RichText::new(format!("slowest refresh of the last 128: {:.0} ms", slow * 1e3)).weak())
             .on_hover_text("The longest wait between two window refreshes lately: what the window felt like at its worst. A naive frame, a big picture, a respawn or a sweep is spread over refreshes so this stays below 250 ms.");
     }
-    ui.label(egui::RichText::new(format!("phase times: {}", m.describe())).weak());
+    let covers = if means {
+        m.describe()
+    } else {
+        "pending, the first frame with these settings is in progress".to_string()
+    };
+    ui.label(egui::RichText::new(format!("phase times: {covers}")).weak());
     match (&st.counters_unavailable, st.step.query_cache) {
-        (None, Some(c)) => {
+        (None, Some(c)) if current => {
             let llc = st.llc_event;
             let n = st.units.max(1) as f64;
             ui.label(format!(
@@ -645,7 +682,7 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
         ))
         .on_hover_text(format!("This frame's queries take longer than a refresh may, so each refresh runs a slice of them (about {:.0} ms); the picture shows the last complete frame and the window keeps answering.", SLICE_BUDGET_S * 1e3));
     }
-    if st.step.slices > 1 {
+    if current && st.step.slices > 1 {
         ui.label(format!(
             "last frame spread over {} slices: engine and query times are their sum, an estimate of one whole frame",
             st.step.slices
@@ -676,34 +713,46 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
         .show(ui, |ui| {
             for ((name, v), tip) in PHASES.iter().zip(m.ms).zip(tips) {
                 ui.label(*name).on_hover_text(tip);
-                ui.monospace(format!("{v:9.3} ms"));
+                if means {
+                    ui.monospace(format!("{v:9.3} ms"));
+                } else {
+                    ui.monospace(format!("{PENDING:>12}"))
+                        .on_hover_text(PENDING_TIP);
+                }
                 ui.end_row();
             }
+            let counted = |v: String| if current { v } else { PENDING.to_string() };
             let rows = [
                 (
                     "candidates / frame",
-                    thousands(q.candidates),
+                    counted(thousands(q.candidates)),
                     "Entries run through the distance test in the last frame.",
                 ),
                 (
                     "neighbors / frame",
-                    thousands(q.neighbors),
+                    counted(thousands(q.neighbors)),
                     "Neighbor pairs found in the last frame (each unit lists its own). The same whatever the strategy or kernel.",
                 ),
                 (
                     "tested per hit",
-                    format!("{:.1}", q.candidates as f64 / q.neighbors.max(1) as f64),
+                    counted(format!(
+                        "{:.1}",
+                        q.candidates as f64 / q.neighbors.max(1) as f64
+                    )),
                     "Candidates per neighbor found: 1.0 would waste no test; the naive scan tests everything.",
                 ),
                 (
                     "allocations / frame",
-                    allocations_text(st.step_allocations),
+                    allocations_text(st.step_allocations, current),
                     "Heap allocations during the last simulation step (counting global allocator); \"-\" when the step ran on a worker thread, where the process-wide count would include the window's own.",
                 ),
             ];
             for (name, value, tip) in rows {
                 ui.label(name).on_hover_text(tip);
-                ui.monospace(format!("{value:>12}"));
+                let shown = ui.monospace(format!("{value:>12}"));
+                if !current {
+                    shown.on_hover_text(PENDING_TIP);
+                }
                 ui.end_row();
             }
         });

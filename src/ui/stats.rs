@@ -5,7 +5,7 @@
 
 use crate::render::PictureStats;
 use crate::sim::sweep::CellSweep;
-use crate::sim::StepStats;
+use crate::sim::{Settings, StepStats};
 
 /// Frames kept for the timing graph.
 pub const HISTORY: usize = 300;
@@ -263,8 +263,14 @@ impl SelectedUnit {
 /// filled by the frame loop.
 #[derive(Clone, Debug, Default)]
 pub struct FrameStats {
-    /// Engine phases and counters of the last step.
+    /// Engine phases and counters of the last complete step.
     pub step: StepStats,
+    /// The settings of the last complete step: `step`, the result bytes and
+    /// the cache counters describe them, and so do the means once they
+    /// cover a frame. `None` before the first step. Values for settings
+    /// that ask other work of the engine ([`Settings::same_work`]) are not
+    /// shown: see [`FrameStats::is_current`].
+    pub measured: Option<Settings>,
     /// CPU time spent drawing the last step's picture (all its slices and
     /// the refreshes that showed the previous one meanwhile), seconds.
     pub render_s: f64,
@@ -343,6 +349,23 @@ pub struct FrameStats {
     /// The cell-size sweep, running or finished: a copy of the frame loop's,
     /// refreshed when it changes (once per step while it runs).
     pub sweep: Option<CellSweep>,
+}
+
+impl FrameStats {
+    /// Whether the last step's numbers describe `settings` (the same work:
+    /// [`Settings::same_work`]); the overlay shows them as pending ("–")
+    /// otherwise, never as zero or as another setting's values.
+    pub fn is_current(&self, settings: &Settings) -> bool {
+        self.measured
+            .as_ref()
+            .is_some_and(|m| m.same_work(settings))
+    }
+
+    /// Whether the phase means describe `settings`: the last step does and
+    /// the means cover at least one frame since the work changed.
+    pub fn means_current(&self, settings: &Settings) -> bool {
+        self.is_current(settings) && self.means.frames > 0
+    }
 }
 
 /// Events per second over the last second: deaths and spawns of the
