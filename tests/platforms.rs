@@ -107,6 +107,8 @@ fn engine_tests_pass_on_aarch64_under_qemu_with_neon() {
             "--test",
             "spatial_equivalence",
             "--test",
+            "spatial_extremes",
+            "--test",
             "spatial_cases",
         ])
         .args(["--manifest-path", manifest(), "--target-dir"])

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod equivalence;
+
 use std::sync::OnceLock;
 
 use spatial_query_lab::spatial::Kernel;
