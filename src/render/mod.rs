@@ -44,7 +44,7 @@ pub mod units;
 pub mod world;
 
 pub use camera::{CameraInput, OrbitCamera};
-pub use egui_host::{EguiHost, UiClaims};
+pub use egui_host::{EguiHost, PassInput, UiClaims};
 pub use heatmap::CellHeatmap;
 pub use instances::{
     normal_errors, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, VertexLayout,
