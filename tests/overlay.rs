@@ -8,7 +8,9 @@ use egui_kittest::kittest::{Node, Queryable};
 use egui_kittest::Harness;
 use egui_macroquad::egui;
 
-use spatial_query_lab::render::egui_host::deliverable;
+use spatial_query_lab::render::egui_host::{
+    deliverable, wheel_notches, WheelSource, LINE_SCROLL_POINTS,
+};
 use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
@@ -349,6 +351,51 @@ fn on_a_short_window_the_panel_scrolls_instead_of_running_off_screen() {
     // Scrolling down brings the timing graph's legend into view.
     let legend = h.get_by_label("— query");
     assert!(legend.raw_bounds().is_some());
+}
+
+/// The top of the "units" slider, inside the panel's scroll area.
+fn units_top(h: &Harness<'_, State>) -> f32 {
+    slider(h, "units").top()
+}
+
+#[test]
+fn ten_wheel_notches_scroll_the_panel_ten_lines() {
+    // Hard case W2: ten X11 notches scrolled the panel 5 points (raw / 90).
+    // The window's host hands egui one `MouseWheelUnit::Line` per notch
+    // (egui-miniquad 0.16 builds the event as below) and sets a line to
+    // LINE_SCROLL_POINTS on every platform.
+    for (source, raw) in [
+        // `xdotool click 5`: X11 button 5, `mouse_wheel_event(0.0, -1.0)`.
+        (WheelSource::X11, -1.0),
+        // One notch toward the user on Windows: -WHEEL_DELTA.
+        (WheelSource::Windows, -120.0),
+    ] {
+        let mut h = harness(stats());
+        h.ctx
+            .options_mut(|o| o.line_scroll_speed = LINE_SCROLL_POINTS);
+        h.set_size(egui::vec2(1280.0, 360.0));
+        h.run();
+        let before = units_top(&h);
+        let over = slider(&h, "units").center();
+        frame(&mut h, vec![egui::Event::PointerMoved(over)]);
+        let notch = egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Line,
+            delta: egui::vec2(0.0, wheel_notches(raw, source)),
+            modifiers: egui::Modifiers::NONE,
+        };
+        frame(&mut h, vec![notch; 10]);
+        // egui spreads a wheel's scroll over a few passes; twenty settle it.
+        h.run_steps(20);
+        let moved = before - units_top(&h);
+        assert!(
+            h.state().claims_pointer,
+            "{source:?}: the wheel over the panel is the overlay's"
+        );
+        assert!(
+            (moved - 10.0 * LINE_SCROLL_POINTS).abs() < 0.5,
+            "{source:?}: ten notches scrolled the panel {moved} points, not ten lines"
+        );
+    }
 }
 
 #[test]

@@ -4,14 +4,13 @@
 use glam::{Vec2, Vec3};
 use macroquad::prelude::{
     get_frame_time, is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed,
-    is_mouse_button_released, mouse_position, mouse_wheel, screen_height, screen_width,
-    MouseButton,
+    is_mouse_button_released, mouse_position, screen_height, screen_width, MouseButton,
 };
 
 use super::keys::{self, Action};
 use super::pointer::PointerFrame;
 use super::{aspect, App};
-use crate::render::{CameraInput, OrbitCamera, UiClaims};
+use crate::render::{CameraInput, OrbitCamera, PassInput};
 use crate::sim::{Layout, Pass};
 use crate::spatial::{Kernel, Query};
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE};
@@ -22,8 +21,12 @@ const PICK_RADIUS: f32 = 8.0;
 
 impl App {
     /// Keys (unless a text field has focus) and the mouse (what the overlay
-    /// does not own): shortcuts, the camera, picking.
-    pub(super) fn input(&mut self, claims: UiClaims) {
+    /// does not own): shortcuts, the camera, picking. `pass` is what this
+    /// frame's overlay pass claimed and the wheel of the events it delivered
+    /// (not macroquad's `mouse_wheel()`, which keeps only a frame's last
+    /// event, unscaled; see [`crate::render::egui_host`]).
+    pub(super) fn input(&mut self, pass: PassInput) {
+        let claims = pass.claims;
         if !claims.keyboard {
             for action in keys::pressed_actions(is_key_pressed, is_key_down) {
                 self.apply(action);
@@ -41,7 +44,7 @@ impl App {
             pressed: button(is_mouse_button_pressed),
             released: button(is_mouse_button_released),
             down: button(is_mouse_button_down),
-            wheel: mouse_wheel().1,
+            wheel: pass.wheel.y,
         };
         let scene = self.pointer.route(&frame, claims.pointer);
         let held = |a: Action| (!claims.keyboard && keys::is_held(a, is_key_down)) as i32 as f32;

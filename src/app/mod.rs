@@ -44,7 +44,7 @@ use macroquad::prelude::*;
 
 use crate::render::mesh::asset_dirs;
 use crate::render::{
-    load_unit_kind, save_screenshot, EguiHost, OrbitCamera, ProgressiveScene, UiClaims,
+    load_unit_kind, save_screenshot, EguiHost, OrbitCamera, PassInput, ProgressiveScene,
     UnitRenderer,
 };
 use crate::render::{
@@ -321,12 +321,12 @@ impl App {
         // The screenshot's last frame runs the overlay once, after the step,
         // so it shows this frame's numbers.
         let last = self.last_frame.is_some_and(|n| self.frame >= n);
-        let (actions, claims) = if last {
+        let (actions, pass) = if last {
             Default::default()
         } else {
             self.overlay_pass()
         };
-        self.input(claims);
+        self.input(pass);
         self.overlay_actions(actions);
         self.settle(&before);
         self.since_step += get_frame_time();
@@ -343,7 +343,7 @@ impl App {
 
     /// Runs the overlay on this frame's input (painted later, in
     /// `App::frame`, on top of the scene).
-    fn overlay_pass(&mut self) -> (OverlayActions, UiClaims) {
+    fn overlay_pass(&mut self) -> (OverlayActions, PassInput) {
         let App {
             egui,
             overlay,
@@ -353,8 +353,8 @@ impl App {
             ..
         } = self;
         let mut actions = OverlayActions::default();
-        let claims = egui.run_overlay(|ctx| actions = overlay.show(ctx, settings, view, stats));
-        (actions, claims)
+        let pass = egui.run_overlay(|ctx| actions = overlay.show(ctx, settings, view, stats));
+        (actions, pass)
     }
 
     /// Selects unit `id` as `--select` does: as if clicked, followed, and

@@ -22,7 +22,10 @@ pub struct PointerFrame {
     pub released: [bool; 3],
     /// Buttons held at the end of the frame: left, right, middle.
     pub down: [bool; 3],
-    /// Wheel notches this frame, positive = away from the user.
+    /// Wheel notches of this frame's overlay pass, positive = away from the
+    /// user: the sum of every wheel event the pass delivered
+    /// ([`crate::render::egui_host::PassInput::wheel`]), so none is lost or
+    /// counted twice.
     pub wheel: f32,
 }
 
@@ -33,7 +36,7 @@ pub struct SceneInput {
     pub orbit_drag: Vec2,
     /// Pointer movement during a right or middle drag, pixels.
     pub pan_drag: Vec2,
-    /// Wheel notches.
+    /// Wheel notches (all of the frame's, or none when the overlay has the pointer).
     pub wheel: f32,
     /// A left click (press and release within [`CLICK_SLOP_PX`]) at this position, pixels.
     pub click: Option<Vec2>,
@@ -105,6 +108,9 @@ impl PointerRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::camera::ZOOM_PER_NOTCH;
+    use crate::render::egui_host::{wheel_sum, InputEvent, WheelSource};
+    use crate::render::{CameraInput, OrbitCamera};
 
     fn at(x: f32, y: f32) -> PointerFrame {
         PointerFrame {
@@ -217,5 +223,48 @@ mod tests {
         wheel.wheel = 2.0;
         assert_eq!(r.route(&wheel, true).wheel, 0.0);
         assert_eq!(r.route(&wheel, false).wheel, 2.0);
+    }
+
+    /// Runs the frames (each the events one overlay pass delivers) through
+    /// the wheel sum, the router and the camera as `App::input` does;
+    /// returns the camera's distance at the end.
+    fn zoom_after(frames: &[Vec<InputEvent>], source: WheelSource, over_panel: bool) -> f32 {
+        let mut router = PointerRouter::default();
+        let mut camera = OrbitCamera::looking_at_world(443.0);
+        for events in frames {
+            let frame = PointerFrame {
+                pos: Vec2::new(900.0, 400.0),
+                wheel: wheel_sum(events, source).y,
+                ..Default::default()
+            };
+            let scene = router.route(&frame, over_panel);
+            let input = CameraInput {
+                wheel: scene.wheel,
+                ..Default::default()
+            };
+            camera.apply_input(&input, 800.0);
+        }
+        camera.distance
+    }
+
+    #[test]
+    fn five_notches_in_one_slow_frame_zoom_as_five_frames_do() {
+        // Hard case W2: at 10 frames per second five quick notches zoomed
+        // the camera one step (only the last wheel event of a frame was kept).
+        let start = OrbitCamera::looking_at_world(443.0).distance;
+        let five_steps = start * ZOOM_PER_NOTCH.powi(5);
+        for source in WheelSource::ALL {
+            let notch = InputEvent::Wheel(0.0, source.per_notch());
+            let one_slow = vec![vec![notch; 5]];
+            let spread = vec![vec![notch]; 5];
+            for (frames, what) in [(one_slow, "one frame"), (spread, "five frames")] {
+                let d = zoom_after(&frames, source, false);
+                assert!(
+                    (d / five_steps - 1.0).abs() < 1e-4,
+                    "{source:?}, {what}: distance {d}, five steps {five_steps}"
+                );
+                assert_eq!(zoom_after(&frames, source, true), start, "over the panel");
+            }
+        }
     }
 }

@@ -21,6 +21,14 @@ pub const MIN_DISTANCE: f32 = 2.0;
 pub const MAX_DISTANCE: f32 = 3.0e6;
 /// Largest allowed |coordinate| of the target, world units.
 const MAX_TARGET: f32 = 2.0e6;
+/// Distance factor of one wheel notch (zoom in; the inverse zooms out).
+pub const ZOOM_PER_NOTCH: f32 = 0.88;
+/// Most wheel notches one frame applies, either way: more than the whole
+/// distance range takes (ln(MAX_DISTANCE / MIN_DISTANCE) / ln(1 / 0.88),
+/// about 111), so no real frame's notches are cut short, while an absurd
+/// value cannot overflow `powf` (an infinite distance would be dropped,
+/// not clamped).
+const MAX_NOTCHES_PER_FRAME: f32 = 200.0;
 
 /// Yaw of the default 3/4 view, radians: the eye is south-east of the center
 /// (+x, +z side), so world +x runs to the right and +z toward the viewer.
@@ -196,7 +204,8 @@ impl OrbitCamera {
     ///
     /// `orbit_drag` turns the camera by 0.006 radians per pixel (x: yaw,
     /// y: pitch); `pan_drag` grabs the ground so it follows the cursor;
-    /// `wheel` zooms by 0.88 per notch (clamped to ±5 notches per frame);
+    /// `wheel` zooms by [`ZOOM_PER_NOTCH`] per notch, every notch of the frame
+    /// (so n notches in one frame zoom as n frames of one notch);
     /// `pan_keys` (x: right, y: forward, each -1..1) moves the target at 0.8
     /// distances per second and `orbit_keys` turns at 1.5 radians per second,
     /// both scaled by `dt` seconds (clamped to 0..0.1). `screen_height` is in
@@ -220,9 +229,10 @@ impl OrbitCamera {
             let along = pan.y * world_per_pixel / self.pitch.sin().max(0.2);
             self.target += -right * pan.x * world_per_pixel + forward * along;
         }
-        let wheel = finite_or(input.wheel, 0.0).clamp(-5.0, 5.0);
+        let wheel =
+            finite_or(input.wheel, 0.0).clamp(-MAX_NOTCHES_PER_FRAME, MAX_NOTCHES_PER_FRAME);
         if wheel != 0.0 {
-            self.distance *= 0.88_f32.powf(wheel);
+            self.distance *= ZOOM_PER_NOTCH.powf(wheel);
         }
         let keys = finite(input.pan_keys).clamp(Vec2::NEG_ONE, Vec2::ONE);
         if keys != Vec2::ZERO {
@@ -428,6 +438,37 @@ mod tests {
             extent = extent.max(ndc.x.abs()).max(ndc.y.abs());
         }
         assert!(extent > 0.85, "world fills only {extent} of the view");
+    }
+
+    #[test]
+    fn every_notch_of_a_frame_zooms_one_step() {
+        // Ten notches in one slow frame zoom as ten frames of one notch (a
+        // clamp of 5 notches per frame dropped the rest).
+        let start = OrbitCamera::looking_at_world(443.0);
+        let notch = |wheel: f32| CameraInput {
+            wheel,
+            ..Default::default()
+        };
+        for n in [1, 5, 10, 40] {
+            for sign in [1.0, -1.0] {
+                let mut one_frame = start;
+                one_frame.apply_input(&notch(sign * n as f32), 800.0);
+                let mut frames = start;
+                for _ in 0..n {
+                    frames.apply_input(&notch(sign), 800.0);
+                }
+                let expected = start.distance * ZOOM_PER_NOTCH.powi(n * sign as i32);
+                for (d, what) in [
+                    (one_frame.distance, "one frame"),
+                    (frames.distance, "frames"),
+                ] {
+                    assert!(
+                        (d / expected - 1.0).abs() < 1e-4,
+                        "{n} notches ({sign}) in {what}: {d}, expected {expected}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

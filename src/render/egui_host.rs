@@ -9,8 +9,23 @@
 //! drag is lost. This host delivers events in order but ends a pass at a
 //! button press ([`deliverable`]): what follows the press waits one frame, so
 //! every drag reaches the widget it started on.
+//!
+//! The wheel, one rule for egui and the camera: each backend reports a notch
+//! with its own magnitude ([`WheelSource`]), so every wheel event is turned
+//! into notches ([`wheel_notches`]) and egui gets one line per notch
+//! ([`LINE_SCROLL_POINTS`] points on every platform). The wheel events that a
+//! pass delivers to egui are also summed ([`next_pass`]) and handed to the
+//! frame ([`PassInput::wheel`]), where the pointer router gives them to the
+//! camera unless the overlay claims the pointer after that pass. Events held
+//! back to the next pass (after a press) count in the frame of the pass that
+//! delivers them. So every notch counts once, however many arrive in a frame:
+//! in the scroll area under the pointer, or as one camera zoom step.
+//! (macroquad's own `mouse_wheel()` keeps only the last event of a frame, in
+//! the backend's raw magnitude; the window does not use it.)
 
 use std::collections::VecDeque;
+
+use glam::Vec2;
 
 use egui_macroquad::egui;
 use egui_miniquad::EguiMq;
@@ -36,6 +51,111 @@ pub enum InputEvent {
     KeyDown(KeyCode, KeyMods),
     /// A key went up.
     KeyUp(KeyCode, KeyMods),
+}
+
+/// Points one egui line scrolls, on every platform: egui's native default
+/// (egui 0.31 `Options::line_scroll_speed`, 40 points), which the host also
+/// sets on the web, where egui's default is 8. One wheel notch is one line.
+pub const LINE_SCROLL_POINTS: f32 = 40.0;
+
+/// The windowing backend a wheel event comes from: each reports one notch of
+/// a mouse wheel with its own magnitude (read in miniquad 0.4.11's sources).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WheelSource {
+    /// X11 (`native/linux_x11.rs`): buttons 4 to 7, 1 per notch.
+    X11,
+    /// Wayland (`native/linux_wayland.rs`): `wl_pointer.axis` values passed
+    /// through (vertical negated); compositors send 10 per notch (weston's and
+    /// mutter's step distance; SDL and GLFW divide by 10 too), touchpads
+    /// smaller continuous values. Not used by this program (see
+    /// [`WheelSource::current`]).
+    Wayland,
+    /// Windows (`native/windows.rs`): `WM_MOUSEWHEEL`'s delta, `WHEEL_DELTA`
+    /// = 120 per notch; high-resolution wheels send fractions of it.
+    Windows,
+    /// macOS (`native/macos.rs`): `scrollingDeltaY`, one line per notch, times
+    /// 10 when the deltas are not precise, so 10 per notch. Trackpads and the
+    /// Magic Mouse report precise deltas in points, passed as they are, so
+    /// there 10 points count as a notch.
+    MacOs,
+    /// The browser (`js/gl.js`, `native/wasm.rs`): the DOM wheel event's
+    /// `-deltaY` truncated to an integer, its `deltaMode` never read (so
+    /// Firefox reports pixels too). Chrome and Edge report 100 CSS pixels per
+    /// notch at 100% zoom; other browsers, zoom levels and display scales
+    /// report other values, which no setting here can tell apart.
+    Web,
+}
+
+impl WheelSource {
+    /// Every backend, for tests.
+    pub const ALL: [WheelSource; 5] = [
+        WheelSource::X11,
+        WheelSource::Wayland,
+        WheelSource::Windows,
+        WheelSource::MacOs,
+        WheelSource::Web,
+    ];
+
+    /// The backend of this build's window: the web for wasm32, Windows,
+    /// macOS, else X11 (on Linux miniquad's default `LinuxBackend::X11Only`,
+    /// which `main.rs` keeps).
+    pub const fn current() -> Self {
+        if cfg!(target_arch = "wasm32") {
+            WheelSource::Web
+        } else if cfg!(target_os = "windows") {
+            WheelSource::Windows
+        } else if cfg!(target_os = "macos") {
+            WheelSource::MacOs
+        } else {
+            WheelSource::X11
+        }
+    }
+
+    /// What the backend reports for one notch, in its own unit (see the variants).
+    pub const fn per_notch(self) -> f32 {
+        match self {
+            WheelSource::X11 => 1.0,
+            WheelSource::Wayland | WheelSource::MacOs => 10.0,
+            WheelSource::Windows => 120.0,
+            WheelSource::Web => 100.0,
+        }
+    }
+}
+
+/// Wheel notches in one raw `mouse_wheel_event` delta (one axis) from
+/// `source`: one notch is one egui line and one camera zoom step. The sign is
+/// kept (vertical: positive = away from the user). A non-finite delta is 0.
+pub fn wheel_notches(raw: f32, source: WheelSource) -> f32 {
+    if raw.is_finite() {
+        raw / source.per_notch()
+    } else {
+        0.0
+    }
+}
+
+/// The wheel of `events`, notches (x right, y away from the user): the sum
+/// of every [`InputEvent::Wheel`] among them, scaled by [`wheel_notches`].
+pub fn wheel_sum<'a>(
+    events: impl IntoIterator<Item = &'a InputEvent>,
+    source: WheelSource,
+) -> Vec2 {
+    events
+        .into_iter()
+        .map(|e| match *e {
+            InputEvent::Wheel(dx, dy) => {
+                Vec2::new(wheel_notches(dx, source), wheel_notches(dy, source))
+            }
+            _ => Vec2::ZERO,
+        })
+        .sum()
+}
+
+/// The next egui pass over the front of `queue`: how many events it takes
+/// ([`deliverable`]) and their wheel ([`wheel_sum`], notches). The caller
+/// drains exactly those events, so each wheel event is summed once.
+pub fn next_pass(queue: &VecDeque<InputEvent>, source: WheelSource) -> (usize, Vec2) {
+    let n = deliverable(queue.iter().copied(), edge);
+    (n, wheel_sum(queue.range(..n), source))
 }
 
 /// A button transition of an event: `(button, pressed)`.
@@ -110,6 +230,17 @@ pub struct UiClaims {
     pub keyboard: bool,
 }
 
+/// What one overlay pass leaves to the rest of the frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PassInput {
+    /// What the overlay claims of the input.
+    pub claims: UiClaims,
+    /// The wheel of the events this pass delivered, notches (x right, y away
+    /// from the user; see the module docs): for the camera unless the
+    /// overlay claims the pointer.
+    pub wheel: Vec2,
+}
+
 /// egui in the window: one [`EguiHost::run_overlay`] and one [`EguiHost::draw`] per frame.
 pub struct EguiHost {
     mq: EguiMq,
@@ -131,6 +262,8 @@ impl EguiHost {
         // we run inside the window, on its thread); the borrow is a temporary
         // that ends with this statement, before any other macroquad call.
         let mq = EguiMq::new(unsafe { get_internal_gl() }.quad_context);
+        mq.egui_ctx()
+            .options_mut(|o| o.line_scroll_speed = LINE_SCROLL_POINTS);
         EguiHost {
             mq,
             subscriber: register_input_subscriber(),
@@ -146,7 +279,8 @@ impl EguiHost {
 
     /// Runs one egui pass of `ui` (the overlay) over the events that came
     /// since the last call (or waited from it; see [`deliverable`]) and
-    /// returns what it claims of the input this frame: the pointer when it
+    /// returns what it claims of the input this frame (with the wheel of the
+    /// events it took, [`PassInput::wheel`]): the pointer when it
     /// is over the overlay or dragging in it, the keyboard when a text field
     /// had focus before the pass or has it after (so the Esc that ends an edit,
     /// or a key typed into a field that a click then left, reaches only the field).
@@ -157,14 +291,17 @@ impl EguiHost {
     ///
     /// # Panics
     /// If called outside a running macroquad window.
-    pub fn run_overlay(&mut self, mut ui: impl FnMut(&egui::Context)) -> UiClaims {
+    pub fn run_overlay(&mut self, mut ui: impl FnMut(&egui::Context)) -> PassInput {
         repeat_all_miniquad_input(&mut self.recorder, self.subscriber);
-        let n = deliverable(self.recorder.queue.iter().copied(), edge);
+        let source = WheelSource::current();
+        let (n, wheel) = next_pass(&self.recorder.queue, source);
         for e in self.recorder.queue.drain(..n) {
             match e {
                 InputEvent::Motion(x, y) => self.mq.mouse_motion_event(x, y),
-                // Same scaling as egui-macroquad: miniquad reports 90 per notch on desktops.
-                InputEvent::Wheel(dx, dy) => self.mq.mouse_wheel_event(dx / 90.0, dy / 90.0),
+                // egui-miniquad sends `MouseWheelUnit::Line`: one line per notch.
+                InputEvent::Wheel(dx, dy) => self
+                    .mq
+                    .mouse_wheel_event(wheel_notches(dx, source), wheel_notches(dy, source)),
                 InputEvent::Down(b, x, y) => self.mq.mouse_button_down_event(b, x, y),
                 InputEvent::Up(b, x, y) => self.mq.mouse_button_up_event(b, x, y),
                 InputEvent::Char(c) => self.mq.char_event(c),
@@ -196,7 +333,7 @@ impl EguiHost {
                 self.mq.draw(gl.quad_context);
             }
         }
-        claims
+        PassInput { claims, wheel }
     }
 
     /// Paints the output of the last [`EguiHost::run_overlay`] over what was drawn
@@ -253,5 +390,84 @@ mod tests {
         assert_eq!(deliverable(q.iter().copied(), edge), 3);
         assert_eq!(deliverable([Char('x'), Wheel(0.0, 1.0)], edge), 2);
         assert_eq!(deliverable(std::iter::empty::<InputEvent>(), edge), 0);
+    }
+
+    /// What each backend sends for one notch away from the user, read in
+    /// miniquad 0.4.11's sources (see [`WheelSource`]).
+    fn one_notch_up(source: WheelSource) -> f32 {
+        match source {
+            // `mouse_wheel_event(0.0, 1.0)` for button 4.
+            WheelSource::X11 => 1.0,
+            // `-wl_fixed_to_double(value)`, value -10 from the compositor.
+            WheelSource::Wayland => -(-10.0),
+            // `HIWORD(wparam) as i16`: WHEEL_DELTA.
+            WheelSource::Windows => 120.0,
+            // `scrollingDeltaY` of 1 line, times 10 (not precise).
+            WheelSource::MacOs => 1.0 * 10.0,
+            // `-event.deltaY`, Chrome's deltaY of -100 pixels.
+            WheelSource::Web => -(-100.0),
+        }
+    }
+
+    #[test]
+    fn ten_notches_are_ten_lines_on_every_backend() {
+        // The reported fault: raw / 90 made ten X11 notches 0.11 lines
+        // (egui scrolled 5 points) and ten Windows notches 13.3.
+        for source in WheelSource::ALL {
+            let raw = one_notch_up(source);
+            for sign in [1.0, -1.0] {
+                let lines: f32 = (0..10).map(|_| wheel_notches(sign * raw, source)).sum();
+                assert!(
+                    (lines - 10.0 * sign).abs() < 1e-5,
+                    "{source:?}: ten notches gave {lines} lines"
+                );
+            }
+        }
+        assert_eq!(wheel_notches(f32::NAN, WheelSource::X11), 0.0);
+        assert_eq!(wheel_notches(f32::INFINITY, WheelSource::Windows), 0.0);
+        #[cfg(target_os = "linux")]
+        assert_eq!(WheelSource::current(), WheelSource::X11);
+    }
+
+    #[test]
+    fn every_wheel_event_of_a_slow_frame_counts() {
+        // The reported fault: macroquad's `mouse_wheel()` keeps only the last
+        // wheel event of a frame, so five quick notches were one.
+        use InputEvent::*;
+        for source in WheelSource::ALL {
+            let up = Wheel(0.0, one_notch_up(source));
+            let q: VecDeque<InputEvent> = [
+                Motion(900.0, 400.0),
+                up,
+                up,
+                Motion(901.0, 400.0),
+                up,
+                up,
+                Char('x'),
+                up,
+            ]
+            .into();
+            let (n, wheel) = next_pass(&q, source);
+            assert_eq!(n, q.len());
+            assert!(
+                (wheel - Vec2::new(0.0, 5.0)).length() < 1e-5,
+                "{source:?}: five notches summed to {wheel}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wheel_held_back_after_a_press_counts_once_in_the_next_pass() {
+        use InputEvent::*;
+        let l = MouseButton::Left;
+        let source = WheelSource::Windows;
+        let (up, down) = (Wheel(0.0, 120.0), Wheel(0.0, -120.0));
+        let mut q: VecDeque<InputEvent> =
+            [up, Down(l, 1.0, 1.0), down, down, down, Up(l, 1.0, 1.0)].into();
+        let (n, first) = next_pass(&q, source);
+        assert_eq!((n, first), (2, Vec2::new(0.0, 1.0)), "up to the press");
+        q.drain(..n);
+        let (n, second) = next_pass(&q, source);
+        assert_eq!((n, second), (4, Vec2::new(0.0, -3.0)), "the rest, once");
     }
 }

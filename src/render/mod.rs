@@ -48,7 +48,7 @@ pub mod units;
 pub mod world;
 
 pub use camera::{CameraInput, OrbitCamera};
-pub use egui_host::{EguiHost, UiClaims};
+pub use egui_host::{EguiHost, PassInput, UiClaims};
 pub use gl_limits::GlLimits;
 pub use heatmap::CellHeatmap;
 pub use instances::{
