@@ -1,4 +1,5 @@
-//! The binary's flags and the headless `bench` mode.
+//! The binary's flags, the headless `bench` mode, and the one-line refusals
+//! when no window can open.
 
 use std::process::Command;
 
@@ -413,5 +414,96 @@ fn bench_takes_the_scenario_and_flags_override_it() {
     assert_eq!(
         run(&["--units", "2000", "--workload", "hotspot"]),
         (2_000, "hotspot".to_string())
+    );
+}
+
+/// A display number with no X server on this machine (neither the socket
+/// file nor the abstract socket libxcb tries first), from 77 up.
+#[cfg(target_os = "linux")]
+fn free_display() -> u32 {
+    let sockets = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+    (77..1000)
+        .find(|n| {
+            let path = format!("/tmp/.X11-unix/X{n}");
+            !std::path::Path::new(&path).exists()
+                && !sockets.lines().any(|l| l.ends_with(&format!(" @{path}")))
+        })
+        .expect("a free display number")
+}
+
+/// Runs the binary with `args` and the environment changed by `env`, even
+/// with a backtrace asked for; asserts exit code 2 and exactly one line on
+/// stderr that is an error and no panic report; returns that line.
+#[cfg(target_os = "linux")]
+fn window_refused(args: &[&str], env: impl FnOnce(&mut Command)) -> String {
+    let mut cmd = exe();
+    cmd.args(args).env("RUST_BACKTRACE", "1");
+    env(&mut cmd);
+    let out = cmd.output().expect("run the binary");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    for word in ["panicked", "backtrace", "RUST_BACKTRACE"] {
+        assert!(!err.contains(word), "{args:?}: {err}");
+    }
+    err
+}
+
+/// A stale display (an Xvfb that exited, an ssh session that ended): one
+/// line naming it and how to run headless, exit code 2, for the window and
+/// for `render-bench`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_display_with_no_x_server_is_one_line_and_exit_code_2() {
+    let display = format!(":{}", free_display());
+    for args in [&["--frames", "1"][..], &["render-bench", "--frames", "1"]] {
+        let err = window_refused(args, |c| {
+            c.env("DISPLAY", &display).env_remove("WAYLAND_DISPLAY");
+        });
+        assert!(err.contains(&format!("DISPLAY={display}")), "{err}");
+        assert!(err.contains("xvfb-run -a -s"), "{err}");
+    }
+}
+
+/// A Wayland session without XWayland: the window needs X11.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_wayland_session_without_xwayland_is_one_line_and_exit_code_2() {
+    let err = window_refused(&["--frames", "1"], |c| {
+        c.env_remove("DISPLAY").env("WAYLAND_DISPLAY", "wayland-9");
+    });
+    assert!(err.contains("WAYLAND_DISPLAY=wayland-9"), "{err}");
+    assert!(
+        err.contains("XWayland") && err.contains("xvfb-run"),
+        "{err}"
+    );
+}
+
+/// Past the check before opening (something listens on the display's
+/// socket but is no X server: it hangs up), the windowing library's own
+/// panic (`XOpenDisplay() failed!`, or a missing libX11 where there is none)
+/// still becomes one line and exit code 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_windowing_library_failing_after_the_check_is_one_line_and_exit_code_2() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+
+    let n = free_display();
+    let name = format!("/tmp/.X11-unix/X{n}");
+    let addr = SocketAddr::from_abstract_name(name.as_bytes()).expect("socket name");
+    let listener = UnixListener::bind_addr(&addr).expect("bind the abstract socket");
+    // Accepts and hangs up on every client; ends with the test process.
+    std::thread::spawn(move || listener.incoming().for_each(drop));
+    let display = format!(":{n}");
+    let err = window_refused(&["--frames", "1"], |c| {
+        c.env("DISPLAY", &display).env_remove("WAYLAND_DISPLAY");
+    });
+    assert!(
+        err.contains(&format!(
+            "cannot connect to the X server at DISPLAY={display}"
+        )) || err.contains("is missing"),
+        "{err}"
     );
 }

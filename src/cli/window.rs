@@ -11,7 +11,7 @@ use spatial_query_lab::scenario::Scenario;
 use spatial_query_lab::sim::Settings;
 use spatial_query_lab::spatial::Kernel;
 
-use super::display::{one_line_window_errors, require_display};
+use super::display::{one_line_window_errors, require_display, window_opened};
 use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
 
 /// How a window flag given on the command line restores its value over a
@@ -73,6 +73,7 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
     };
     one_line_window_errors();
     macroquad::Window::from_config(conf, async move {
+        window_opened();
         let result = app::render_bench::run(&cfg, |row| {
             eprintln!(
                 "  {} units, {}: {:.2} ms per frame ({:.1} FPS)",
@@ -224,6 +225,7 @@ pub(crate) fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
     };
     one_line_window_errors();
     macroquad::Window::from_config(conf, async move {
+        window_opened();
         let c = app::run(opts).await;
         // macroquad keeps the event loop alive after the future ends; leave
         // now, with the app's exit code.
