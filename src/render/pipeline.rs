@@ -14,7 +14,7 @@
 //!
 //! | buffer | step         | content                                   | format              | stride |
 //! |--------|--------------|-------------------------------------------|---------------------|--------|
-//! | 0      | per vertex   | [`FloatVertex`]: position, normal, padding | `Float3`, `Float3`  | 32 B   |
+//! | 0      | per vertex   | [`FloatVertex`]: position, normal, padding | `Float3`, `Float3`, `Float2` | 32 B   |
 //! | 1      | per instance | [`UnitInstance`]                          | `Float4` + `Byte4`  | 20 B   |
 //!
 //! miniquad only has unsigned, unnormalized integer vertex formats, so the

@@ -29,7 +29,7 @@ use crate::spatial::{min_cell_for_extent, Kernel, Strategy, MAX_CELLS};
 /// O(N²) frame (the window's limit is 250 ms per refresh, drawing included).
 pub const SLICE_BUDGET_S: f64 = 0.1;
 /// Most neighbor pairs per frame (expected for a uniform world): keeps the
-/// result lists under about 160 MB (4 bytes per pair) and the frame interactive.
+/// collect pass's result lists under about 160 MB (4 bytes per pair) and the frame interactive.
 pub const PAIR_BUDGET: f64 = 40e6;
 /// Most cell visits per frame (expected): a visit is one kernel call over one
 /// cell (Grid) or one row of cells (SortedGrid). Bounds the cost of a tiny cell
