@@ -29,7 +29,8 @@
 //! Plus the `layout` group (every data layout with Grid and SortedGrid at
 //! 100,000 units, spawn order and cell order) and the `battle` workload.
 //!
-//! 120 benchmarks: 80 on `uniform`, `clustered` and `hotspot` (about 7 minutes on
+//! 120 benchmarks on a CPU with AVX-512 (116 without: one kernel fewer at
+//! 100,000 `uniform`): 80 on `uniform`, `clustered` and `hotspot` (about 7 minutes on
 //! the 2-core development VM when measured), 24 on `battle` and 16 in the
 //! `layout` group (about 2 minutes). The
 //! hotspot disk grows with N (radius `3r * sqrt(N / 10,000)`), so at 1,000,000

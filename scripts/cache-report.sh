@@ -25,7 +25,8 @@
 # Runs (threads 1, seed 42, uniform workload, kernel avx2 when /proc/cpuinfo
 # lists it, else scalar; valgrind cannot run AVX-512): for each layout, naive at
 # 10,000 units and grid and sorted-grid at 100,000 units, in each pass. About
-# 5 minutes per pass on a 2-core AMD EPYC virtual machine (--quick: about a
+# 5 minutes per pass on a 2-core AMD EPYC virtual machine without AVX-512
+# (2026-12-01; --quick: about a
 # minute); most of it is naive with aos-pointers and aos under valgrind. A combination the bench skips (natively,
 # or under valgrind because its time estimate grows with valgrind's slowdown)
 # is a "skipped" row with the bench's reason.
@@ -196,7 +197,7 @@ json_field() {
         sed -E 's/^[^:]*:[[:space:]]*//; s/^"//; s/"$//' || true
 }
 
-# query_ms FILE: the median query ms (key "ms" or, in older builds, "median_ms").
+# query_ms FILE: the median query ms (key "median_ms"; "ms" is accepted too).
 query_ms() {
     json_flat "$1" | grep -oE '"(ms|median_ms)"[[:space:]]*:[[:space:]]*\{[^}]*\}' | head -n 1 |
         grep -oE '"query"[[:space:]]*:[[:space:]]*[-0-9.eE+]+' | sed -E 's/^[^:]*:[[:space:]]*//' || true

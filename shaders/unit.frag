@@ -1,6 +1,6 @@
 #version 100
-// Instanced unit fragment shader: the color is lit per vertex (flat normals,
-// so every vertex of a triangle carries the same value).
+// Instanced unit fragment shader: the color is lit per vertex (flat-shaded
+// meshes give every vertex of a triangle the same value; smooth ones blend).
 precision mediump float;
 
 varying vec3 v_color;

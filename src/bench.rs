@@ -51,7 +51,7 @@ pub struct BenchConfig {
     pub reorder_every: u32,
     /// Data layouts to compare.
     pub layouts: Vec<Layout>,
-    /// Passes to compare (collect ids, fused).
+    /// Passes to compare (collect ids, fused, fused half stencil).
     pub passes: Vec<Pass>,
     /// Grid cell sizes to compare, world units (each finite and > 0; empty:
     /// the standard radius). Naive has no grid: it runs with the first only.
@@ -123,19 +123,19 @@ pub struct PhaseMs {
 pub struct BenchRow {
     /// Strategy key (`naive`, `grid`, `sorted-grid`).
     pub strategy: String,
-    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`).
+    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
     pub kernel: String,
-    /// Threads for the query and apply phases.
+    /// Threads for the frame (move, rebuild, query, apply).
     pub threads: usize,
     /// Unit count.
     pub units: usize,
     /// Workload key.
     pub workload: String,
-    /// Unit memory order (`off`, `cells`, `morton`).
+    /// Unit memory order (`off`, `cells`, `morton`, `resident`).
     pub reorder: String,
     /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
     pub layout: String,
-    /// How results reach the apply step (`collect`, `fused`).
+    /// How results reach the apply step (`collect`, `fused`, `fused-half`).
     pub pass: String,
     /// Grid cell edge the last frame used, world units: the effective one,
     /// which exceeds the asked one only where the grid's cell cap raised it

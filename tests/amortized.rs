@@ -1,4 +1,4 @@
-//! The amortized naive frame (`Simulation::step_sliced`): a frame whose
+//! The amortized Naive and Grid frame (`Simulation::step_sliced`): a frame whose
 //! queries run a slice per call ends exactly where one whole step ends, for
 //! every pass, layout and thread count, and no call runs more queries than
 //! it was allowed.

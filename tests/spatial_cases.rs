@@ -1,5 +1,6 @@
 //! The hard spatial-query cases S1-S13 of `shared/cases/CASES.md`, one test
-//! each, with the table's expected values as explicit asserts. Every query runs
+//! each, with the table's expected values as explicit asserts, plus S14 (a
+//! radius whose square overflows) and F1 (found by fuzzing). Every query runs
 //! on every strategy x every available kernel; per-unit lists (S7, S8, ...) run
 //! through `query_all` on 1, 2 and 3 threads as well.
 

@@ -149,8 +149,9 @@ impl App {
         let threads = s.threads.max(1);
         // Frames whose queries take longer than the slice budget are
         // spread over refreshes: for Naive the model's queries per refresh
-        // to start with; for Grid whole frames until one is measured too
-        // slow; then adapted to the measured slices ([`App::adapt_slice`]).
+        // to start with; for Grid slices of GRID_FIRST_SLICE above that many
+        // units, else whole frames until one is measured too slow; then
+        // adapted to the measured slices ([`App::adapt_slice`]).
         (self.query_slice, self.stats.naive_estimate_s) = if s.strategy == Strategy::Naive {
             let per_slice = self.naive_cost.slice_queries(
                 s.kernel,

@@ -15,7 +15,7 @@ pub enum Action {
     NextKernel,
     /// Next data layout.
     NextLayout,
-    /// Switch the pass between collect ids and fused.
+    /// Next pass: collect ids, fused, fused half stencil.
     TogglePass,
     /// Switch the vertex layout between compressed and uncompressed.
     ToggleVertexLayout,

@@ -9,17 +9,24 @@
 //! 2. `App::input`: keys through the one binding table ([`keys`]), mouse
 //!    through the [`pointer::PointerRouter`] (a press on the overlay never
 //!    reaches the camera or picking);
-//! 3. `App::settle`: the budget guards ([`crate::sim::budget::settle`]),
-//!    respawn, and a restart of the timing means when the work changed;
-//! 4. when the last picture is complete: `App::step` (one simulation step;
-//!    the selection follows its unit) and `App::begin_picture` (ground,
-//!    grid, query circle and the instances of this step);
+//! 3. `App::overlay_actions` (the overlay's requests), then `App::settle`:
+//!    the budget guards ([`crate::sim::budget::settle`]) and a restart of
+//!    the timing means when the work changed (a respawn waits for the step);
+//! 4. `App::next_picture`: while a picture's instances are being packed,
+//!    `App::pack_picture` goes on (within a budget per refresh); when the
+//!    last picture is complete, `App::step` (one step call; the selection
+//!    follows its unit) and `App::begin_picture` (ground, grid, query circle
+//!    and the instances of this step);
 //! 5. `App::draw`: draws the picture within [`RENDER_BUDGET_S`] (all of it
-//!    when it fits, else a slice per refresh: [`ProgressiveScene`]), shows
-//!    the last complete picture, then the overlay on top;
+//!    when it fits, else a slice per refresh: [`ProgressiveScene`]) and shows
+//!    the last complete picture; then `EguiHost::draw` paints the overlay on top;
 //! 6. `App::finish`: frame statistics, the screenshot and the exit.
 //!
-//! Submodules hold the pieces that are pure and tested headless: [`keys`],
+//! The frame's methods live in `input.rs` (keys, mouse, picking),
+//! `changes.rs` (setting changes, guards, slicing), `stepping.rs` (the step
+//! call and what follows it), `worker.rs` (the worker thread) and
+//! `picture.rs` (packing and drawing the picture). Submodules hold the
+//! pieces that are pure and tested headless: [`keys`],
 //! [`pointer`](mod@pointer), [`selection`]; what the overlay shows is
 //! [`crate::ui::stats::FrameStats`].
 

@@ -4,7 +4,8 @@
 //! Each combination draws the same scene the window opens with — the
 //! uniform workload at its spawn positions, team colors, the default
 //! camera framing the whole world, ground and grid lines — straight into
-//! the window's framebuffer with one instanced draw per frame, and times
+//! the window's framebuffer (one instanced draw of the meshes and one draw
+//! of the impostor points per frame), and times
 //! whole frames: from the start of drawing to the return of
 //! `next_frame` (buffer swap). Under a software rasterizer that is the CPU
 //! time of rasterizing; on a GPU it is bounded by the display's refresh.
@@ -56,7 +57,7 @@ pub struct RenderRow {
     pub vertex_bytes: u64,
     /// Units drawn as meshes.
     pub drawn: usize,
-    /// Units drawn as impostors (one quad each).
+    /// Units drawn as impostors (one point each).
     pub impostors: usize,
     /// Units outside the view, not drawn.
     pub culled: usize,

@@ -118,8 +118,9 @@ impl App {
 
     /// The worker's result once it finished: the simulation is back, and
     /// `Some` carries a step call's progress with its context. `None` while
-    /// it works (the overlay then says what it does and for how long) or
-    /// when no worker runs (`Err(())` then: nothing to wait for).
+    /// it works (the overlay then says what it does and for how long).
+    /// `Err(())` when no worker runs, or when its job was a spawn (or it
+    /// failed): nothing to wait for, the caller steps.
     pub(super) fn poll_worker(&mut self) -> Result<Option<(StepProgress, StepContext)>, ()> {
         let Some(w) = self.worker.take() else {
             return Err(());

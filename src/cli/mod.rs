@@ -1,6 +1,6 @@
 //! The command line: clap definitions of every flag ([`Cli`]), their
 //! validation ([`values`]), and the modes they start: the window and
-//! `render-bench` ([`window`]), the headless `bench` ([`bench`]), and the
+//! `render-bench` ([`window`]), the headless `bench` ([`bench`](mod@bench)), and the
 //! checks that a window can open at all ([`display`]).
 
 pub(crate) mod bench;

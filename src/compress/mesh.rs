@@ -293,9 +293,10 @@ fn face_normal(a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
     }
 }
 
-/// Bytes per vertex of the uncompressed layout: 3 f32 position + 3 f32 normal = 24.
+/// Bytes per vertex of an f32 position and normal: 3 f32 + 3 f32 = 24 (the
+/// window's uncompressed layout pads each vertex to 32 bytes).
 ///
-/// Bytes, for display next to [`bytes_per_vertex_quantized`]. No allocation, no panic.
+/// Bytes, to compare with [`bytes_per_vertex_quantized`]. No allocation, no panic.
 pub const fn bytes_per_vertex_f32() -> usize {
     2 * std::mem::size_of::<[f32; 3]>()
 }

@@ -101,7 +101,8 @@ pub struct FloatVertex {
     pub position: [f32; 3],
     /// Unit normal, model space.
     pub normal: [f32; 3],
-    /// Unused.
+    /// Unused (0), except in the normal error view's streams, where
+    /// `pad[0]` is the vertex's normal error in degrees.
     pub pad: [f32; 2],
 }
 

@@ -1,7 +1,9 @@
-//! Loading the unit mesh: OBJ text to flat-shaded, quantized vertex streams.
+//! Loading the unit mesh: OBJ text to quantized vertex streams.
 //!
-//! The OBJ is parsed by [`tobj`] (triangulated, single index), un-indexed with
-//! one face normal per triangle by [`flat_normals`], then quantized by
+//! The OBJ is parsed by [`tobj`] (triangulated, single index); an object
+//! without normals is un-indexed with one face normal per triangle by
+//! [`flat_normals`] (flat shading), one with a normal per vertex keeps its
+//! shared vertices (smooth shading); then the mesh is quantized by
 //! [`quantize_mesh`] into the SNORM16 position and octahedral normal streams
 //! that [`crate::render::pipeline::UnitRenderer`] uploads.
 

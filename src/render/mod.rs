@@ -1,12 +1,17 @@
 //! The render pipeline: quantized unit meshes drawn with one instanced draw
-//! call on top of macroquad's 3D drawing.
+//! call (and the units too small on screen as points, in one more) on top of
+//! macroquad's 3D drawing.
 //!
-//! - [`mesh`]: the embedded OBJ unit, flat normals, quantized into an SNORM16
-//!   position stream and an octahedral SNORM16 normal stream
-//!   ([`crate::compress::mesh`]).
-//! - [`pipeline`]: [`UnitRenderer`], the raw miniquad pipeline with split
-//!   streams (positions 8 B, normals 4 B per vertex; [`UnitInstance`] 20 B per
-//!   instance) and the GLSL `#version 100` shaders in `shaders/`.
+//! - [`mesh`]: the embedded OBJ tank (flat normals) and the meshes of
+//!   `assets/` (smooth parts indexed), quantized into an SNORM16 position
+//!   stream and an octahedral SNORM16 normal stream ([`crate::compress::mesh`]).
+//! - [`pipeline`]: [`UnitRenderer`], the raw miniquad pipeline in two vertex
+//!   layouts: split streams (positions 8 B, normals 4 B per vertex;
+//!   [`PackedInstance`] 8 B per instance) or one f32 stream (32 B per vertex;
+//!   [`UnitInstance`] 20 B per instance), and the GLSL `#version 100` shaders
+//!   in `shaders/`.
+//! - [`instances`]: the packed instance codec and the vertex layout switch.
+//! - [`lod`]: per-unit culling and the impostor test.
 //! - [`egui_host`]: egui in the window, fed so that no drag is lost at low
 //!   frame rates.
 //! - [`impostor`]: the impostor point and its whole-pixel size by coverage.
@@ -17,7 +22,7 @@
 //! - [`heatmap`]: [`CellHeatmap`], units per grid cell as one textured
 //!   quad on the ground.
 //! - [`units`]: instances from the simulation (colored by a [`ColorMode`]:
-//!   team, neighbor heat or memory order; the selected unit's candidates and
+//!   team, neighbor heat, memory order or normal error; the selected unit's candidates and
 //!   neighbors on top), the query circle and the searched cells.
 //! - [`screenshot`]: the framebuffer to a PNG (refused when it came back
 //!   one color).
@@ -27,7 +32,7 @@
 //! A picture: [`ProgressiveScene::begin`] sets `camera.macroquad_camera(aspect)`
 //! on the back target, clears color and depth and runs [`draw_world`]; then
 //! [`ProgressiveScene::advance`] draws the instances with
-//! [`UnitRenderer::draw_into`] and `camera.view_proj(aspect)` (it flushes
+//! [`UnitRenderer::draw_shape`] (meshes, then impostor points) and `camera.view_proj(aspect)` (it flushes
 //! macroquad's queue first, so depth testing sees the ground), and
 //! [`ProgressiveScene::present`] shows the last complete picture.
 //!

@@ -1,5 +1,6 @@
-//! The instanced unit pipeline: one draw call for every unit, in one of two
-//! vertex layouts ([`VertexLayout`]), switchable live.
+//! The instanced unit pipeline: one draw call for every unit drawn as a mesh
+//! (and one for the impostor points), in one of two vertex layouts
+//! ([`VertexLayout`]), switchable live.
 //!
 //! `compressed` (the default):
 //!
@@ -13,7 +14,7 @@
 //!
 //! | buffer | step         | content                                   | format              | stride |
 //! |--------|--------------|-------------------------------------------|---------------------|--------|
-//! | 0      | per vertex   | [`FloatVertex`]: position, normal, padding | `Float3`, `Float3`  | 32 B   |
+//! | 0      | per vertex   | [`FloatVertex`]: position, normal, padding | `Float3`, `Float3`, `Float2` | 32 B   |
 //! | 1      | per instance | [`UnitInstance`]                          | `Float4` + `Byte4`  | 20 B   |
 //!
 //! miniquad only has unsigned, unnormalized integer vertex formats, so the
@@ -163,10 +164,11 @@ fn point_indices(n: usize) -> Vec<u32> {
 /// Draws many copies of one unit mesh with a single instanced draw call, in
 /// either [`VertexLayout`].
 ///
-/// Owns its GPU objects (two shaders and pipelines, the vertex buffers of
-/// both layouts, one instance buffer per layout, one 16-bit index buffer);
-/// they live as long as the macroquad window, which never deletes them, so
-/// the renderer is meant to be created once.
+/// Owns its GPU objects (two shaders, a mesh and a point pipeline per
+/// layout, the vertex buffers of both layouts and of the normal error view,
+/// one instance buffer and one 32-bit point index buffer per layout, the
+/// mesh's 16-bit index buffer); the macroquad window never deletes them:
+/// [`UnitRenderer::delete`] does, when the mesh is switched.
 pub struct UnitRenderer {
     gpu: [LayoutGpu; 2],
     layout: VertexLayout,
@@ -406,7 +408,7 @@ impl UnitRenderer {
         let attributes = [
             VertexAttribute::with_buffer("in_position", VertexFormat::Float3, 0),
             VertexAttribute::with_buffer("in_normal", VertexFormat::Float3, 0),
-            // Not read by the shader; keeps the 32-byte stride explicit.
+            // Read only in the normal error view (x: the error); keeps the 32-byte stride explicit.
             VertexAttribute::with_buffer("in_pad", VertexFormat::Float2, 0),
             VertexAttribute::with_buffer("in_instance", VertexFormat::Float4, 1),
             VertexAttribute::with_buffer("in_color", VertexFormat::Byte4, 1),
@@ -786,7 +788,8 @@ impl UnitRenderer {
         std::mem::take(&mut self.uploaded)
     }
 
-    /// Number of vertices in the mesh streams (un-indexed, flat shaded).
+    /// Number of vertices in the mesh streams (3 per triangle for a flat-shaded
+    /// mesh; a smooth one shares them).
     pub fn vertex_count(&self) -> usize {
         self.vertex_count
     }

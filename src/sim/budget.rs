@@ -9,7 +9,7 @@
 //!
 //! | budget | limits | function |
 //! |---|---|---|
-//! | [`SLICE_BUDGET_S`] | naive queries per window refresh (a longer naive frame is amortized over refreshes, never refused) | [`NaiveCost::slice_queries`] |
+//! | [`SLICE_BUDGET_S`] | naive queries per window refresh (a longer naive frame is amortized over refreshes, never refused; a slow Grid frame too, sliced by its measured rate) | [`NaiveCost::slice_queries`] |
 //! | [`PAIR_BUDGET`] | the query radius | [`max_radius`] |
 //! | [`MAX_CELLS`] and [`CELL_VISIT_BUDGET`] | the smallest cell size | [`min_cell_size`] |
 //!
@@ -23,13 +23,13 @@ use super::{world_size, Layout, Reorder, Settings, Simulation, Workload, STANDAR
 use crate::format::{length, thousands};
 use crate::spatial::{min_cell_for_extent, Kernel, Strategy, MAX_CELLS};
 
-/// Longest the naive scan may run per window refresh, seconds. A naive frame
-/// that needs more is amortized: [`crate::sim::Simulation::step_sliced`] runs
+/// Longest the queries of a Naive or Grid frame may run per window refresh,
+/// seconds. A frame that needs more is amortized: [`crate::sim::Simulation::step_sliced`] runs
 /// a slice of its queries per refresh, so no refresh waits for the whole
 /// O(N²) frame (the window's limit is 250 ms per refresh, drawing included).
 pub const SLICE_BUDGET_S: f64 = 0.1;
 /// Most neighbor pairs per frame (expected for a uniform world): keeps the
-/// result lists under about 160 MB (4 bytes per pair) and the frame interactive.
+/// collect pass's result lists under about 160 MB (4 bytes per pair) and the frame interactive.
 pub const PAIR_BUDGET: f64 = 40e6;
 /// Most cell visits per frame (expected): a visit is one kernel call over one
 /// cell (Grid) or one row of cells (SortedGrid). Bounds the cost of a tiny cell
@@ -41,7 +41,7 @@ pub const CELL_VISIT_BUDGET: f64 = 20e6;
 /// The limits [`settle`] enforces.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Budget {
-    /// Seconds of naive queries allowed per window refresh.
+    /// Seconds of queries (Naive, and Grid when slow) allowed per window refresh.
     pub slice_s: f64,
     /// Neighbor pairs per frame allowed (expected, uniform world).
     pub pairs: f64,
@@ -171,7 +171,7 @@ pub fn min_cell_size(
 /// it reads one unit at a time whatever the kernel (one cost per layout). The
 /// sample world fits in the cache; at 10,000 and 20,000 units the measured
 /// per-pair cost of AoS pointers was 35% above the sample's on the development
-/// machine, within the 1-second budget's margin.
+/// machine; the window's slices then follow the measured rate.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NaiveCost {
     per_pair: Vec<(Kernel, Layout, f64)>,
@@ -467,7 +467,7 @@ mod tests {
     use super::*;
 
     fn cost() -> NaiveCost {
-        // 1 ns per pair: 10,000 units take 0.1 s, the 1 s limit is 31,622 units.
+        // 1 ns per pair: 10,000 units take 0.1 s, a 1 s frame is 31,622 units.
         NaiveCost::from_seconds_per_pair(&[(Kernel::Scalar, 1e-9)])
     }
 

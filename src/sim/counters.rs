@@ -8,7 +8,8 @@
 //! `/proc/sys/kernel/perf_event_paranoid` of at most 2 (user-space counting of
 //! one's own threads); anywhere else [`CacheCounters::open`] says why not.
 //! Off Linux, `open` always fails with `"not Linux"`. For deterministic,
-//! simulated cache numbers see `scripts/cache-report.sh` (cachegrind).
+//! simulated cache numbers see `scripts/cache-report.sh` (valgrind's cache
+//! simulator, run through callgrind).
 
 use serde::Serialize;
 

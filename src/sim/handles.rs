@@ -59,7 +59,10 @@ impl Handles {
     }
 
     /// Storage index of the unit `h` refers to, or `None` when that unit is
-    /// dead (or `h` was never issued).
+    /// dead (or `h` was never issued). The index is the one last recorded
+    /// ([`Handles::moved`]); with [`crate::sim::Reorder::Resident`] the
+    /// units move without it, so the simulation's `resolve` treats it as a
+    /// hint.
     pub fn resolve(&self, h: Handle) -> Option<usize> {
         self.slots
             .get(h.slot as usize)

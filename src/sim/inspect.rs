@@ -26,7 +26,8 @@ pub struct Inspection {
     /// Naive. Its length is the query's candidate count.
     pub candidates: Vec<u32>,
     /// Storage indices of the units found (unspecified order): the same set
-    /// as `sim.results().neighbors(i)`.
+    /// as `sim.results().neighbors(i)` after a collect step (a fused step
+    /// keeps only their count, [`Simulation::neighbor_count`]).
     pub neighbors: Vec<u32>,
 }
 
@@ -86,7 +87,8 @@ impl Inspection {
 /// center at the unit's position, excluding the unit itself) searched, tested
 /// and found against the spatial index of the last step.
 ///
-/// The neighbors are the same set as `sim.results().neighbors(i)` when `r` is
+/// The neighbors are the same set as `sim.results().neighbors(i)` (after a
+/// collect step; a fused step keeps only their count) when `r` is
 /// the radius of that step; the candidates are read from the index (the
 /// searched cells of Grid and SortedGrid; every unit for Naive). Returns an
 /// empty inspection when `i >= sim.len()`. Allocates the two lists (use

@@ -23,15 +23,15 @@ pub struct Settings {
     pub strategy: Strategy,
     /// Distance-test kernel (replaced by Scalar if the CPU lacks it).
     pub kernel: Kernel,
-    /// Threads for the frame: move, CSR rebuild (up to its scatter), query, apply (1 = the calling thread only).
+    /// Threads for the frame: move, CSR rebuild (its scatter included), query, apply (1 = the calling thread only).
     pub threads: usize,
     /// Query radius, world units (> 0).
     pub radius: f32,
     /// Grid cell edge, world units (> 0); see `GridGeometry::fit` for the cap
-    /// and [`budget::min_cell_size`] for the smallest value the window offers.
+    /// and [`super::budget::min_cell_size`] for the smallest value the window offers.
     pub cell_size: f32,
     /// Keep `cell_size` equal to `radius` whenever the radius changes (the
-    /// overlay's "= r" toggle); read by [`budget::settle`], not by the step.
+    /// overlay's "= r" toggle); read by [`super::budget::settle`], not by the step.
     pub cell_follows_radius: bool,
     /// Simulation time per real second (0 = frozen, 1 = real time).
     pub speed: f32,
@@ -39,7 +39,9 @@ pub struct Settings {
     pub separation: f32,
     /// When true, units do not move, but the index and queries still run every frame.
     pub paused: bool,
-    /// Memory order of the units, restored every `reorder_every` frames.
+    /// Memory order of the units: `cells` and `morton` restored every
+    /// `reorder_every` frames; `resident` kept by every SortedGrid rebuild
+    /// (SoA; with another layout or strategy it acts as `cells`).
     pub reorder: Reorder,
     /// Frames between reorders (>= 1).
     pub reorder_every: u32,

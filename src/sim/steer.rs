@@ -10,8 +10,9 @@ use crate::spatial::{fixed, pool_threads, ChunkResults, Near, QueryResults};
 /// do not allocate: in the collect pass, one fixed-point `[x, z, team]`
 /// record per unit, packed through the layout in one sequential pass (AoS on
 /// purpose: a neighbor's three values then arrive in one cache line and one
-/// bounds check); in both passes one [`Steer`] per unit, computed in parallel
-/// while the units are only read, then written back through the layout.
+/// bounds check); one [`Steer`] per unit, computed in parallel while the
+/// units are only read, then written back through the layout (except the
+/// fused pass on a layout with steering columns, which steers in place).
 #[derive(Clone, Debug, Default)]
 pub struct ApplyScratch {
     packed: Vec<[i32; 3]>,

@@ -5,8 +5,8 @@
 use super::{KernelQuery, Points, Query};
 
 /// Most cells a grid may have: 2^20 = 1,048,576, a memory budget of about
-/// 72 MiB of per-cell `Vec` headers for [`super::UniformGrid`] (three 24-byte
-/// `Vec`s per cell, plus the buffers of occupied cells) and 8 MiB of offsets
+/// 24 MiB of per-cell `Vec` headers for [`super::UniformGrid`] (one 24-byte
+/// `Vec` of unit indices per cell, plus the buffers of occupied cells) and 8 MiB of offsets
 /// and cursors for [`super::SortedGrid`] (two `u32` per cell, plus 4 MiB per
 /// extra thread of the parallel rebuild). Independent of the unit count, so
 /// the smallest usable cell depends only on the world's extent

@@ -17,7 +17,7 @@ use super::{
 /// indices (ascending within a cell).
 ///
 /// Cells are cleared, not freed, on rebuild, and new cells reserve twice the
-/// average occupancy (nothing when there are more cells than half the units,
+/// average occupancy (nothing when there are more cells than twice the units,
 /// so a tiny cell size costs 24 bytes per empty cell, not an allocation), so
 /// steady-state frames of a dense grid do not allocate; a cell allocates when
 /// it first holds more units than it reserved. Queries test one candidate at

@@ -255,7 +255,8 @@ pub trait SpatialIndex: Send + Sync {
 pub enum Strategy {
     /// Scan every unit per query: O(N) per query, O(N^2) per frame. The reference.
     Naive,
-    /// Uniform grid, one SoA `Vec` triple per cell (the seed's design).
+    /// Uniform grid, one `Vec` of unit indices per cell (the seed's design);
+    /// candidates' positions are read through the data layout.
     Grid,
     /// Counting-sort grid: cells are contiguous slices of one SoA array (CSR).
     SortedGrid,

@@ -382,7 +382,6 @@ fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
     }
 }
 
-/// Allocations of the last step as text, "-" when not counted.
 /// Allocations of the last step: [`PENDING`] when that step was not of the
 /// current settings (`current`), "-" when it ran on a worker thread.
 fn allocations_text(n: Option<u64>, current: bool) -> String {
@@ -559,7 +558,7 @@ fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
                 }
             })
             .response
-            .on_hover_text("Memory order of the units' SoA arrays. off: spawn order (neighbors scattered in memory; choosing it puts sorted units back in spawn order at the next step); cells: sorted by grid cell every N frames; morton: Z-order of cells every N frames; resident (default): the units live in cell order, permuted by SortedGrid's rebuild every frame, with no separate reorder, no copy of positions into the grid and no gather of results (SoA and SortedGrid only; elsewhere it acts as cells). Sorted orders make queries and steering cache-friendly.");
+            .on_hover_text("Memory order of the units (every array of the layout). off: spawn order (neighbors scattered in memory; choosing it puts sorted units back in spawn order at the next step); cells: sorted by grid cell every N frames; morton: Z-order of cells every N frames; resident (default): the units live in cell order, permuted by SortedGrid's rebuild every frame, with no separate reorder, no copy of positions into the grid and no gather of results (SoA and SortedGrid only; elsewhere it acts as cells). Sorted orders make queries and steering cache-friendly.");
         ui.add_enabled(
             s.reorder != Reorder::Off
                 && !(s.reorder == Reorder::Resident
@@ -585,7 +584,7 @@ fn layout_row(ui: &mut egui::Ui, s: &mut Settings) {
         })
         .response;
     resp.on_hover_text(format!(
-        "How the units are stored (key L). Naive and Grid read every candidate's position through it; SortedGrid copies positions into cell order once per frame and queries its packed copy. Now: {}",
+        "How the units are stored (key L). Naive and Grid read every candidate's position through it; SortedGrid copies positions into cell order once per frame and queries its packed copy (with order resident and SoA, it keeps the units themselves in cell order instead). Now: {}",
         s.layout.describe()
     ));
 }
@@ -703,8 +702,8 @@ fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         "Move every unit and bounce off the border.",
         "Rebuild the spatial index from the new positions (and reorder the units when due).",
         "One neighbor query per unit.",
-        "Separation steering and enemy counts from the neighbor lists.",
-        "Pack instances and submit the instanced draw (CPU side).",
+        "Separation steering and enemy counts from the query results (neighbor lists, or the fused pass's sums).",
+        "Draw the picture of the last step: upload the instances and issue the draws, all its slices (CPU side; packing the instances is not included).",
     ];
     let q = st.step.query;
     egui::Grid::new("phases")
@@ -877,7 +876,7 @@ fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameStats) {
         thousands(lod.impostors as u64),
         thousands(lod.culled as u64)
     ))
-    .on_hover_text(format!("Per unit, from the camera of the last picture: units outside the view are culled (not drawn); units whose projected length is under {} pixels are drawn as an impostor, one quad over the top of the mesh's box (4 vertices instead of {}), decoded from the same instance stream; the rest get the mesh.", crate::render::IMPOSTOR_PIXELS, st.mesh_vertices));
+    .on_hover_text(format!("Per unit, from the camera of the last picture: units outside the view are culled (not drawn); units whose projected length is under {} pixels are drawn as an impostor, one point at the top of the mesh's box (1 vertex instead of {}) of about the unit's projected size, in whole pixels chosen by coverage, decoded from the same instance stream; the rest get the mesh.", crate::render::IMPOSTOR_PIXELS, st.mesh_vertices));
     // Two figures per row, so the lesson costs three lines of the overlay.
     egui::Grid::new("vertex_bytes")
         .num_columns(4)

@@ -439,7 +439,7 @@ impl Default for UnitStore {
 }
 
 /// Runs `$body` with `$l` bound to the concrete layout inside a
-/// [`UnitStore`](crate::sim::layout::UnitStore) (by reference or mutable
+/// [`UnitStore`] (by reference or mutable
 /// reference, as `$store` is), so the body is monomorphized per layout.
 #[macro_export]
 macro_rules! with_layout {

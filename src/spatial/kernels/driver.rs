@@ -1,9 +1,10 @@
 //! The kernels, written once over [`Lanes`]: the id-collecting span kernel
 //! ([`collect`]) and the fused multi-query kernel ([`fused`]) that sums the
 //! neighbor aggregates of a group of queries while testing, without writing
-//! any id.
+//! any id, and its symmetric form ([`fused_sym`], the half stencil) that
+//! also credits each pair's other side.
 //!
-//! Both walk each range in whole vectors of `V::N` entries and finish it with
+//! All three walk each range in whole vectors of `V::N` entries and finish it with
 //! one partial vector (masked or copied loads of the remaining entries), so
 //! no scalar tail loop exists; with [`super::lanes::ScalarLanes`] (`N = 1`)
 //! there is never a partial vector. Per lane they perform exactly the steps

@@ -8,10 +8,11 @@
 //! identical sets on every input, NaN and infinity included (an unordered compare
 //! is false).
 //!
-//! Two kernel forms exist, both written once in [`driver`] over the [`lanes`]
+//! Three kernel forms exist, all written once in [`driver`] over the [`lanes`]
 //! abstraction and wrapped per instruction set: the id-collecting span kernel
-//! ([`Kernel::run_ranges`]) and the fused kernel ([`Kernel::run_fused`]),
-//! which returns a query's neighbor aggregates ([`Near`]) instead of ids.
+//! ([`Kernel::run_ranges`]), the fused kernel ([`Kernel::run_fused`]),
+//! which returns a query's neighbor aggregates ([`Near`]) instead of ids, and
+//! its symmetric half-stencil form ([`Kernel::run_fused_sym`]).
 //!
 //! Which kernel runs is a run-time choice: [`Kernel::is_available`] asks the CPU
 //! once (`is_x86_feature_detected!`, `is_aarch64_feature_detected!`), and [`Kernel::run`] falls back to
