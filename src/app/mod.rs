@@ -140,6 +140,8 @@ struct App {
     selection: Selection,
     pointer: PointerRouter,
     notices: Vec<GuardNotice>,
+    /// The thread count whose refusal the notices last reported.
+    threads_refused: Option<usize>,
     naive_cost: NaiveCost,
     budget: Budget,
     /// Respawn at the next step (R or the overlay's button).
@@ -257,6 +259,7 @@ impl App {
             selection: Selection::default(),
             pointer: PointerRouter::default(),
             notices: Vec::new(),
+            threads_refused: None,
             naive_cost,
             budget,
             respawn: false,

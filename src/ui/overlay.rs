@@ -677,6 +677,14 @@ fn timings(ui: &mut egui::Ui, st: &FrameStats) {
             }
             let rows = [
                 (
+                    "threads",
+                    match st.step.threads {
+                        0 => "-".to_string(),
+                        n => n.to_string(),
+                    },
+                    "Threads the last frame ran on: the count asked for, or 1 when the OS refused to start them (a notice says why).",
+                ),
+                (
                     "candidates / frame",
                     thousands(q.candidates),
                     "Entries run through the distance test in the last frame.",
