@@ -29,6 +29,7 @@ pub mod layout;
 pub mod memory;
 mod motion;
 mod pass;
+mod pool;
 pub mod reorder;
 mod settings;
 mod sliced;
@@ -353,15 +354,11 @@ impl Simulation {
             self.pool = None;
             self.pool_error = None;
             if threads > 1 {
-                let mut b = rayon::ThreadPoolBuilder::new().num_threads(threads);
-                if let Some(bytes) = self.pool_stack {
-                    b = b.stack_size(bytes);
-                }
                 // Refused (e.g. thread stacks that cannot be mapped under
                 // `ulimit -v`): one thread, and the reason for the caller.
-                match b.build() {
+                match pool::build(threads, self.pool_stack) {
                     Ok(p) => self.pool = Some(p),
-                    Err(e) => self.pool_error = Some((threads, e.to_string())),
+                    Err(why) => self.pool_error = Some((threads, why)),
                 }
             }
             // The counters follow the threads: reopen for the new pool.
@@ -378,11 +375,13 @@ impl Simulation {
             .map_or(1, rayon::ThreadPool::current_num_threads)
     }
 
-    /// The thread count the settings ask for and the OS error, when the OS
-    /// refused to start that many threads (rayon's `ThreadPoolBuilder`
-    /// failed: thread stacks that cannot be mapped under `ulimit -v`, a
-    /// process limit, a platform without threads); the steps then run on
-    /// one thread. `None` when the pool was built or one thread is asked.
+    /// The thread count the settings ask for and why it was refused, when
+    /// the OS cannot start that many threads: the OS error of rayon's
+    /// `ThreadPoolBuilder` (a process limit, a platform without threads),
+    /// or, on Linux, an address-space limit (`ulimit -v`) that cannot hold
+    /// their stacks (checked before spawning; see `pool.rs`). The steps then
+    /// run on one thread. `None` when the pool was built or one thread is
+    /// asked.
     ///
     /// A refused count is not tried again at every step, only when the
     /// settings ask for another count and then for it again: the user who
@@ -393,8 +392,8 @@ impl Simulation {
     }
 
     /// Sets the stack size of the threads of the pools built from now on,
-    /// bytes (`None`: rayon's default, 2 MiB unless `RUST_MIN_STACK` says
-    /// otherwise); the current pool keeps its threads. A size the OS cannot
+    /// bytes (`None`: 2 MiB unless `RUST_MIN_STACK` says otherwise, as for
+    /// any thread `std` spawns); the current pool keeps its threads. A size the OS cannot
     /// map makes the next pool fail like a refused one (how the tests force
     /// [`Simulation::pool_error`] without `ulimit`).
     #[doc(hidden)]
