@@ -8,7 +8,10 @@
 //! failed", seen in about 1 run in 25 of `ulimit -v 400000` with 256
 //! threads on the development VM). So where the limit is known (Linux)
 //! and the stacks alone exceed what it leaves, the pool is refused before
-//! any thread is spawned.
+//! any thread is spawned. Counts just under that (each thread maps more
+//! than its stack: 165 to 185 threads of 2 MiB under `ulimit -v 400000`)
+//! still spawn until the OS refuses one, and can still abort that way: a
+//! margin for the other mappings would be a guess.
 
 use crate::format::bytes;
 
