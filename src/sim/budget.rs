@@ -805,4 +805,23 @@ mod tests {
             }
         }
     }
+
+    /// The window's notice for a refused pool names the threads asked for,
+    /// the threads that run and the OS error, and replaces an older one.
+    #[test]
+    fn refused_threads_notice_says_what_runs_and_why() {
+        let n = GuardNotice::ThreadsRefused {
+            asked: 256,
+            ran: 1,
+            why: "Resource temporarily unavailable (os error 11)".to_string(),
+        };
+        let text = n.to_string();
+        assert!(text.contains("refused to start 256 threads"), "{text}");
+        assert!(
+            text.contains("(Resource temporarily unavailable (os error 11))"),
+            "{text}"
+        );
+        assert!(text.contains("running on 1."), "{text}");
+        assert_eq!(n.kind(), "threads");
+    }
 }
