@@ -125,7 +125,9 @@ pub struct BenchRow {
     pub strategy: String,
     /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
     pub kernel: String,
-    /// Threads for the frame (move, rebuild, query, apply).
+    /// Threads every phase ran on (for a skipped row: the count asked for;
+    /// a count the OS refused is a skipped row, never a row measured on
+    /// fewer threads).
     pub threads: usize,
     /// Unit count.
     pub units: usize,
@@ -165,6 +167,10 @@ pub struct BenchRow {
     /// Estimated frame time in ms for a skipped combination, labeled as an estimate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_total_ms: Option<f64>,
+    /// The OS error when the OS refused to start `threads` threads (the
+    /// row is then skipped, and `skipped` says so). Not in the JSON.
+    #[serde(skip)]
+    pub threads_refused: Option<String>,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -191,13 +197,51 @@ pub fn measure(settings: &Settings, warmup: usize, frames: usize) -> (PhaseMs, S
 /// strategy and kernel (tested), so the world reaches the same frame index as
 /// a full run: a slow combination can time its last frames only and still
 /// report the same neighbor count as the others.
+///
+/// When the OS refuses `settings.threads` threads, the frames run on one
+/// thread and the returned stats say so (`threads`); [`try_measure_after`]
+/// refuses instead.
 pub fn measure_after(
     settings: &Settings,
     fast_forward: usize,
     warmup: usize,
     frames: usize,
 ) -> (PhaseMs, StepStats) {
-    let mut sim = Simulation::new(settings);
+    measure_sim(
+        Simulation::new(settings),
+        settings,
+        fast_forward,
+        warmup,
+        frames,
+    )
+}
+
+/// Like [`measure_after`], but steps nothing when the OS refuses to start
+/// `settings.threads` threads: returns the OS error instead
+/// ([`Simulation::pool_error`]), so no timing is labeled with threads it
+/// did not have. Allocates the simulation (the units are spawned before the
+/// threads are asked for).
+pub fn try_measure_after(
+    settings: &Settings,
+    fast_forward: usize,
+    warmup: usize,
+    frames: usize,
+) -> Result<(PhaseMs, StepStats), String> {
+    let sim = Simulation::new(settings);
+    if let Some((_, why)) = sim.pool_error() {
+        return Err(why.to_string());
+    }
+    Ok(measure_sim(sim, settings, fast_forward, warmup, frames))
+}
+
+/// The frames of [`measure_after`] on `sim`.
+fn measure_sim(
+    mut sim: Simulation,
+    settings: &Settings,
+    fast_forward: usize,
+    warmup: usize,
+    frames: usize,
+) -> (PhaseMs, StepStats) {
     let fast = Settings {
         strategy: Strategy::SortedGrid,
         kernel: Kernel::best(),
@@ -333,6 +377,7 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             spawns: 0,
                             skipped: None,
                             estimated_total_ms: None,
+                            threads_refused: None,
                         };
                         if !kernel.is_available() {
                             row.skipped = Some(format!("this CPU cannot run {}", kernel.name()));
@@ -370,7 +415,21 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
                             pass,
                             ..bench_settings(strategy, kernel, threads, units, reorder, layout, cfg)
                         };
-                        let (ms, last) = measure_after(&settings, fast_forward, warmup, frames);
+                        let (ms, last) =
+                            match try_measure_after(&settings, fast_forward, warmup, frames) {
+                                Ok(m) => m,
+                                Err(why) => {
+                                    row.skipped = Some(format!(
+                                        "the OS refused to start {threads} threads ({why}): not run"
+                                    ));
+                                    row.threads_refused = Some(why);
+                                    progress(&row);
+                                    rows.push(row);
+                                    continue;
+                                }
+                            };
+                        // Those asked for: the pool was built (checked above).
+                        row.threads = last.threads;
                         row.cell_size = last.grid.map(|g| g.cell);
                         row.frames = frames;
                         row.median_ms = Some(ms);

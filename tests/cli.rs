@@ -507,3 +507,83 @@ fn the_windowing_library_failing_after_the_check_is_one_line_and_exit_code_2() {
         "{err}"
     );
 }
+
+/// The rows and stderr of `bench --format json` for `threads` (sorted-grid,
+/// scalar, 1,000 units) run through `sh -c` with `prefix` before it and the
+/// environment `env`; `RUST_MIN_STACK` removed unless set there.
+#[cfg(target_os = "linux")]
+fn bench_threads_in_shell(
+    prefix: &str,
+    env: &[(&str, &str)],
+    threads: &str,
+) -> (Vec<serde_json::Value>, String) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("{prefix} exec \"$BIN\" \"$@\""))
+        .arg("sh")
+        .args(["bench", "--units", "1000", "--threads", threads])
+        .args(["--strategies", "sorted-grid", "--kernels", "scalar"])
+        .args(["--frames", "3", "--warmup", "1", "--format", "json"])
+        .env("BIN", env!("CARGO_BIN_EXE_spatial-query-lab"))
+        .env_remove("RUST_MIN_STACK");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run sh");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let rows = serde_json::from_slice(&out.stdout).expect("a JSON array");
+    (rows, err)
+}
+
+/// Checks W4 on `rows`: the row asking for `refused` threads carries no
+/// timing under that label but the OS's refusal, said once on stderr; the
+/// 1-thread row is measured.
+#[cfg(target_os = "linux")]
+fn assert_refused(rows: &[serde_json::Value], err: &str, refused: u64) {
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(rows[0]["threads"].as_u64(), Some(1));
+    assert!(rows[0]["median_ms"].is_object(), "{}", rows[0]);
+    let row = &rows[1];
+    assert!(
+        row["threads"].as_u64() != Some(refused) || row["median_ms"].is_null(),
+        "a result labeled with {refused} threads the OS refused: {row}"
+    );
+    assert_eq!(row["threads"].as_u64(), Some(refused), "{row}");
+    assert!(row["median_ms"].is_null(), "{row}");
+    assert_eq!(row["frames"].as_u64(), Some(0), "{row}");
+    let why = row["skipped"].as_str().unwrap_or_default();
+    assert!(
+        why.contains(&format!("the OS refused to start {refused} threads (")),
+        "{row}"
+    );
+    let said = format!("bench: the OS refused to start {refused} threads (");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with(&said)).count(),
+        1,
+        "{err}"
+    );
+}
+
+/// W4 without `ulimit`: a thread stack no 64-bit Linux can map
+/// (`RUST_MIN_STACK` = 1 PiB, which `std` gives every thread it spawns)
+/// makes every pool fail at once, mapping nothing.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+#[test]
+fn bench_row_of_unmappable_threads_is_skipped_with_the_os_error() {
+    let (rows, err) = bench_threads_in_shell("", &[("RUST_MIN_STACK", "1125899906842624")], "1,2");
+    assert_refused(&rows, &err, 2);
+}
+
+/// W4 as the issue has it: `ulimit -v 400000` (KiB) leaves no room for 256
+/// default 2 MiB stacks (512 MiB), so the pool is refused, before any thread
+/// is spawned (spawning until the OS refused one made the process abort on
+/// a failed allocation in about 1 run in 25).
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_under_ulimit_v_does_not_label_one_thread_as_256() {
+    let (rows, err) = bench_threads_in_shell("ulimit -v 400000 &&", &[], "1,256");
+    assert_refused(&rows, &err, 256);
+    let why = rows[1]["skipped"].as_str().unwrap_or_default();
+    assert!(why.contains("address-space limit (ulimit -v)"), "{why}");
+}

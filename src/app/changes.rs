@@ -143,6 +143,31 @@ impl App {
         self.stats.notices = self.notices.iter().map(ToString::to_string).collect();
     }
 
+    /// A notice when the OS refused the thread count asked for (once per
+    /// refusal: dismissed, it stays dismissed), gone once the asked
+    /// threads run again.
+    pub(super) fn note_threads(&mut self) {
+        let refused = self.sim.pool_error();
+        if refused.map(|r| r.0) == self.threads_refused {
+            return;
+        }
+        self.threads_refused = refused.map(|r| r.0);
+        match refused {
+            Some((asked, why)) => {
+                let n = GuardNotice::ThreadsRefused {
+                    asked,
+                    ran: self.sim.threads(),
+                    why: why.to_string(),
+                };
+                self.add_notices(vec![n]);
+            }
+            None => {
+                self.notices.retain(|n| n.kind() != "threads");
+                self.stats.notices = self.notices.iter().map(ToString::to_string).collect();
+            }
+        }
+    }
+
     /// The limits the overlay's controls offer at the current settings.
     pub(super) fn update_limits(&mut self) {
         let s = &self.settings;

@@ -147,6 +147,8 @@ struct App {
     selection: Selection,
     pointer: PointerRouter,
     notices: Vec<GuardNotice>,
+    /// The thread count whose refusal the notices last reported.
+    threads_refused: Option<usize>,
     naive_cost: NaiveCost,
     budget: Budget,
     /// Respawn at the next step (R or the overlay's button).
@@ -264,6 +266,7 @@ impl App {
             selection: Selection::default(),
             pointer: PointerRouter::default(),
             notices: Vec::new(),
+            threads_refused: None,
             naive_cost,
             budget,
             respawn: false,

@@ -127,6 +127,7 @@ impl App {
             allocs,
         } = ctx;
         self.pacing.needs_picture |= respawned;
+        self.note_threads();
         self.stats.units = self.sim.len();
         self.stats.world = self.sim.world;
         if self.sim.world != self.world {

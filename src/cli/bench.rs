@@ -116,7 +116,17 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         ),
     };
     // Progress goes to stderr; a closed stderr (`2>&1 | head`) must not end the run.
+    // A thread count the OS refuses is said once, before its first row.
+    let mut refused = Vec::new();
     let rows = bench::run(&cfg, |r| {
+        if let (Some(why), false) = (&r.threads_refused, refused.contains(&r.threads)) {
+            refused.push(r.threads);
+            let _ = writeln!(
+                std::io::stderr(),
+                "bench: the OS refused to start {} threads ({why}); their rows are skipped, not run on fewer threads",
+                r.threads
+            );
+        }
         let _ = writeln!(std::io::stderr(), "{}", r.progress_line());
     });
     // A reader that stops early (`| head`) is not an error of the bench.

@@ -311,8 +311,9 @@ fn measure_seconds_per_pair(kernel: Kernel, layout: Layout, seed: u64, workload:
     (t[1] / (NAIVE_SAMPLE_UNITS as f64).powi(2)).max(1e-12)
 }
 
-/// A change [`settle`] made to the settings, and why. `Display` gives the
-/// message the window shows until it is dismissed.
+/// A change [`settle`] made to the settings, or a setting the engine could
+/// not use as given, and why. `Display` gives the message the window shows
+/// until it is dismissed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GuardNotice {
     /// The radius was lowered to keep the expected pairs within the budget.
@@ -345,6 +346,16 @@ pub enum GuardNotice {
         /// World edge at that count, world units.
         world: f32,
     },
+    /// The OS refused to start the threads asked for
+    /// ([`Simulation::pool_error`]); the steps run on `ran` threads.
+    ThreadsRefused {
+        /// Threads asked for.
+        asked: usize,
+        /// Threads the steps run on instead.
+        ran: usize,
+        /// The OS error.
+        why: String,
+    },
 }
 
 impl GuardNotice {
@@ -354,6 +365,7 @@ impl GuardNotice {
         match self {
             GuardNotice::RadiusLowered { .. } => "radius",
             GuardNotice::CellRaised { .. } => "cell size",
+            GuardNotice::ThreadsRefused { .. } => "threads",
         }
     }
 }
@@ -361,6 +373,14 @@ impl GuardNotice {
 impl fmt::Display for GuardNotice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
+            GuardNotice::ThreadsRefused {
+                asked,
+                ran,
+                ref why,
+            } => write!(
+                f,
+                "The OS refused to start {asked} threads ({why}); running on {ran}. Choosing {asked} again after another count tries again.",
+            ),
             GuardNotice::RadiusLowered {
                 from,
                 to,
@@ -784,5 +804,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The window's notice for a refused pool names the threads asked for,
+    /// the threads that run and the OS error, and replaces an older one.
+    #[test]
+    fn refused_threads_notice_says_what_runs_and_why() {
+        let n = GuardNotice::ThreadsRefused {
+            asked: 256,
+            ran: 1,
+            why: "Resource temporarily unavailable (os error 11)".to_string(),
+        };
+        let text = n.to_string();
+        assert!(text.contains("refused to start 256 threads"), "{text}");
+        assert!(
+            text.contains("(Resource temporarily unavailable (os error 11))"),
+            "{text}"
+        );
+        assert!(text.contains("running on 1."), "{text}");
+        assert_eq!(n.kind(), "threads");
     }
 }

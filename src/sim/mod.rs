@@ -29,6 +29,7 @@ pub mod layout;
 pub mod memory;
 mod motion;
 mod pass;
+mod pool;
 pub mod reorder;
 mod settings;
 mod sliced;
@@ -74,7 +75,17 @@ pub struct Simulation {
     near: NearResults,
     /// The pass of the last step.
     pass: Pass,
+    /// The pool of the thread count asked for; `None` for one thread or
+    /// when the OS refused the threads (`pool_error`).
     pool: Option<rayon::ThreadPool>,
+    /// The thread count (at least 1) `pool` was last built for: a pool is
+    /// built, or tried, only when the settings ask for another count.
+    pool_asked: usize,
+    /// The thread count whose pool the OS refused, and the OS error; the
+    /// steps run on one thread meanwhile.
+    pool_error: Option<(usize, String)>,
+    /// Stack size of the pool's threads, bytes (`None`: rayon's default).
+    pool_stack: Option<usize>,
     spawned: SpawnKey,
     frame: u64,
     reorderer: Reorderer,
@@ -88,8 +99,6 @@ pub struct Simulation {
     dead: Vec<usize>,
     /// Draws the reinforcements' positions and headings.
     rng: ChaCha8Rng,
-    /// Thread count whose pool could not be built (not retried).
-    pool_failed: Option<usize>,
     /// Hardware cache counters of the frame's threads, or why they are
     /// unavailable; `None` until the next step opens them (after a new pool).
     counters: Option<Result<counters::CacheCounters, String>>,
@@ -113,6 +122,9 @@ impl Simulation {
             near: NearResults::default(),
             pass: settings.pass,
             pool: None,
+            pool_asked: 1,
+            pool_error: None,
+            pool_stack: None,
             spawned: (usize::MAX, settings.workload, settings.seed, 0),
             frame: 0,
             reorderer: Reorderer::default(),
@@ -122,7 +134,6 @@ impl Simulation {
             gathered_teams: Vec::new(),
             dead: Vec::new(),
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
-            pool_failed: None,
             counters: None,
             pending: None,
             reordered: false,
@@ -341,20 +352,58 @@ impl Simulation {
             self.index = Index::new(s.strategy);
         }
         let threads = s.threads.max(1);
-        let have = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
-        if threads != have && self.pool_failed != Some(threads) {
+        if threads != self.pool_asked {
+            self.pool_asked = threads;
+            // The old threads go first: the memory they hold may be what the
+            // new ones need.
             self.pool = None;
+            self.pool_error = None;
             if threads > 1 {
-                // If the OS refuses the threads, run single-threaded and do not
-                // retry every frame.
-                match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                // Refused (e.g. thread stacks that cannot be mapped under
+                // `ulimit -v`): one thread, and the reason for the caller.
+                match pool::build(threads, self.pool_stack) {
                     Ok(p) => self.pool = Some(p),
-                    Err(_) => self.pool_failed = Some(threads),
+                    Err(why) => self.pool_error = Some((threads, why)),
                 }
             }
             // The counters follow the threads: reopen for the new pool.
             self.counters = None;
         }
+    }
+
+    /// Threads the next step runs on: the thread count the settings of the
+    /// last step (or of `new`, `prepare`, `respawn`) ask for, or 1 when the
+    /// OS refused them ([`Simulation::pool_error`]).
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads)
+    }
+
+    /// The thread count the settings ask for and why it was refused, when
+    /// the OS cannot start that many threads: the OS error of rayon's
+    /// `ThreadPoolBuilder` (a process limit, a platform without threads),
+    /// or, on Linux, an address-space limit (`ulimit -v`) that cannot hold
+    /// their stacks (checked before spawning; see `pool.rs`). The steps then
+    /// run on one thread. `None` when the pool was built or one thread is
+    /// asked.
+    ///
+    /// A refused count is not tried again at every step, only when the
+    /// settings ask for another count and then for it again: the user who
+    /// picks another count and comes back gets a new attempt (it succeeds
+    /// if the OS has room by then).
+    pub fn pool_error(&self) -> Option<(usize, &str)> {
+        self.pool_error.as_ref().map(|(n, why)| (*n, why.as_str()))
+    }
+
+    /// Sets the stack size of the threads of the pools built from now on,
+    /// bytes (`None`: 2 MiB unless `RUST_MIN_STACK` says otherwise, as for
+    /// any thread `std` spawns); the current pool keeps its threads. A size the OS cannot
+    /// map makes the next pool fail like a refused one (how the tests force
+    /// [`Simulation::pool_error`] without `ulimit`).
+    #[doc(hidden)]
+    pub fn set_pool_stack(&mut self, bytes: Option<usize>) {
+        self.pool_stack = bytes;
     }
 
     /// The hardware cache counters around the query phase: `Ok` with the
@@ -373,3 +422,85 @@ impl Simulation {
 /// Places [`Simulation::resolve`] searches on each side of a stale hint
 /// before scanning every unit.
 const NEAR_SEARCH: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread stack no 64-bit Linux can map (1 PiB, beyond the 47-bit
+    /// user address space): `pthread_create` fails at once with EAGAIN,
+    /// mapping nothing, as it does for 2 MiB stacks under `ulimit -v`.
+    const UNMAPPABLE_STACK: usize = 1 << 50;
+
+    fn settings(threads: usize, strategy: crate::spatial::Strategy) -> Settings {
+        Settings {
+            units: 2_000,
+            threads,
+            strategy,
+            ..Settings::default()
+        }
+    }
+
+    /// The OS refusing the pool (W4): the steps run on one thread and say
+    /// so, with the OS error; whole and sliced frames alike.
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[test]
+    fn a_refused_pool_is_reported_with_the_threads_that_ran() {
+        use crate::spatial::Strategy;
+        let mut sim = Simulation::new(&settings(1, Strategy::SortedGrid));
+        sim.set_pool_stack(Some(UNMAPPABLE_STACK));
+        let four = settings(4, Strategy::SortedGrid);
+        let st = sim.step(1.0 / 60.0, &four);
+        assert_eq!(st.threads, 1, "the step ran on one thread");
+        assert_eq!(sim.threads(), 1);
+        let (asked, why) = sim.pool_error().expect("the OS refused 4 threads");
+        assert_eq!(asked, 4);
+        assert!(!why.is_empty());
+        // A sliced frame reports the threads of the call that finished it.
+        let naive = settings(4, Strategy::Naive);
+        let slicing = Slicing {
+            queries: 500,
+            seconds: f64::INFINITY,
+        };
+        let done = loop {
+            if let StepProgress::Done(st) = sim.step_sliced(1.0 / 60.0, &naive, slicing) {
+                break st;
+            }
+        };
+        assert!(done.slices > 1, "the frame was sliced: {done:?}");
+        assert_eq!(done.threads, 1);
+        assert_eq!(sim.pool_error().map(|e| e.0), Some(4));
+    }
+
+    /// A refused count is not tried again at every step, only when another
+    /// count was asked for in between; a count the OS grants runs on all
+    /// its threads (the old code kept the pool of the count in between and
+    /// ran on it under the refused count's label).
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    #[test]
+    fn a_refused_count_is_retried_only_after_another_count() {
+        use crate::spatial::Strategy;
+        let mut sim = Simulation::new(&settings(1, Strategy::Grid));
+        sim.set_pool_stack(Some(UNMAPPABLE_STACK));
+        let dt = 1.0 / 60.0;
+        assert_eq!(sim.step(dt, &settings(4, Strategy::Grid)).threads, 1);
+        // The OS would grant it now, but the same count is not retried.
+        sim.set_pool_stack(None);
+        assert_eq!(sim.step(dt, &settings(4, Strategy::Grid)).threads, 1);
+        assert_eq!(sim.pool_error().map(|e| e.0), Some(4));
+        // Another count: built; back to the refused one: tried again.
+        let st = sim.step(dt, &settings(2, Strategy::Grid));
+        assert_eq!((st.threads, sim.pool_error()), (2, None));
+        let st = sim.step(dt, &settings(4, Strategy::Grid));
+        assert_eq!((st.threads, sim.pool_error()), (4, None));
+        // Refused while a pool of 2 runs: the old pool is not kept.
+        sim.step(dt, &settings(2, Strategy::Grid));
+        sim.set_pool_stack(Some(UNMAPPABLE_STACK));
+        let st = sim.step(dt, &settings(3, Strategy::Grid));
+        assert_eq!(st.threads, 1);
+        assert_eq!(sim.pool_error().map(|e| e.0), Some(3));
+        // One thread needs no pool: never refused.
+        let st = sim.step(dt, &settings(1, Strategy::Grid));
+        assert_eq!((st.threads, sim.pool_error()), (1, None));
+    }
+}

@@ -116,11 +116,15 @@ impl Simulation {
             queries: max,
             ..slicing
         };
-        let progress = match &pool {
+        let mut progress = match &pool {
             Some(p) => p.install(|| self.slice_phases(dt, settings, slicing)),
             None => self.slice_phases(dt, settings, slicing),
         };
         self.pool = pool;
+        if let StepProgress::Done(st) = &mut progress {
+            // The threads of the call that finished the frame.
+            st.threads = self.threads();
+        }
         progress
     }
 

@@ -47,6 +47,9 @@ pub struct StepStats {
     /// spread over (1 for a frame stepped whole). Above 1, `query_s` is the
     /// sum of the slices: an estimate of the frame's time, not one measurement.
     pub slices: u32,
+    /// Threads the step ran on: the settings' count, or 1 when the OS
+    /// refused it ([`Simulation::pool_error`]); 0 only in `default()`.
+    pub threads: usize,
 }
 
 impl StepStats {
@@ -75,11 +78,12 @@ impl Simulation {
             // From the thread that runs the frame and every worker of its pool.
             self.counters = Some(counters::CacheCounters::open(pool.as_ref()));
         }
-        let st = match &pool {
+        let mut st = match &pool {
             Some(p) => p.install(|| self.step_phases(dt, settings)),
             None => self.step_phases(dt, settings),
         };
         self.pool = pool;
+        st.threads = self.threads();
         st
     }
 

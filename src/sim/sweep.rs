@@ -245,6 +245,8 @@ pub struct CellSweep {
     candidates: u64,
     neighbors: u64,
     used_cell: f32,
+    /// Threads the last recorded frame ran on (0 before any).
+    threads: usize,
 }
 
 impl CellSweep {
@@ -355,6 +357,7 @@ impl CellSweep {
             candidates: 0,
             neighbors: 0,
             used_cell: 0.0,
+            threads: 0,
         };
         sweep.skip_slow();
         sweep
@@ -411,6 +414,7 @@ impl CellSweep {
         let Some(cell) = self.cell_size() else {
             return;
         };
+        self.threads = st.threads;
         let used = st.grid.map_or(cell, |g| g.cell);
         let cost = Cost::of(used, st);
         if self.frame == 0 {
@@ -504,6 +508,16 @@ impl CellSweep {
     /// started from; each step uses [`CellSweep::cell_size`] instead).
     pub fn work(&self) -> &Settings {
         &self.work
+    }
+
+    /// Threads the sweep's frames ran on: those of the last recorded frame
+    /// (1 when the OS refused the count asked for), or the count asked for
+    /// before any frame.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => self.work.threads.max(1),
+            n => n,
+        }
     }
 
     /// The query radius of the sweep, world units.

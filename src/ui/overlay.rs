@@ -723,6 +723,14 @@ fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
             let counted = |v: String| if current { v } else { PENDING.to_string() };
             let rows = [
                 (
+                    "threads",
+                    match st.step.threads {
+                        0 => "-".to_string(),
+                        n => n.to_string(),
+                    },
+                    "Threads the last frame ran on: the count asked for, or 1 when the OS refused to start them (a notice says why).",
+                ),
+                (
                     "candidates / frame",
                     counted(thousands(q.candidates)),
                     "Entries run through the distance test in the last frame.",

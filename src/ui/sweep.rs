@@ -90,7 +90,7 @@ pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<
                 length(w.radius),
                 w.strategy.name(),
                 w.layout.name(),
-                w.threads
+                sw.threads()
             ));
             match (sw.cell_size(), sw.best()) {
                 (Some(cell), _) => {
