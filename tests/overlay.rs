@@ -15,9 +15,9 @@ use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
 use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
 use spatial_query_lab::spatial::{GridGeometry, Strategy};
-use spatial_query_lab::ui::overlay::PENDING;
 use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
 use spatial_query_lab::ui::sweep::SweepAction;
+use spatial_query_lab::ui::timings::PENDING;
 use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
 
 /// The overlay and everything it reads and writes.
@@ -592,7 +592,7 @@ fn right_drag(h: &mut Harness<'_, State>, from: egui::Pos2, to: egui::Pos2) {
 fn a_right_drag_on_the_timings_graph_leaves_it_following_the_newest_frames() {
     // The reported fault (hard case W3): a right-drag box-zoomed the graph,
     // which then stopped following new frames for good.
-    use spatial_query_lab::ui::overlay::TIMINGS_PLOT;
+    use spatial_query_lab::ui::timings::TIMINGS_PLOT;
     let mut st = stats();
     for k in 0..120 {
         st.history.record(PhaseSample {

@@ -1,5 +1,7 @@
-//! The egui overlay widgets ([`overlay`]), the cell-size sweep's
-//! ([`sweep`]) and the memory view's ([`memory_view`]). They edit a plain
+//! The egui overlay widgets: the panel and its controls ([`overlay`]), its
+//! numbers and graph of the last frames ([`timings`]), its vertex-data rows
+//! ([`vertex_data`]), the cell-size sweep's window ([`sweep`]) and the
+//! memory view ([`memory_view`]). They edit a plain
 //! [`crate::sim::Settings`] and read a plain [`stats::FrameStats`], which the
 //! frame loop ([`crate::app`]) fills; they never reach into the engine or
 //! back up into the frame loop.
@@ -8,5 +10,7 @@ pub mod memory_view;
 pub mod overlay;
 pub mod stats;
 pub mod sweep;
+pub mod timings;
+pub mod vertex_data;
 
 pub use overlay::{Overlay, OverlayActions, ViewOptions};

@@ -1,0 +1,251 @@
+//! The overlay's numbers of the last frames: FPS, the phase means and the
+//! counters of the last step (pending, "–", while they are not yet
+//! measured for the current settings), and the graph of recent frames.
+
+use egui_macroquad::egui;
+use egui_plot::{Line, Plot, PlotPoints, VLine};
+
+use crate::format::thousands;
+use crate::render::RENDER_BUDGET_S;
+use crate::sim::budget::SLICE_BUDGET_S;
+use crate::sim::Settings;
+use crate::ui::stats::{format_fps, FrameStats, PHASES};
+
+use super::overlay::NOTICE_COLOR;
+
+/// The id of the timings graph's plot (its [`egui_plot::PlotMemory`] holds
+/// whether it follows the newest frames).
+pub const TIMINGS_PLOT: &str = "timings graph";
+
+/// Colors of the phases in the graph and its legend.
+const PHASE_COLORS: [egui::Color32; 4] = [
+    egui::Color32::from_rgb(230, 90, 80),
+    egui::Color32::from_rgb(90, 150, 255),
+    egui::Color32::from_rgb(160, 220, 80),
+    egui::Color32::from_rgb(220, 110, 230),
+];
+/// How the overlay shows a value not yet measured for the current settings.
+pub const PENDING: &str = "–";
+/// The tooltip of a [`PENDING`] value.
+pub(crate) const PENDING_TIP: &str = "Not measured yet for the current settings: the first frame with them has not completed (a slow frame is spread over refreshes, or a worker thread is preparing the units). The value appears when it completes; it is never shown as zero or as the previous setting's value.";
+
+/// Allocations of the last step: [`PENDING`] when that step was not of the
+/// current settings (`current`), "-" when it ran on a worker thread.
+pub(crate) fn allocations_text(n: Option<u64>, current: bool) -> String {
+    match (current, n) {
+        (false, _) => PENDING.to_string(),
+        (true, None) => "-".to_string(),
+        (true, Some(n)) => n.to_string(),
+    }
+}
+
+pub(crate) fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
+    let m = &st.means;
+    // Numbers of another setting's frames, or none yet, show as pending.
+    let current = st.is_current(s);
+    let means = st.means_current(s);
+    let ms = |v: f32| {
+        if means {
+            format!("{v:.2} ms")
+        } else {
+            PENDING.to_string()
+        }
+    };
+    let estimate = if current && st.step.slices > 1 {
+        " (estimate)"
+    } else {
+        ""
+    };
+    ui.label(format!(
+        "{} FPS   engine {}{estimate}   render {}",
+        format_fps(st.fps),
+        ms(m.engine_ms()),
+        ms(m.ms[4])
+    ))
+    .on_hover_text(format!(
+        "Frames per second over the last half second; engine = move + rebuild + query + apply.{}",
+        if means {
+            String::new()
+        } else {
+            format!(" {PENDING}: {PENDING_TIP}")
+        }
+    ));
+    if let Some(slow) = st.slowest_s {
+        ui.label(egui::RichText::new(format!("slowest refresh of the last 128: {:.0} ms", slow * 1e3)).weak())
+            .on_hover_text("The longest wait between two window refreshes lately: what the window felt like at its worst. A naive frame, a big picture, a respawn or a sweep is spread over refreshes so this stays below 250 ms.");
+    }
+    let covers = if means {
+        m.describe()
+    } else {
+        "pending, the first frame with these settings is in progress".to_string()
+    };
+    ui.label(egui::RichText::new(format!("phase times: {covers}")).weak());
+    match (&st.counters_unavailable, st.step.query_cache) {
+        (None, Some(c)) if current => {
+            let llc = st.llc_event;
+            let n = st.units.max(1) as f64;
+            ui.label(format!(
+                "cache misses per query: L1D {:.2}, last level {:.2}",
+                c.l1d as f64 / n,
+                c.llc as f64 / n
+            ))
+            .on_hover_text(format!("Hardware counters (perf_event_open) around the last step's query phase, all its threads: L1D read misses and {llc}, divided by the queries."));
+        }
+        (Some(why), _) => {
+            ui.label(egui::RichText::new("hardware counters unavailable").weak())
+                .on_hover_text(format!("{why}. Virtual machines and containers often expose no performance counters, and a perf_event_paranoid above 2 forbids them. scripts/cache-report.sh simulates the caches with valgrind instead."));
+        }
+        _ => {}
+    }
+    if let Some(what) = &st.preparing {
+        ui.colored_label(NOTICE_COLOR, what)
+            .on_hover_text("Spawning or re-storing this many units takes longer than a refresh may; a worker thread does it while the window shows the last picture and keeps answering.");
+    }
+    if let Some((done, of)) = st.slice_progress {
+        ui.label(format!(
+            "frame in progress: {} of {} units queried ({:.0}%)",
+            thousands(done as u64),
+            thousands(of as u64),
+            100.0 * done as f64 / of.max(1) as f64
+        ))
+        .on_hover_text(format!("This frame's queries take longer than a refresh may, so each refresh runs a slice of them (about {:.0} ms); the picture shows the last complete frame and the window keeps answering.", SLICE_BUDGET_S * 1e3));
+    }
+    if current && st.step.slices > 1 {
+        ui.label(format!(
+            "last frame spread over {} slices: engine and query times are their sum, an estimate of one whole frame",
+            st.step.slices
+        ))
+        .on_hover_text(format!("No refresh runs more than about {:.0} ms of queries (Naive, and Grid when its frame is slow, e.g. a million units through AoS pointers); the sum of the slices estimates what the frame would take in one go. The units move once per whole frame.", SLICE_BUDGET_S * 1e3));
+    }
+    let pic = st.picture;
+    if pic.refreshes > 1 {
+        ui.label(format!(
+            "picture: {} units drawn over {} refreshes ({:.2} s)",
+            thousands(pic.instances as u64),
+            pic.refreshes,
+            pic.seconds
+        ))
+        .on_hover_text(format!("Drawing every unit takes longer than one refresh may ({:.0} ms of drawing), so the picture is drawn offscreen in slices while the screen shows the previous one and the overlay keeps answering; the simulation steps once per picture.", RENDER_BUDGET_S * 1e3));
+    }
+    let tips = [
+        "Move every unit and bounce off the border.",
+        "Rebuild the spatial index from the new positions (and reorder the units when due).",
+        "One neighbor query per unit.",
+        "Separation steering and enemy counts from the query results (neighbor lists, or the fused pass's sums).",
+        "Draw the picture of the last step: upload the instances and issue the draws, all its slices (CPU side; packing the instances is not included).",
+    ];
+    let q = st.step.query;
+    egui::Grid::new("phases")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            for ((name, v), tip) in PHASES.iter().zip(m.ms).zip(tips) {
+                ui.label(*name).on_hover_text(tip);
+                if means {
+                    ui.monospace(format!("{v:9.3} ms"));
+                } else {
+                    ui.monospace(format!("{PENDING:>12}"))
+                        .on_hover_text(PENDING_TIP);
+                }
+                ui.end_row();
+            }
+            let counted = |v: String| if current { v } else { PENDING.to_string() };
+            let rows = [
+                (
+                    "threads",
+                    match st.step.threads {
+                        0 => "-".to_string(),
+                        n => n.to_string(),
+                    },
+                    "Threads the last frame ran on: the count asked for, or 1 when the OS refused to start them (a notice says why).",
+                ),
+                (
+                    "candidates / frame",
+                    counted(thousands(q.candidates)),
+                    "Entries run through the distance test in the last frame.",
+                ),
+                (
+                    "neighbors / frame",
+                    counted(thousands(q.neighbors)),
+                    "Neighbor pairs found in the last frame (each unit lists its own). The same whatever the strategy or kernel.",
+                ),
+                (
+                    "tested per hit",
+                    counted(format!(
+                        "{:.1}",
+                        q.candidates as f64 / q.neighbors.max(1) as f64
+                    )),
+                    "Candidates per neighbor found: 1.0 would waste no test; the naive scan tests everything.",
+                ),
+                (
+                    "allocations / frame",
+                    allocations_text(st.step_allocations, current),
+                    "Heap allocations during the last simulation step (counting global allocator); \"-\" when the step ran on a worker thread, where the process-wide count would include the window's own.",
+                ),
+            ];
+            for (name, value, tip) in rows {
+                ui.label(name).on_hover_text(tip);
+                let shown = ui.monospace(format!("{value:>12}"));
+                if !current {
+                    shown.on_hover_text(PENDING_TIP);
+                }
+                ui.end_row();
+            }
+        });
+    ui.label(format!(
+        "{} units, world {:.0} x {:.0}",
+        thousands(st.units as u64),
+        st.world,
+        st.world
+    ));
+}
+
+/// The engine phases of the recent frames. Render time is listed, not
+/// graphed: on a software rasterizer it would flatten everything else. The
+/// legend sits above the plot, so it never hides the newest frames.
+pub(crate) fn timing_graph(ui: &mut egui::Ui, st: &FrameStats) {
+    ui.horizontal(|ui| {
+        for (name, color) in PHASES.iter().zip(PHASE_COLORS) {
+            ui.colored_label(color, format!("— {name}"));
+        }
+    });
+    let samples: Vec<_> = st.history.samples().collect();
+    let newest = samples.len() as f64 - 1.0;
+    let lines: Vec<Line> = (0..4)
+        .map(|k| {
+            let pts: PlotPoints = samples
+                .iter()
+                .enumerate()
+                .map(|(i, s)| [i as f64 - newest, s.ms[k] as f64])
+                .collect();
+            Line::new(pts).name(PHASES[k]).color(PHASE_COLORS[k])
+        })
+        .collect();
+    let since = st.history.frames_since_restart();
+    let change = (since > 0 && since < samples.len()).then_some(0.5 - since as f64);
+    Plot::new("timings")
+        .id(egui::Id::new(TIMINGS_PLOT))
+        .height(130.0)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        // A right-drag (the camera's pan) would box-zoom it, and a zoomed
+        // plot stops following the newest frames for good.
+        .allow_boxed_zoom(false)
+        .allow_double_click_reset(false)
+        .include_y(0.0)
+        .include_x(0.0)
+        .x_axis_label("frames (0 = newest)")
+        .y_axis_label("ms")
+        .y_axis_min_width(26.0)
+        .show(ui, |p| {
+            for l in lines {
+                p.line(l);
+            }
+            if let Some(x) = change {
+                p.vline(VLine::new(x).color(egui::Color32::GRAY).name("setting changed"));
+            }
+        })
+        .response
+        .on_hover_text("Engine phases of the recent frames, ms. The grey line marks the last change of a setting that changes the work; the means above start there.");
+}
