@@ -45,7 +45,26 @@ fn run_gui_on(screen: &str, args: &[&str]) -> Option<std::process::Output> {
         return None;
     };
     cmd.args(args);
-    Some(cmd.output().expect("start the binary"))
+    // One at a time: `xvfb-run -a` picks the first free display number, and
+    // two started together can pick the same one, so that one connects to
+    // the other's server with the wrong cookie and is refused.
+    static XVFB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = XVFB.lock().unwrap_or_else(|e| e.into_inner());
+    // Even one at a time, a new Xvfb can take the number of one that is
+    // still shutting down, whose socket then refuses the program (seen in
+    // about 1 of 25 back-to-back runs here): that is the test bed, not the
+    // program, so such a run is tried again, a few times at most.
+    let mut out = cmd.output().expect("start the binary");
+    for _ in 0..3 {
+        let refused =
+            String::from_utf8_lossy(&out.stderr).contains("cannot connect to the X server");
+        if out.status.success() || !refused || !on_path("xvfb-run") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        out = cmd.output().expect("start the binary");
+    }
+    Some(out)
 }
 
 /// Decodes an RGB(A) 8-bit PNG into (width, height, RGBA bytes).
