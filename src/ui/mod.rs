@@ -8,6 +8,7 @@
 
 pub mod memory_view;
 pub mod overlay;
+pub mod plot;
 pub mod stats;
 pub mod sweep;
 pub mod timings;

@@ -10,8 +10,8 @@
 
 use egui_macroquad::egui;
 use egui_plot::{
-    uniform_grid_spacer, GridInput, GridMark, Line, LineStyle, MarkerShape, Plot, PlotPoints,
-    Points, VLine,
+    uniform_grid_spacer, GridInput, GridMark, Line, LineStyle, MarkerShape, PlotPoints, Points,
+    VLine,
 };
 
 use crate::format::{length, thousands};
@@ -195,13 +195,7 @@ fn plots(ui: &mut egui::Ui, sw: &CellSweep, current_cell: f32) {
     let query = series(|p| p.query_ms);
     let cands = series(|p| p.candidates_per_neighbor);
     let base = |id: &str| {
-        Plot::new(id.to_string())
-            .height(130.0)
-            .allow_drag(false)
-            .allow_zoom(false)
-            .allow_scroll(false)
-            .allow_boxed_zoom(false)
-            .allow_double_click_reset(false)
+        super::plot::fixed(id, 130.0)
             .include_x(lo - 0.15)
             .include_x(hi + 0.15)
             .include_y(0.0)

@@ -3,7 +3,7 @@
 //! measured for the current settings), and the graph of recent frames.
 
 use egui_macroquad::egui;
-use egui_plot::{Line, Plot, PlotPoints, VLine};
+use egui_plot::{Line, PlotPoints, VLine};
 
 use crate::format::thousands;
 use crate::render::RENDER_BUDGET_S;
@@ -223,16 +223,10 @@ pub(crate) fn timing_graph(ui: &mut egui::Ui, st: &FrameStats) {
         .collect();
     let since = st.history.frames_since_restart();
     let change = (since > 0 && since < samples.len()).then_some(0.5 - since as f64);
-    Plot::new("timings")
+    // Fixed: a right-drag (the camera's pan) box-zoomed it, and a zoomed
+    // plot stops following the newest frames for good.
+    super::plot::fixed("timings", 130.0)
         .id(egui::Id::new(TIMINGS_PLOT))
-        .height(130.0)
-        .allow_drag(false)
-        .allow_zoom(false)
-        .allow_scroll(false)
-        // A right-drag (the camera's pan) would box-zoom it, and a zoomed
-        // plot stops following the newest frames for good.
-        .allow_boxed_zoom(false)
-        .allow_double_click_reset(false)
         .include_y(0.0)
         .include_x(0.0)
         .x_axis_label("frames (0 = newest)")
