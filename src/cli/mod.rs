@@ -205,7 +205,7 @@ pub(crate) struct BenchArgs {
     /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).
     #[arg(long)]
     pub(crate) roofline: bool,
-    /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0).
+    /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0); one estimated above a twentieth of it times only its last 3 frames.
     #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
     pub(crate) skip_above: f64,
     /// Output format.
