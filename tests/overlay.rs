@@ -659,7 +659,6 @@ fn measured_grid(settings: &Settings) -> FrameStats {
             ms: [1.25, 2.5, 33.75, 4.5, 9.0],
         });
     }
-    st.means = st.history.means();
     st
 }
 
@@ -715,4 +714,38 @@ fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
     };
     h.run();
     assert!(texts(&h).iter().any(|l| l == "123,456"));
+}
+
+#[test]
+fn after_a_change_the_old_frames_means_are_not_shown_next_to_the_new_counts() {
+    // Found by a newcomer: pressing 1 (Naive) at 20,000 units showed Naive's
+    // 400,000,000 candidates next to Grid's mean query time of 4.43 ms: the
+    // means restarted, but the panel kept the means from before.
+    let naive = Settings {
+        strategy: Strategy::Naive,
+        ..Settings::default()
+    };
+    let mut st = measured_grid(&naive);
+    st.step.query.candidates = 400_000_000;
+    st.history.restart();
+    let mut h = harness_with(st, naive);
+    h.run();
+    let t = texts(&h);
+    assert!(t.iter().any(|l| l == "400,000,000"), "{t:?}");
+    assert!(
+        !t.iter().any(|l| l == "33.750 ms"),
+        "old means shown: {t:?}"
+    );
+    assert!(
+        t.iter().any(|l| l.contains(&format!("engine {PENDING}"))),
+        "{t:?}"
+    );
+    // The first frame of the new work brings its own means.
+    h.state_mut().stats.history.record(PhaseSample {
+        t: 5.0,
+        ms: [1.0, 0.5, 900.0, 2.0, 30.0],
+    });
+    h.run();
+    let t = texts(&h);
+    assert!(t.iter().any(|l| l == "900.000 ms"), "{t:?}");
 }

@@ -395,14 +395,17 @@ impl App {
             self.stats.status = None;
         }
         if std::mem::take(&mut self.pacing.picture_done) && self.pacing.picture_of_step {
-            // One sample per step: its phases and the time its picture took to draw.
+            // One sample per step: its phases and the time its picture took
+            // to draw. A picture of a step of other settings than the
+            // current ones (begun before a change, or deferred across one)
+            // goes into the graph but not into the means.
+            let old_work = !self.stats.is_current(&self.settings);
             self.stats
                 .history
                 .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
-            if std::mem::take(&mut self.pacing.restart_after_picture) {
+            if std::mem::take(&mut self.pacing.restart_after_picture) || old_work {
                 self.stats.history.restart();
             }
-            self.stats.means = self.stats.history.means();
         }
         // While a worker has the simulation, the line of the last step stays.
         if self.worker.is_none() {

@@ -282,8 +282,6 @@ pub struct FrameStats {
     pub slowest_s: Option<f64>,
     /// Recent frames' phase times, for the graph.
     pub history: PhaseHistory,
-    /// Means over the recent frames ([`PhaseHistory::means`]).
-    pub means: PhaseMeans,
     /// Heap allocations made by the last simulation step.
     pub step_allocations: Option<u64>,
     /// Bytes of query results the last step wrote ([`crate::sim::Pass::result_bytes`]).
@@ -364,7 +362,14 @@ impl FrameStats {
     /// Whether the phase means describe `settings`: the last step does and
     /// the means cover at least one frame since the work changed.
     pub fn means_current(&self, settings: &Settings) -> bool {
-        self.is_current(settings) && self.means.frames > 0
+        self.is_current(settings) && self.means().frames > 0
+    }
+
+    /// The phase means of the recent frames since the last change of the
+    /// work ([`PhaseHistory::means`]), derived from the history each time,
+    /// so a restart is never shown with the means from before it.
+    pub fn means(&self) -> PhaseMeans {
+        self.history.means()
     }
 }
 

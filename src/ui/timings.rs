@@ -40,7 +40,7 @@ pub(crate) fn allocations_text(n: Option<u64>, current: bool) -> String {
 }
 
 pub(crate) fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
-    let m = &st.means;
+    let m = st.means();
     // Numbers of another setting's frames, or none yet, show as pending.
     let current = st.is_current(s);
     let means = st.means_current(s);
