@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 use macroquad::prelude::{
-    get_frame_time, is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed,
+    get_frame_time, is_key_down, is_mouse_button_down, is_mouse_button_pressed,
     is_mouse_button_released, mouse_position, screen_height, screen_width, MouseButton,
 };
 
@@ -28,7 +28,8 @@ impl App {
     pub(super) fn input(&mut self, pass: PassInput) {
         let claims = pass.claims;
         if !claims.keyboard {
-            for action in keys::pressed_actions(is_key_pressed, is_key_down) {
+            let pressed = |k| keys::pressed_plain(&pass.keys, k);
+            for action in keys::pressed_actions(pressed, is_key_down) {
                 self.apply(action);
             }
         }

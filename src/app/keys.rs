@@ -3,6 +3,7 @@
 //! README's controls table), so they cannot disagree.
 
 use macroquad::input::KeyCode;
+use macroquad::miniquad::KeyMods;
 
 use crate::spatial::Strategy;
 
@@ -330,6 +331,22 @@ pub const CHORD_MODIFIERS: [KeyCode; 6] = [
     KeyCode::RightSuper,
 ];
 
+/// Whether `mods`, the modifiers held as a key went down, make it a chord
+/// (Ctrl, Alt or Super held; see [`CHORD_MODIFIERS`]).
+pub fn is_chord_mods(mods: KeyMods) -> bool {
+    mods.ctrl || mods.alt || mods.logo
+}
+
+/// Whether a key of `presses` (keys that went down this frame with their
+/// modifiers, [`crate::render::PassInput::keys`]) is `key` pressed alone:
+/// without a chord modifier held as it went down. A chord pressed and
+/// released within one slow frame is then never taken for the plain key
+/// (the modifier is up again by the end of the frame, where
+/// [`is_chord`] looks).
+pub fn pressed_plain(presses: &[(KeyCode, KeyMods)], key: KeyCode) -> bool {
+    presses.iter().any(|&(k, m)| k == key && !is_chord_mods(m))
+}
+
 /// Whether a chord modifier ([`CHORD_MODIFIERS`]) is down according to `down`.
 pub fn is_chord(down: impl Fn(KeyCode) -> bool) -> bool {
     CHORD_MODIFIERS.iter().any(|&k| down(k))
@@ -415,5 +432,31 @@ mod tests {
         // Shift is not a chord modifier.
         let shift = |k: KeyCode| k == KeyCode::LeftShift;
         assert_eq!(pressed_actions(equal, shift).count(), 1);
+    }
+
+    #[test]
+    fn a_chord_within_one_slow_frame_is_still_a_chord() {
+        // Ctrl + = pressed and released inside one frame: at the frame's end
+        // Ctrl is up again, but the = went down with Ctrl held.
+        let ctrl = KeyMods {
+            ctrl: true,
+            ..KeyMods::default()
+        };
+        let presses = [(KeyCode::Equal, ctrl)];
+        let up = |_: KeyCode| false;
+        let got: Vec<Action> = pressed_actions(|k| pressed_plain(&presses, k), up).collect();
+        assert!(got.is_empty(), "{got:?}");
+        let alt = KeyMods {
+            alt: true,
+            ..KeyMods::default()
+        };
+        assert!(!pressed_plain(&[(KeyCode::R, alt)], KeyCode::R));
+        let shift = KeyMods {
+            shift: true,
+            ..KeyMods::default()
+        };
+        let plain = [(KeyCode::Equal, KeyMods::default()), (KeyCode::R, shift)];
+        let got: Vec<Action> = pressed_actions(|k| pressed_plain(&plain, k), up).collect();
+        assert_eq!(got, [Action::RadiusLarger, Action::Respawn]);
     }
 }

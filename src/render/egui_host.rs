@@ -47,8 +47,9 @@ pub enum InputEvent {
     Up(MouseButton, f32, f32),
     /// A character was typed.
     Char(char),
-    /// A key went down.
-    KeyDown(KeyCode, KeyMods),
+    /// A key went down, with the modifiers held at that moment; `true` for
+    /// a repeat of a held key.
+    KeyDown(KeyCode, KeyMods, bool),
     /// A key went up.
     KeyUp(KeyCode, KeyMods),
 }
@@ -213,8 +214,8 @@ impl EventHandler for Recorder {
     fn char_event(&mut self, c: char, _mods: KeyMods, _repeat: bool) {
         self.queue.push_back(InputEvent::Char(c));
     }
-    fn key_down_event(&mut self, k: KeyCode, mods: KeyMods, _repeat: bool) {
-        self.queue.push_back(InputEvent::KeyDown(k, mods));
+    fn key_down_event(&mut self, k: KeyCode, mods: KeyMods, repeat: bool) {
+        self.queue.push_back(InputEvent::KeyDown(k, mods, repeat));
     }
     fn key_up_event(&mut self, k: KeyCode, mods: KeyMods) {
         self.queue.push_back(InputEvent::KeyUp(k, mods));
@@ -231,7 +232,7 @@ pub struct UiClaims {
 }
 
 /// What one overlay pass leaves to the rest of the frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PassInput {
     /// What the overlay claims of the input.
     pub claims: UiClaims,
@@ -239,6 +240,24 @@ pub struct PassInput {
     /// from the user; see the module docs): for the camera unless the
     /// overlay claims the pointer.
     pub wheel: Vec2,
+    /// The keys this pass delivered going down (not repeats), each with the
+    /// modifiers held at that moment: a chord pressed and released within
+    /// one slow frame is still seen as a chord ([`key_presses`]).
+    pub keys: Vec<(KeyCode, KeyMods)>,
+}
+
+/// The keys that went down in `events` (repeats left out), in order, each
+/// with the modifiers held as it went down.
+pub fn key_presses<'a>(
+    events: impl IntoIterator<Item = &'a InputEvent>,
+) -> Vec<(KeyCode, KeyMods)> {
+    events
+        .into_iter()
+        .filter_map(|e| match *e {
+            InputEvent::KeyDown(k, m, false) => Some((k, m)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// egui in the window: one [`EguiHost::run_overlay`] and one [`EguiHost::draw`] per frame.
@@ -295,6 +314,7 @@ impl EguiHost {
         repeat_all_miniquad_input(&mut self.recorder, self.subscriber);
         let source = WheelSource::current();
         let (n, wheel) = next_pass(&self.recorder.queue, source);
+        let keys = key_presses(self.recorder.queue.range(..n));
         for e in self.recorder.queue.drain(..n) {
             match e {
                 InputEvent::Motion(x, y) => self.mq.mouse_motion_event(x, y),
@@ -305,7 +325,7 @@ impl EguiHost {
                 InputEvent::Down(b, x, y) => self.mq.mouse_button_down_event(b, x, y),
                 InputEvent::Up(b, x, y) => self.mq.mouse_button_up_event(b, x, y),
                 InputEvent::Char(c) => self.mq.char_event(c),
-                InputEvent::KeyDown(k, m) => self.mq.key_down_event(k, m),
+                InputEvent::KeyDown(k, m, _) => self.mq.key_down_event(k, m),
                 InputEvent::KeyUp(k, m) => self.mq.key_up_event(k, m),
             }
         }
@@ -333,7 +353,11 @@ impl EguiHost {
                 self.mq.draw(gl.quad_context);
             }
         }
-        PassInput { claims, wheel }
+        PassInput {
+            claims,
+            wheel,
+            keys,
+        }
     }
 
     /// Paints the output of the last [`EguiHost::run_overlay`] over what was drawn
@@ -469,5 +493,30 @@ mod tests {
         q.drain(..n);
         let (n, second) = next_pass(&q, source);
         assert_eq!((n, second), (4, Vec2::new(0.0, -3.0)), "the rest, once");
+    }
+
+    #[test]
+    fn key_presses_keep_their_modifiers_and_leave_out_repeats() {
+        let ctrl = KeyMods {
+            ctrl: true,
+            ..KeyMods::default()
+        };
+        let none = KeyMods::default();
+        let events = [
+            InputEvent::KeyDown(KeyCode::LeftControl, none, false),
+            InputEvent::KeyDown(KeyCode::Equal, ctrl, false),
+            InputEvent::KeyUp(KeyCode::Equal, ctrl),
+            InputEvent::KeyUp(KeyCode::LeftControl, none),
+            InputEvent::KeyDown(KeyCode::Equal, none, false),
+            InputEvent::KeyDown(KeyCode::Equal, none, true),
+        ];
+        assert_eq!(
+            key_presses(&events),
+            [
+                (KeyCode::LeftControl, none),
+                (KeyCode::Equal, ctrl),
+                (KeyCode::Equal, none)
+            ]
+        );
     }
 }
