@@ -749,3 +749,20 @@ fn after_a_change_the_old_frames_means_are_not_shown_next_to_the_new_counts() {
     let t = texts(&h);
     assert!(t.iter().any(|l| l == "900.000 ms"), "{t:?}");
 }
+
+#[test]
+fn a_passing_message_does_not_move_the_controls() {
+    // Found by a newcomer: after F12, "Screenshot saved: ..." was inserted
+    // into the panel and pushed every control below it down 17 px, so the
+    // next click hit the control above the one aimed at.
+    let mut h = harness(stats());
+    h.run();
+    let before = slider(&h, "sim speed");
+    h.state_mut().stats.status = Some(("Screenshot saved: spatial-query-lab-001.png".into(), 1e9));
+    h.run();
+    assert!(
+        texts(&h).iter().any(|l| l.starts_with("Screenshot saved")),
+        "the message is shown"
+    );
+    assert_eq!(slider(&h, "sim speed"), before, "the controls stay put");
+}

@@ -117,6 +117,9 @@ impl Overlay {
         if let (true, Some(m)) = (view.show_memory, &stats.memory) {
             super::memory_view::show(ctx, &mut view.show_memory, m);
         }
+        if let Some((msg, _)) = &stats.status {
+            status_toast(ctx, msg);
+        }
         if !view.show_overlay {
             return act;
         }
@@ -194,9 +197,6 @@ impl Overlay {
                 allocations_text(stats.step_allocations, stats.is_current(s))
             ))
             .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
-        }
-        if let Some((msg, _)) = &stats.status {
-            ui.colored_label(egui::Color32::LIGHT_RED, msg);
         }
         act.sweep = radius_and_cell_rows(ui, s, stats).or(act.sweep);
         order_row(ui, s);
@@ -583,6 +583,20 @@ fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
         "How query results reach the steering (key P), and the bytes of results the last frame wrote. {}",
         s.pass.explain()
     ));
+}
+
+/// A passing message (a saved screenshot, a unit that died) at the bottom
+/// of the window, over the scene: never inside the panel, where it would
+/// push the controls down under the pointer while it shows.
+fn status_toast(ctx: &egui::Context, msg: &str) {
+    egui::Area::new(egui::Id::new("status"))
+        .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -16.0])
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.colored_label(egui::Color32::LIGHT_RED, msg);
+            });
+        });
 }
 
 fn help_window(ctx: &egui::Context, open: &mut bool, rows: &[(String, &'static str)]) {
