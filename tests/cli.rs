@@ -587,3 +587,25 @@ fn bench_under_ulimit_v_does_not_label_one_thread_as_256() {
     let why = rows[1]["skipped"].as_str().unwrap_or_default();
     assert!(why.contains("address-space limit (ulimit -v)"), "{why}");
 }
+
+/// `--kernels best` is the widest kernel this CPU runs, so the README's
+/// commands run on any machine (a newcomer's copy of one naming `avx512`
+/// printed only skipped rows on a CPU without AVX-512).
+#[test]
+fn bench_kernels_best_is_the_widest_kernel_this_cpu_runs() {
+    let out = exe()
+        .args(["bench", "--units", "1000", "--strategies", "sorted-grid"])
+        .args(["--kernels", "best", "--frames", "2", "--warmup", "0"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let best = spatial_query_lab::spatial::Kernel::best();
+    assert_eq!(rows[0]["kernel"].as_str(), Some(best.key()));
+    assert!(rows[0]["median_ms"].is_object(), "{}", rows[0]);
+}

@@ -100,8 +100,14 @@ pub(crate) fn parse_strategy(s: &str) -> Result<Strategy, String> {
     Strategy::from_key(s).ok_or_else(|| "expected naive, grid or sorted-grid".to_string())
 }
 
+/// A kernel by name, or `best`: the widest this CPU runs ([`Kernel::best`]),
+/// so a command written on one machine runs its fastest kernel on another.
 pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
-    Kernel::from_key(s).ok_or_else(|| "expected scalar, sse, avx2, avx512 or neon".to_string())
+    if s.trim().eq_ignore_ascii_case("best") {
+        return Ok(Kernel::best());
+    }
+    Kernel::from_key(s)
+        .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon or best".to_string())
 }
 
 pub(crate) fn parse_reorder(s: &str) -> Result<Reorder, String> {
