@@ -652,6 +652,7 @@ fn measured_grid(settings: &Settings) -> FrameStats {
     st.measured = Some(settings.clone());
     st.step.query.candidates = 123_456;
     st.step.query.neighbors = 7_890;
+    st.step.threads = 4;
     st.step_allocations = Some(0);
     for k in 0..5 {
         st.history.record(PhaseSample {
@@ -698,7 +699,7 @@ fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
     h.state_mut().settings.strategy = Strategy::Naive;
     h.run();
     let t = texts(&h);
-    for stale in ["123,456", "7,890", "33.750 ms"] {
+    for stale in ["123,456", "7,890", "33.750 ms", "4"] {
         assert!(!t.iter().any(|l| l == stale), "{stale} still shown: {t:?}");
     }
     assert!(

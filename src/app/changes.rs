@@ -152,6 +152,9 @@ impl App {
             return;
         }
         self.threads_refused = refused.map(|r| r.0);
+        // The slices and estimates follow the threads that run.
+        self.update_limits();
+        let refused = self.sim.pool_error();
         match refused {
             Some((asked, why)) => {
                 let n = GuardNotice::ThreadsRefused {
@@ -171,7 +174,12 @@ impl App {
     /// The limits the overlay's controls offer at the current settings.
     pub(super) fn update_limits(&mut self) {
         let s = &self.settings;
-        let threads = s.threads.max(1);
+        // The threads that can work at once: no more than the cores, and one
+        // when the OS refused the count asked for (then the frames run on one).
+        let threads = match self.sim.pool_error() {
+            Some((asked, _)) if asked == s.threads => 1,
+            _ => s.threads.clamp(1, self.stats.cores.max(1)),
+        };
         // Frames whose queries take longer than the slice budget are
         // spread over refreshes: for Naive the model's queries per refresh
         // to start with; for Grid slices of GRID_FIRST_SLICE above that many

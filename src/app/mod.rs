@@ -367,6 +367,16 @@ impl App {
         (actions, pass)
     }
 
+    /// Writes the window to the PNG at `path` ([`save_screenshot`]), or
+    /// refuses in one line when the picture cannot hold the units (no
+    /// offscreen target) or came back one color with the overlay shown.
+    fn save_picture(&self, path: &std::path::Path) -> Result<(), String> {
+        if let Some(why) = self.scene.cannot_draw() {
+            return Err(format!("cannot save screenshot {}: {why}", path.display()));
+        }
+        save_screenshot(path, self.view.show_overlay)
+    }
+
     /// Selects unit `id` as `--select` does: as if clicked, followed, and
     /// looked at from close by.
     fn select_start(&mut self, id: u32) {
@@ -432,7 +442,7 @@ impl App {
                     "Screenshot not saved: {} already holds spatial-query-lab-001.png to -999.png.",
                     dir.display()
                 ),
-                Some(path) => match save_screenshot(&path, self.view.show_overlay) {
+                Some(path) => match self.save_picture(&path) {
                     Ok(()) => format!("Screenshot saved: {}", path.display()),
                     Err(e) => format!("Screenshot not saved: {e}"),
                 },
@@ -443,7 +453,7 @@ impl App {
             return None;
         }
         if let Some(path) = &self.screenshot {
-            if let Err(e) = save_screenshot(path, self.view.show_overlay) {
+            if let Err(e) = self.save_picture(path) {
                 eprintln!("error: --screenshot: {e}");
                 return Some(1);
             }

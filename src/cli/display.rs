@@ -186,8 +186,11 @@ fn no_display(wayland: Option<&str>) -> String {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum XServer {
     /// A local server, display `number`: the socket `/tmp/.X11-unix/X<number>`
-    /// (on Linux also the abstract socket of that name).
-    Local(u32),
+    /// (on Linux also the abstract socket of that name); `true` when the host
+    /// was empty (`:N`), where libxcb also tries TCP `localhost:6000+N`
+    /// (X servers listening only on TCP: VcXsrv or Xming under WSL, some
+    /// containers), `false` for `unix:N`.
+    Local(u32, bool),
     /// A server over TCP: `host`, port 6000 + the display number.
     Tcp(String, u16),
 }
@@ -197,7 +200,7 @@ impl XServer {
     /// Where it is, as a user would look for it.
     pub(crate) fn describe(&self) -> String {
         match self {
-            XServer::Local(n) => format!("/tmp/.X11-unix/X{n}"),
+            XServer::Local(n, _) => format!("/tmp/.X11-unix/X{n}"),
             XServer::Tcp(host, port) => format!("{host}, TCP port {port}"),
         }
     }
@@ -220,7 +223,7 @@ pub(crate) fn x_server(display: &str) -> Option<XServer> {
         return None;
     }
     if host.is_empty() || host == "unix" {
-        return Some(XServer::Local(number));
+        return Some(XServer::Local(number, host.is_empty()));
     }
     let port = u16::try_from(6000 + u64::from(number)).ok()?;
     Some(XServer::Tcp(host.to_string(), port))
@@ -259,22 +262,28 @@ fn reach(server: &XServer) -> Result<(), String> {
     use std::time::Duration;
 
     match server {
-        XServer::Local(_) => {
+        XServer::Local(n, tcp) => {
             let path = server.describe();
-            // libxcb tries the abstract socket first, then the file.
+            // libxcb tries the abstract socket first, then the file, then
+            // (for `:N`) TCP on localhost.
             let abstract_ok = SocketAddr::from_abstract_name(path.as_bytes())
                 .and_then(|a| UnixStream::connect_addr(&a))
                 .is_ok();
             if abstract_ok {
                 return Ok(());
             }
-            match UnixStream::connect(&path) {
-                Ok(_) => Ok(()),
-                Err(e) if e.kind() == ErrorKind::NotFound => Err(format!("no socket {path}")),
+            let why = match UnixStream::connect(&path) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.kind() == ErrorKind::NotFound => format!("no socket {path}"),
                 Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
-                    Err(format!("nothing listens on {path}"))
+                    format!("nothing listens on {path}")
                 }
-                Err(e) => Err(format!("{path}: {e}")),
+                Err(e) => format!("{path}: {e}"),
+            };
+            match u16::try_from(6000 + u64::from(*n)) {
+                Ok(port) if *tcp => reach(&XServer::Tcp("localhost".into(), port))
+                    .map_err(|_| format!("{why}, nor on localhost TCP port {port}")),
+                _ => Err(why),
             }
         }
         XServer::Tcp(host, port) => {

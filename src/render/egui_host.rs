@@ -99,7 +99,7 @@ impl WheelSource {
 
     /// The backend of this build's window: the web for wasm32, Windows,
     /// macOS, else X11 (on Linux miniquad's default `LinuxBackend::X11Only`,
-    /// which `main.rs` keeps).
+    /// which the window's `Conf` in `src/cli/window.rs` keeps).
     pub const fn current() -> Self {
         if cfg!(target_arch = "wasm32") {
             WheelSource::Web

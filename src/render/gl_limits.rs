@@ -49,11 +49,14 @@ impl GlLimits {
     /// first call and remembered (one window, one context per process).
     ///
     /// # Panics
-    /// Must be called on the window's thread inside a running macroquad
-    /// window (GL calls without a current context are undefined).
+    /// Outside a running macroquad window (checked before any GL call, as
+    /// macroquad's `get_internal_gl` does). Call it on the window's thread.
     pub fn current() -> GlLimits {
         static LIMITS: OnceLock<GlLimits> = OnceLock::new();
         *LIMITS.get_or_init(|| {
+            // SAFETY: only asserts that macroquad's context exists (it panics
+            // otherwise, before any GL call below); the borrow ends here.
+            let _ = unsafe { macroquad::window::get_internal_gl() };
             let mut texture = 0;
             let mut renderbuffer = 0;
             let mut viewport = [0; 2];

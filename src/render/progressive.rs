@@ -115,6 +115,15 @@ impl Default for ProgressiveScene {
 }
 
 impl ProgressiveScene {
+    /// Why the units cannot be drawn, if they cannot: not even a 1x1
+    /// offscreen target could be made for this window (the picture then
+    /// shows the background only). `None` before the first picture too.
+    pub fn cannot_draw(&self) -> Option<&'static str> {
+        self.targets.as_ref().filter(|t| t.pair.is_none()).map(|_| {
+            "no offscreen render target could be made for this window, so the units are not drawn"
+        })
+    }
+
     /// True when no picture is being drawn: fill [`instances_mut`](Self::instances_mut)
     /// and call [`begin`](Self::begin).
     pub fn is_idle(&self) -> bool {

@@ -423,7 +423,9 @@ impl Simulation {
 /// before scanning every unit.
 const NEAR_SEARCH: usize = 256;
 
-#[cfg(test)]
+/// The pool tests force a refusal with a stack only a 64-bit Linux is sure
+/// to refuse at once.
+#[cfg(all(test, target_os = "linux", target_pointer_width = "64"))]
 mod tests {
     use super::*;
 
@@ -443,7 +445,6 @@ mod tests {
 
     /// The OS refusing the pool (W4): the steps run on one thread and say
     /// so, with the OS error; whole and sliced frames alike.
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     #[test]
     fn a_refused_pool_is_reported_with_the_threads_that_ran() {
         use crate::spatial::Strategy;
@@ -476,7 +477,6 @@ mod tests {
     /// count was asked for in between; a count the OS grants runs on all
     /// its threads (the old code kept the pool of the count in between and
     /// ran on it under the refused count's label).
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
     #[test]
     fn a_refused_count_is_retried_only_after_another_count() {
         use crate::spatial::Strategy;

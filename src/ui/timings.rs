@@ -153,10 +153,7 @@ pub(crate) fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
             let rows = [
                 (
                     "threads",
-                    match st.step.threads {
-                        0 => "-".to_string(),
-                        n => n.to_string(),
-                    },
+                    counted(st.step.threads.to_string()),
                     "Threads the last frame ran on: the count asked for, or 1 when the OS refused to start them (a notice says why).",
                 ),
                 (

@@ -173,14 +173,14 @@ fn panics_outside_the_windowing_library_keep_the_default_report() {
 #[test]
 fn display_values_name_the_socket_or_port_xlib_would_use() {
     let local = [
-        (":0", 0),
-        (":77", 77),
-        (":77.0", 77),
-        ("unix:3", 3),
-        (":10.2", 10),
+        (":0", 0, true),
+        (":77", 77, true),
+        (":77.0", 77, true),
+        ("unix:3", 3, false),
+        (":10.2", 10, true),
     ];
-    for (d, n) in local {
-        assert_eq!(x_server(d), Some(XServer::Local(n)), "{d}");
+    for (d, n, tcp) in local {
+        assert_eq!(x_server(d), Some(XServer::Local(n, tcp)), "{d}");
     }
     assert_eq!(
         x_server("localhost:10.0"),
@@ -208,7 +208,7 @@ fn display_values_name_the_socket_or_port_xlib_would_use() {
     ] {
         assert_eq!(x_server(d), None, "{d:?}");
     }
-    assert_eq!(XServer::Local(77).describe(), "/tmp/.X11-unix/X77");
+    assert_eq!(XServer::Local(77, true).describe(), "/tmp/.X11-unix/X77");
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn reach_connects_to_the_abstract_socket_and_reports_its_absence() {
     use std::os::unix::net::{SocketAddr, UnixListener};
 
     let n = free_display();
-    let server = XServer::Local(n);
+    let server = XServer::Local(n, false);
     let err = reach(&server).expect_err("nothing there");
     assert_eq!(err, format!("no socket /tmp/.X11-unix/X{n}"));
     let name = SocketAddr::from_abstract_name(server.describe().as_bytes()).expect("name");
@@ -287,6 +287,39 @@ fn reach_over_tcp_tells_a_listening_port_from_a_closed_one() {
     let err = reach(&XServer::Tcp("no-such-host.invalid".into(), 6000)).expect_err("no host");
     assert!(
         err.starts_with("cannot resolve no-such-host.invalid"),
+        "{err}"
+    );
+}
+
+/// `:N` with an X server on TCP `localhost:6000+N` only (VcXsrv under WSL,
+/// some containers): libxcb falls back to TCP there, so the check must too,
+/// and `unix:N` must not.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_display_with_an_empty_host_is_also_tried_on_localhost_tcp() {
+    // A free display number whose TCP port can be taken.
+    let (n, listener) = (77..1000)
+        .filter(|n| {
+            let path = format!("/tmp/.X11-unix/X{n}");
+            !std::path::Path::new(&path).exists()
+        })
+        .find_map(|n| {
+            std::net::TcpListener::bind(("127.0.0.1", 6000 + n as u16))
+                .ok()
+                .map(|l| (n, l))
+        })
+        .expect("a free display number and port");
+    let sockets = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+    if sockets.contains(&format!("@/tmp/.X11-unix/X{n}")) {
+        return;
+    }
+    assert_eq!(reach(&XServer::Local(n, true)), Ok(()));
+    let err = reach(&XServer::Local(n, false)).expect_err("unix:N is not tried on TCP");
+    assert_eq!(err, format!("no socket /tmp/.X11-unix/X{n}"));
+    drop(listener);
+    let err = reach(&XServer::Local(n, true)).expect_err("nothing there now");
+    assert!(
+        err.ends_with(&format!(", nor on localhost TCP port {}", 6000 + n)),
         "{err}"
     );
 }
