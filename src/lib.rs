@@ -3,7 +3,7 @@
 //! used to draw them.
 //!
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`],
-//! [`scenario`], [`format`](mod@format)) never touch the window; only [`render`], [`ui`], [`app`] (the
+//! [`scenario`], [`format`](mod@format), [`view`]) never touch the window; only [`render`], [`ui`], [`app`] (the
 //! frame loop) and the binary do.
 
 pub mod alloc_count;
@@ -19,3 +19,4 @@ pub mod sim;
 pub mod spatial;
 #[cfg(feature = "window")]
 pub mod ui;
+pub mod view;

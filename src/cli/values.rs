@@ -100,13 +100,10 @@ pub(crate) fn parse_strategy(s: &str) -> Result<Strategy, String> {
     Strategy::from_key(s).ok_or_else(|| "expected naive, grid or sorted-grid".to_string())
 }
 
-/// A kernel by name, or `best`: the widest this CPU runs ([`Kernel::best`]),
-/// so a command written on one machine runs its fastest kernel on another.
+/// A kernel by name, or `best`: the widest this CPU runs
+/// ([`Kernel::from_key_or_best`], as a scenario file's `kernel`).
 pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
-    if s.trim().eq_ignore_ascii_case("best") {
-        return Ok(Kernel::best());
-    }
-    Kernel::from_key(s)
+    Kernel::from_key_or_best(s)
         .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon or best".to_string())
 }
 
@@ -124,11 +121,11 @@ pub(crate) fn parse_mesh(s: &str) -> Result<UnitMeshKind, String> {
 }
 
 pub(crate) fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {
-    match s.trim() {
-        "16" => Ok(NormalPrecision::Oct16),
-        "8" => Ok(NormalPrecision::Oct8),
-        _ => Err("expected 16 or 8".to_string()),
-    }
+    s.trim()
+        .parse()
+        .ok()
+        .and_then(NormalPrecision::from_bits)
+        .ok_or_else(|| "expected 16 or 8".to_string())
 }
 
 pub(crate) fn parse_vertex_layout(s: &str) -> Result<VertexLayout, String> {

@@ -22,46 +22,10 @@
 //! a 5- or 6-bit step.
 
 use super::pipeline::UnitInstance;
+pub use crate::view::{NormalPrecision, VertexLayout};
 
-/// How the unit mesh and its instances are laid out in GPU memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum VertexLayout {
-    /// Split streams: SNORM16 positions (8 B) and octahedral SNORM16
-    /// normals (4 B) per vertex, [`PackedInstance`] (8 B) per instance.
-    #[default]
-    Compressed,
-    /// One interleaved `f32` stream per vertex (position, normal, padding:
-    /// 32 B, [`FloatVertex`]) and [`UnitInstance`] (20 B) per instance.
-    Uncompressed,
-}
-
+/// The GPU figures of each layout (the names are [`crate::view`]'s).
 impl VertexLayout {
-    /// Both layouts, compressed first.
-    pub const ALL: [VertexLayout; 2] = [VertexLayout::Compressed, VertexLayout::Uncompressed];
-
-    /// Lower-case name (`compressed`, `uncompressed`).
-    pub fn key(self) -> &'static str {
-        match self {
-            VertexLayout::Compressed => "compressed",
-            VertexLayout::Uncompressed => "uncompressed",
-        }
-    }
-
-    /// Parses [`VertexLayout::key`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<VertexLayout> {
-        VertexLayout::ALL
-            .into_iter()
-            .find(|l| l.key().eq_ignore_ascii_case(s))
-    }
-
-    /// The other layout.
-    pub fn next(self) -> VertexLayout {
-        match self {
-            VertexLayout::Compressed => VertexLayout::Uncompressed,
-            VertexLayout::Uncompressed => VertexLayout::Compressed,
-        }
-    }
-
     /// Bytes per vertex of each per-vertex stream, in binding order:
     /// `[8, 4]` (position, normal) compressed, `[32]` uncompressed.
     pub fn vertex_stream_bytes(self) -> &'static [usize] {
@@ -82,12 +46,6 @@ impl VertexLayout {
             VertexLayout::Compressed => std::mem::size_of::<PackedInstance>(),
             VertexLayout::Uncompressed => std::mem::size_of::<UnitInstance>(),
         }
-    }
-}
-
-impl std::fmt::Display for VertexLayout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.key())
     }
 }
 
@@ -330,38 +288,8 @@ mod tests {
     }
 }
 
-/// Bits per component of the compressed layout's octahedral normals.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum NormalPrecision {
-    /// Two SNORM16 codes (the default; error below 0.01 degree).
-    #[default]
-    Oct16,
-    /// Two SNORM8 codes (error below 1 degree), stored in the same 16-bit
-    /// stream (each 8-bit value re-expressed as the nearest 16-bit code), so
-    /// the pipeline stays the same and the picture shows 8-bit precision.
-    Oct8,
-}
-
+/// The codes of each precision (the names are [`crate::view`]'s).
 impl NormalPrecision {
-    /// Both, 16-bit first.
-    pub const ALL: [NormalPrecision; 2] = [NormalPrecision::Oct16, NormalPrecision::Oct8];
-
-    /// Bits per component.
-    pub fn bits(self) -> u32 {
-        match self {
-            NormalPrecision::Oct16 => 16,
-            NormalPrecision::Oct8 => 8,
-        }
-    }
-
-    /// The other precision.
-    pub fn next(self) -> NormalPrecision {
-        match self {
-            NormalPrecision::Oct16 => NormalPrecision::Oct8,
-            NormalPrecision::Oct8 => NormalPrecision::Oct16,
-        }
-    }
-
     /// The 16-bit octahedral codes of `normal` at this precision: the
     /// precise SNORM16 encoding, or the precise SNORM8 encoding with each
     /// code `c` stored as `round(c / 127 * 32767)` (decodes within 1/65534

@@ -12,6 +12,7 @@ use glam::Vec3;
 use crate::compress::mesh::{flat_normals, quantize_mesh, QuantizedMesh};
 
 use super::instances::FloatVertex;
+pub use crate::view::UnitMeshKind;
 
 /// The unit mesh in both vertex layouts of [`super::VertexLayout`]: the
 /// quantized split streams and the exact `f32` vertices they were made
@@ -182,62 +183,6 @@ fn append_indices(
     }
     out.extend(indices.iter().map(|&i| base + i));
     Ok(())
-}
-
-/// The unit meshes the window offers: the tank embedded in the binary and
-/// the meshes in `assets/`, loaded from disk when chosen.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum UnitMeshKind {
-    /// `assets/unit.obj`, embedded at compile time (36 flat triangles).
-    #[default]
-    Tank,
-    /// `assets/infantry.obj` (about 200 triangles, smooth torso and head).
-    Infantry,
-    /// `assets/vehicle.obj` (about 290 triangles, smooth wheels and turret).
-    Vehicle,
-}
-
-impl UnitMeshKind {
-    /// Every mesh, the built-in one first.
-    pub const ALL: [UnitMeshKind; 3] = [
-        UnitMeshKind::Tank,
-        UnitMeshKind::Infantry,
-        UnitMeshKind::Vehicle,
-    ];
-
-    /// Lower-case name (`tank`, `infantry`, `vehicle`).
-    pub fn key(self) -> &'static str {
-        match self {
-            UnitMeshKind::Tank => "tank",
-            UnitMeshKind::Infantry => "infantry",
-            UnitMeshKind::Vehicle => "vehicle",
-        }
-    }
-
-    /// Parses [`UnitMeshKind::key`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<UnitMeshKind> {
-        UnitMeshKind::ALL
-            .into_iter()
-            .find(|k| k.key().eq_ignore_ascii_case(s.trim()))
-    }
-
-    /// The next mesh (wrapping).
-    pub fn next(self) -> UnitMeshKind {
-        let i = UnitMeshKind::ALL
-            .iter()
-            .position(|&k| k == self)
-            .unwrap_or(0);
-        UnitMeshKind::ALL[(i + 1) % UnitMeshKind::ALL.len()]
-    }
-
-    /// The file under `assets/` for the meshes read from disk.
-    pub fn file(self) -> Option<&'static str> {
-        match self {
-            UnitMeshKind::Tank => None,
-            UnitMeshKind::Infantry => Some("infantry.obj"),
-            UnitMeshKind::Vehicle => Some("vehicle.obj"),
-        }
-    }
 }
 
 /// Folders searched for `assets/`: the current folder's, then the one this

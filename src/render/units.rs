@@ -10,6 +10,7 @@ use macroquad::models::draw_line_3d;
 use super::UnitInstance;
 use crate::sim::Simulation;
 use crate::spatial::{Block, GridGeometry};
+pub use crate::view::ColorMode;
 
 /// Team colors (RGB), cold: no enemy in range.
 pub const TEAM: [[f32; 3]; 2] = [[70.0, 140.0, 255.0], [255.0, 150.0, 50.0]];
@@ -33,85 +34,6 @@ pub const HEAT_MIN_TOP: f32 = 4.0;
 /// through yellow, green, cyan and blue to violet (last), never wrapping back
 /// to red, so the first and last units differ.
 pub const MEMORY_HUE_SPAN: f32 = 270.0;
-
-/// How units are colored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ColorMode {
-    /// Team color, shifted toward the team's hot color by enemies in range.
-    #[default]
-    Team,
-    /// Neighbor count of the last step on a dark blue → yellow → white ramp.
-    NeighborHeat,
-    /// Hue from the storage index: shows the memory order of the units.
-    MemoryOrder,
-    /// The mesh's vertices colored by the angular error of their quantized
-    /// normals (the normal precision lesson); impostors keep the team color.
-    NormalError,
-}
-
-impl ColorMode {
-    /// Every mode, in the order the overlay lists them and the key cycles them.
-    pub const ALL: [ColorMode; 4] = [
-        ColorMode::Team,
-        ColorMode::NeighborHeat,
-        ColorMode::MemoryOrder,
-        ColorMode::NormalError,
-    ];
-
-    /// Display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ColorMode::Team => "team",
-            ColorMode::NeighborHeat => "neighbor heat",
-            ColorMode::MemoryOrder => "memory order",
-            ColorMode::NormalError => "normal error",
-        }
-    }
-
-    /// Name on the command line (`--color`).
-    pub fn key(self) -> &'static str {
-        match self {
-            ColorMode::Team => "team",
-            ColorMode::NeighborHeat => "neighbor-heat",
-            ColorMode::MemoryOrder => "memory-order",
-            ColorMode::NormalError => "normal-error",
-        }
-    }
-
-    /// Parses [`ColorMode::key`] or [`ColorMode::name`] case-insensitively
-    /// (`_` or a space for `-`), or the short forms `heat` and `memory`.
-    pub fn from_key(s: &str) -> Option<ColorMode> {
-        let s = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
-        match s.as_str() {
-            "heat" => return Some(ColorMode::NeighborHeat),
-            "memory" | "order" => return Some(ColorMode::MemoryOrder),
-            _ => {}
-        }
-        ColorMode::ALL.into_iter().find(|m| m.key() == s)
-    }
-
-    /// The next mode (wrapping), for the key that cycles them.
-    pub fn next(self) -> ColorMode {
-        let k = ColorMode::ALL.iter().position(|&m| m == self).unwrap_or(0);
-        ColorMode::ALL[(k + 1) % ColorMode::ALL.len()]
-    }
-
-    /// One-line explanation for the overlay's tooltip.
-    pub fn describe(self) -> &'static str {
-        match self {
-            ColorMode::Team => "Team color (blue / orange), brighter the more enemies are within the query radius (saturating at 12).",
-            ColorMode::NeighborHeat => "Neighbors found in the last step: dark blue (none) through violet, red and yellow to white at twice the mean count. Crowds glow; the grid's cost follows them.",
-            ColorMode::MemoryOrder => "Hue from the unit's place in memory (storage index / unit count, red first, violet last). Units stored next to each other get similar hues: spawn order (order: off) looks like noise, cell or Morton order shows smooth patches.",
-            ColorMode::NormalError => "Each face colored by the angle between its exact normal and the one the shader decodes from the octahedral code at the chosen precision (key N: 16 or 8 bits per component): blue none, red the mesh's largest. Units small enough to be impostors keep their team color; zoom in.",
-        }
-    }
-}
-
-impl std::fmt::Display for ColorMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Stops of [`heat_ramp`]: dark blue, violet, red, yellow, white, with
 /// increasing luminance (a perceptual order in the spirit of matplotlib's

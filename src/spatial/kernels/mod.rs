@@ -402,6 +402,17 @@ impl Kernel {
         }
     }
 
+    /// Parses a kernel as `--kernel` and a scenario's `kernel` name one:
+    /// [`Kernel::from_key`], or `best` (case-insensitive) for
+    /// [`Kernel::best`], the widest this CPU runs, so a command or file
+    /// written on one machine runs its fastest kernel on another.
+    pub fn from_key_or_best(s: &str) -> Option<Kernel> {
+        if s.trim().eq_ignore_ascii_case("best") {
+            return Some(Kernel::best());
+        }
+        Kernel::from_key(s)
+    }
+
     /// Lanes tested per instruction.
     pub fn lanes(self) -> usize {
         match self {

@@ -1,0 +1,257 @@
+//! The window's view choices as plain values: the vertex layout, the
+//! normal precision, the unit mesh and the color mode, with the names the
+//! command line, scenario files and the overlay share.
+//!
+//! Engine code: no window here (it builds without the `window` feature),
+//! so [`crate::scenario`] can name and check these values too. What the
+//! window does with them (byte figures, normal codes, mesh files, colors)
+//! lives in `crate::render` (`instances`, `mesh`, `units`), which
+//! re-exports these types under their old paths.
+
+/// How the unit mesh and its instances are laid out in GPU memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum VertexLayout {
+    /// Split streams: SNORM16 positions (8 B) and octahedral SNORM16
+    /// normals (4 B) per vertex, `render::PackedInstance` (8 B) per instance.
+    #[default]
+    Compressed,
+    /// One interleaved `f32` stream per vertex (position, normal, padding:
+    /// 32 B, `render::instances::FloatVertex`) and `render::UnitInstance`
+    /// (20 B) per instance.
+    Uncompressed,
+}
+
+impl VertexLayout {
+    /// Both layouts, compressed first.
+    pub const ALL: [VertexLayout; 2] = [VertexLayout::Compressed, VertexLayout::Uncompressed];
+
+    /// Lower-case name (`compressed`, `uncompressed`).
+    pub fn key(self) -> &'static str {
+        match self {
+            VertexLayout::Compressed => "compressed",
+            VertexLayout::Uncompressed => "uncompressed",
+        }
+    }
+
+    /// Parses [`VertexLayout::key`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<VertexLayout> {
+        VertexLayout::ALL
+            .into_iter()
+            .find(|l| l.key().eq_ignore_ascii_case(s))
+    }
+
+    /// The other layout.
+    pub fn next(self) -> VertexLayout {
+        match self {
+            VertexLayout::Compressed => VertexLayout::Uncompressed,
+            VertexLayout::Uncompressed => VertexLayout::Compressed,
+        }
+    }
+}
+
+impl std::fmt::Display for VertexLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// Bits per component of the compressed layout's octahedral normals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NormalPrecision {
+    /// Two SNORM16 codes (the default; error below 0.01 degree).
+    #[default]
+    Oct16,
+    /// Two SNORM8 codes (error below 1 degree), stored in the same 16-bit
+    /// stream (each 8-bit value re-expressed as the nearest 16-bit code), so
+    /// the pipeline stays the same and the picture shows 8-bit precision.
+    Oct8,
+}
+
+impl NormalPrecision {
+    /// Both, 16-bit first.
+    pub const ALL: [NormalPrecision; 2] = [NormalPrecision::Oct16, NormalPrecision::Oct8];
+
+    /// Bits per component.
+    pub fn bits(self) -> u32 {
+        match self {
+            NormalPrecision::Oct16 => 16,
+            NormalPrecision::Oct8 => 8,
+        }
+    }
+
+    /// The precision of `bits` per component (16 or 8), as `--normal-bits`
+    /// and a scenario's `normal_bits` name it; `None` for any other count.
+    pub fn from_bits(bits: i64) -> Option<NormalPrecision> {
+        NormalPrecision::ALL
+            .into_iter()
+            .find(|p| i64::from(p.bits()) == bits)
+    }
+
+    /// The other precision.
+    pub fn next(self) -> NormalPrecision {
+        match self {
+            NormalPrecision::Oct16 => NormalPrecision::Oct8,
+            NormalPrecision::Oct8 => NormalPrecision::Oct16,
+        }
+    }
+}
+
+/// The unit meshes the window offers: the tank embedded in the binary and
+/// the meshes in `assets/`, loaded from disk when chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum UnitMeshKind {
+    /// `assets/unit.obj`, embedded at compile time (36 flat triangles).
+    #[default]
+    Tank,
+    /// `assets/infantry.obj` (about 200 triangles, smooth torso and head).
+    Infantry,
+    /// `assets/vehicle.obj` (about 290 triangles, smooth wheels and turret).
+    Vehicle,
+}
+
+impl UnitMeshKind {
+    /// Every mesh, the built-in one first.
+    pub const ALL: [UnitMeshKind; 3] = [
+        UnitMeshKind::Tank,
+        UnitMeshKind::Infantry,
+        UnitMeshKind::Vehicle,
+    ];
+
+    /// Lower-case name (`tank`, `infantry`, `vehicle`).
+    pub fn key(self) -> &'static str {
+        match self {
+            UnitMeshKind::Tank => "tank",
+            UnitMeshKind::Infantry => "infantry",
+            UnitMeshKind::Vehicle => "vehicle",
+        }
+    }
+
+    /// Parses [`UnitMeshKind::key`], case-insensitively.
+    pub fn from_key(s: &str) -> Option<UnitMeshKind> {
+        UnitMeshKind::ALL
+            .into_iter()
+            .find(|k| k.key().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The next mesh (wrapping).
+    pub fn next(self) -> UnitMeshKind {
+        let i = UnitMeshKind::ALL
+            .iter()
+            .position(|&k| k == self)
+            .unwrap_or(0);
+        UnitMeshKind::ALL[(i + 1) % UnitMeshKind::ALL.len()]
+    }
+
+    /// The file under `assets/` for the meshes read from disk.
+    pub fn file(self) -> Option<&'static str> {
+        match self {
+            UnitMeshKind::Tank => None,
+            UnitMeshKind::Infantry => Some("infantry.obj"),
+            UnitMeshKind::Vehicle => Some("vehicle.obj"),
+        }
+    }
+}
+
+/// How units are colored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ColorMode {
+    /// Team color, shifted toward the team's hot color by enemies in range.
+    #[default]
+    Team,
+    /// Neighbor count of the last step on a dark blue → yellow → white ramp.
+    NeighborHeat,
+    /// Hue from the storage index: shows the memory order of the units.
+    MemoryOrder,
+    /// The mesh's vertices colored by the angular error of their quantized
+    /// normals (the normal precision lesson); impostors keep the team color.
+    NormalError,
+}
+
+impl ColorMode {
+    /// Every mode, in the order the overlay lists them and the key cycles them.
+    pub const ALL: [ColorMode; 4] = [
+        ColorMode::Team,
+        ColorMode::NeighborHeat,
+        ColorMode::MemoryOrder,
+        ColorMode::NormalError,
+    ];
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Team => "team",
+            ColorMode::NeighborHeat => "neighbor heat",
+            ColorMode::MemoryOrder => "memory order",
+            ColorMode::NormalError => "normal error",
+        }
+    }
+
+    /// Name on the command line (`--color`).
+    pub fn key(self) -> &'static str {
+        match self {
+            ColorMode::Team => "team",
+            ColorMode::NeighborHeat => "neighbor-heat",
+            ColorMode::MemoryOrder => "memory-order",
+            ColorMode::NormalError => "normal-error",
+        }
+    }
+
+    /// Parses [`ColorMode::key`] or [`ColorMode::name`] case-insensitively
+    /// (`_` or a space for `-`), or the short forms `heat` and `memory`.
+    pub fn from_key(s: &str) -> Option<ColorMode> {
+        let s = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+        match s.as_str() {
+            "heat" => return Some(ColorMode::NeighborHeat),
+            "memory" | "order" => return Some(ColorMode::MemoryOrder),
+            _ => {}
+        }
+        ColorMode::ALL.into_iter().find(|m| m.key() == s)
+    }
+
+    /// The next mode (wrapping), for the key that cycles them.
+    pub fn next(self) -> ColorMode {
+        let k = ColorMode::ALL.iter().position(|&m| m == self).unwrap_or(0);
+        ColorMode::ALL[(k + 1) % ColorMode::ALL.len()]
+    }
+
+    /// One-line explanation for the overlay's tooltip.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ColorMode::Team => "Team color (blue / orange), brighter the more enemies are within the query radius (saturating at 12).",
+            ColorMode::NeighborHeat => "Neighbors found in the last step: dark blue (none) through violet, red and yellow to white at twice the mean count. Crowds glow; the grid's cost follows them.",
+            ColorMode::MemoryOrder => "Hue from the unit's place in memory (storage index / unit count, red first, violet last). Units stored next to each other get similar hues: spawn order (order: off) looks like noise, cell or Morton order shows smooth patches.",
+            ColorMode::NormalError => "Each face colored by the angle between its exact normal and the one the shader decodes from the octahedral code at the chosen precision (key N: 16 or 8 bits per component): blue none, red the mesh's largest. Units small enough to be impostors keep their team color; zoom in.",
+        }
+    }
+}
+
+impl std::fmt::Display for ColorMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_back() {
+        for l in VertexLayout::ALL {
+            assert_eq!(VertexLayout::from_key(l.key()), Some(l));
+            assert_eq!(l.next().next(), l);
+        }
+        for p in NormalPrecision::ALL {
+            assert_eq!(NormalPrecision::from_bits(i64::from(p.bits())), Some(p));
+        }
+        assert_eq!(NormalPrecision::from_bits(12), None);
+        for k in UnitMeshKind::ALL {
+            assert_eq!(UnitMeshKind::from_key(k.key()), Some(k));
+        }
+        for c in ColorMode::ALL {
+            assert_eq!(ColorMode::from_key(c.key()), Some(c));
+            assert_eq!(ColorMode::from_key(c.name()), Some(c));
+        }
+        assert_eq!(ColorMode::from_key("rainbow"), None);
+    }
+}
