@@ -1,12 +1,16 @@
 //! Scenario files: presets of the engine's settings as TOML (`assets/scenarios/`).
 //!
 //! A scenario names the units (count, workload, seed, world), the query
-//! (radius, cell size), the motion (speed, separation) and optionally the
-//! strategy and threads. Every field is optional; a missing one keeps the
-//! default of [`Settings`]. [`Scenario::parse`] checks every field against
-//! its range ([`LIMITS`]) and reports the first problem as a
+//! (radius, cell size), the motion (speed, separation, paused), the engine
+//! (strategy, kernel, threads, layout, unit order and its period, pass)
+//! and the window's view (color mode, vertex layout, normal bits, unit
+//! mesh, heat map): every setting the overlay has, under the names and
+//! spellings of the command-line flags (`reorder_every` for
+//! `--reorder-every`). Every field is optional; a missing one keeps the
+//! current value. [`Scenario::parse`] checks every field against its range
+//! ([`LIMITS`]) or its names and reports the first problem as a
 //! [`ScenarioError`] naming the file, the line, the field and the allowed
-//! range. The window and `bench` load a scenario with `--scenario FILE`;
+//! values. The window and `bench` load a scenario with `--scenario FILE`;
 //! flags given next to it override its values.
 //!
 //! ```toml
@@ -25,8 +29,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::sim::{Settings, Workload};
-use crate::spatial::Strategy;
+use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
+use crate::spatial::{Kernel, Strategy};
+use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 
 /// Most units a scenario (and the command line) may ask for.
 pub const MAX_UNITS: usize = 1_000_000;
@@ -35,7 +40,7 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 /// The allowed range of every numeric field, as the README states it:
 /// (field, smallest, largest, unit).
-pub const LIMITS: [(&str, f64, f64, &str); 8] = [
+pub const LIMITS: [(&str, f64, f64, &str); 9] = [
     ("units", 1.0, MAX_UNITS as f64, "units"),
     ("seed", 0.0, i64::MAX as f64, ""),
     ("world", 1.0, 1_000_000.0, "world units"),
@@ -44,6 +49,7 @@ pub const LIMITS: [(&str, f64, f64, &str); 8] = [
     ("speed", 0.0, 20.0, "simulated seconds per second"),
     ("separation", 0.0, 5.0, ""),
     ("threads", 1.0, 256.0, "threads"),
+    ("reorder_every", 1.0, 10_000.0, "frames"),
 ];
 
 /// A validated scenario: every value within [`LIMITS`].
@@ -73,6 +79,41 @@ pub struct Scenario {
     pub strategy: Option<Strategy>,
     /// Threads for the frame.
     pub threads: Option<usize>,
+    /// Distance-test kernel as the file names it (`best` already resolved
+    /// to this CPU's widest); it may be one this CPU cannot run: the window
+    /// then runs Scalar ([`Scenario::apply`], [`Scenario::kernel_note`]),
+    /// `bench` reports its rows as skipped.
+    pub kernel: Option<Kernel>,
+    /// How the units are stored.
+    pub layout: Option<Layout>,
+    /// Memory order of the units (the file's `reorder`).
+    pub reorder: Option<Reorder>,
+    /// Frames between reorders.
+    pub reorder_every: Option<u32>,
+    /// How query results reach the steering.
+    pub pass: Option<Pass>,
+    /// Units stay where they are (the index and queries still run).
+    pub paused: Option<bool>,
+    /// The window's view values; the engine ignores them.
+    pub view: ScenarioView,
+}
+
+/// The window's view values a scenario may set, each `None` when the file
+/// does not (the window keeps its current one). Plain values: the window
+/// applies them to its view options; the engine and `bench` ignore them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScenarioView {
+    /// How units are colored (`color`, as `--color`).
+    pub color: Option<ColorMode>,
+    /// Vertex layout of the units (`vertex_layout`, as `--vertex-layout`).
+    pub vertex_layout: Option<VertexLayout>,
+    /// Bits per component of the compressed normals (`normal_bits`: 16 or
+    /// 8, as `--normal-bits`).
+    pub normal_bits: Option<NormalPrecision>,
+    /// The unit mesh (`mesh`, as `--mesh`).
+    pub mesh: Option<UnitMeshKind>,
+    /// Cell occupancy heat map on the ground (`heatmap`, as `--heatmap`).
+    pub heatmap: Option<bool>,
 }
 
 /// Why a scenario could not be read: the file, the 1-based line (when the
@@ -121,6 +162,17 @@ struct Raw {
     separation: Option<Spanned<f64>>,
     strategy: Option<Spanned<String>>,
     threads: Option<Spanned<i64>>,
+    kernel: Option<Spanned<String>>,
+    layout: Option<Spanned<String>>,
+    reorder: Option<Spanned<String>>,
+    reorder_every: Option<Spanned<i64>>,
+    pass: Option<Spanned<String>>,
+    paused: Option<Spanned<bool>>,
+    color: Option<Spanned<String>>,
+    vertex_layout: Option<Spanned<String>>,
+    normal_bits: Option<Spanned<i64>>,
+    mesh: Option<Spanned<String>>,
+    heatmap: Option<Spanned<bool>>,
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -152,7 +204,7 @@ fn short(v: &str) -> String {
 }
 
 /// Every field a scenario file may have.
-const FIELDS: [&str; 12] = [
+pub const FIELDS: [&str; 23] = [
     "name",
     "description",
     "units",
@@ -165,6 +217,17 @@ const FIELDS: [&str; 12] = [
     "separation",
     "strategy",
     "threads",
+    "kernel",
+    "layout",
+    "reorder",
+    "reorder_every",
+    "pass",
+    "paused",
+    "color",
+    "vertex_layout",
+    "normal_bits",
+    "mesh",
+    "heatmap",
 ];
 
 /// The field whose value holds byte `at` of `text`: the key before the `=`
@@ -184,19 +247,37 @@ fn key_at(text: &str, at: usize) -> Option<&'static str> {
     FIELDS.iter().copied().find(|f| *f == key)
 }
 
-/// What field `name` takes, as text: its range, or its kind of value.
+/// `one of a, b, c`: the names a named field accepts, as the flags spell them.
+fn one_of<T: Copy>(all: &[T], key: fn(T) -> &'static str) -> String {
+    let names: Vec<&str> = all.iter().map(|&v| key(v)).collect();
+    format!("one of {}", names.join(", "))
+}
+
+/// What field `name` takes, as text: its range, its names, or its kind of
+/// value.
 fn expected(name: &str) -> String {
     match name {
         "name" | "description" => "text in quotes".to_string(),
-        "workload" => "one of uniform, clustered, hotspot, battle".to_string(),
-        "strategy" => "one of naive, grid, sorted-grid".to_string(),
-        "units" | "seed" | "threads" => format!("a whole number from {}", range_text(name)),
+        "workload" => one_of(&Workload::ALL, Workload::key),
+        "strategy" => one_of(&Strategy::ALL, Strategy::key),
+        "kernel" => format!("{}, best", one_of(&Kernel::ALL, Kernel::key)),
+        "layout" => one_of(&Layout::ALL, Layout::key),
+        "reorder" => one_of(&Reorder::ALL, Reorder::key),
+        "pass" => one_of(&Pass::ALL, Pass::key),
+        "color" => one_of(&ColorMode::ALL, ColorMode::key),
+        "vertex_layout" => one_of(&VertexLayout::ALL, VertexLayout::key),
+        "mesh" => one_of(&UnitMeshKind::ALL, UnitMeshKind::key),
+        "normal_bits" => "16 or 8".to_string(),
+        "paused" | "heatmap" => "true or false".to_string(),
+        "units" | "seed" | "threads" | "reorder_every" => {
+            format!("a whole number from {}", range_text(name))
+        }
         _ => format!("a number from {}", range_text(name)),
     }
 }
 
-/// The value of the named field `field` (`workload`, `strategy`) read with
-/// `parse`; an unknown name is an error listing the known ones.
+/// The value of the named field `field` (`workload`, `strategy`, ...) read
+/// with `parse`; an unknown name is an error listing the known ones.
 fn named<T>(
     field: &str,
     v: &Option<Spanned<String>>,
@@ -354,8 +435,31 @@ impl Scenario {
             Ok(Some(x as f32))
         };
         let text_field = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.get_ref().clone());
+        let flag = |v: &Option<Spanned<bool>>| v.as_ref().map(|b| *b.get_ref());
         let workload = named("workload", &raw.workload, Workload::from_key, &error)?;
         let strategy = named("strategy", &raw.strategy, Strategy::from_key, &error)?;
+        let kernel = named("kernel", &raw.kernel, Kernel::from_key_or_best, &error)?;
+        let layout = named("layout", &raw.layout, Layout::from_key, &error)?;
+        let reorder = named("reorder", &raw.reorder, Reorder::from_key, &error)?;
+        let pass = named("pass", &raw.pass, Pass::from_key, &error)?;
+        let color = named("color", &raw.color, ColorMode::from_key, &error)?;
+        let vertex_layout = named(
+            "vertex_layout",
+            &raw.vertex_layout,
+            VertexLayout::from_key,
+            &error,
+        )?;
+        let mesh = named("mesh", &raw.mesh, UnitMeshKind::from_key, &error)?;
+        let normal_bits = match &raw.normal_bits {
+            None => None,
+            Some(v) => Some(NormalPrecision::from_bits(*v.get_ref()).ok_or_else(|| {
+                error(
+                    Some(v.span()),
+                    Some("normal_bits".to_string()),
+                    format!("must be {}, got {}", expected("normal_bits"), v.get_ref()),
+                )
+            })?),
+        };
         Ok(Scenario {
             name: text_field(&raw.name)
                 .filter(|n| !n.trim().is_empty())
@@ -371,13 +475,29 @@ impl Scenario {
             separation: float("separation", &raw.separation)?,
             strategy,
             threads: int("threads", &raw.threads)?.map(|v| v as usize),
+            kernel,
+            layout,
+            reorder,
+            reorder_every: int("reorder_every", &raw.reorder_every)?.map(|v| v as u32),
+            pass,
+            paused: flag(&raw.paused),
+            view: ScenarioView {
+                color,
+                vertex_layout,
+                normal_bits,
+                mesh,
+                heatmap: flag(&raw.heatmap),
+            },
         })
     }
 
-    /// Writes the scenario's values into `s`, keeping the others. The world
+    /// Writes the scenario's engine values into `s`, keeping the others
+    /// (the view values are the window's, [`Scenario::view`]). The world
     /// becomes the scenario's (or the standard density's when it names
     /// none), and the cell size follows the radius unless the scenario
-    /// names one. Allocates nothing.
+    /// names one. A kernel this CPU cannot run becomes Scalar, as
+    /// `--kernel` does in the window ([`Scenario::kernel_note`] says so).
+    /// Allocates nothing.
     pub fn apply(&self, s: &mut Settings) {
         if let Some(v) = self.units {
             s.units = v;
@@ -406,6 +526,35 @@ impl Scenario {
         if let Some(v) = self.threads {
             s.threads = v;
         }
+        if let Some(v) = self.kernel {
+            s.kernel = v.or_scalar();
+        }
+        if let Some(v) = self.layout {
+            s.layout = v;
+        }
+        if let Some(v) = self.reorder {
+            s.reorder = v;
+        }
+        if let Some(v) = self.reorder_every {
+            s.reorder_every = v;
+        }
+        if let Some(v) = self.pass {
+            s.pass = v;
+        }
+        if let Some(v) = self.paused {
+            s.paused = v;
+        }
+    }
+
+    /// `this CPU cannot run AVX-512; using Scalar` when the scenario names a
+    /// kernel this CPU lacks (the words of `--kernel`'s note), else `None`.
+    pub fn kernel_note(&self) -> Option<String> {
+        let k = self.kernel.filter(|k| !k.is_available())?;
+        Some(format!(
+            "this CPU cannot run {}; using {}",
+            k.name(),
+            k.or_scalar().name()
+        ))
     }
 }
 
@@ -466,6 +615,76 @@ mod tests {
             (2.0, 0.0, Strategy::SortedGrid, 2)
         );
         assert_eq!(set.world_edge(), 5000.0);
+    }
+
+    #[test]
+    fn engine_and_view_fields_round_trip() {
+        let s = parse(
+            "kernel = \"scalar\"\nlayout = \"aos-pointers\"\nreorder = \"morton\"\nreorder_every = 4\npass = \"fused-half\"\npaused = true\ncolor = \"memory-order\"\nvertex_layout = \"uncompressed\"\nnormal_bits = 8\nmesh = \"vehicle\"\nheatmap = true\n",
+        )
+        .unwrap();
+        let mut set = Settings::default();
+        s.apply(&mut set);
+        assert_eq!(
+            (set.kernel, set.layout, set.reorder, set.reorder_every),
+            (Kernel::Scalar, Layout::AosPointers, Reorder::Morton, 4)
+        );
+        assert_eq!((set.pass, set.paused), (Pass::FusedHalf, true));
+        assert_eq!(
+            s.view,
+            ScenarioView {
+                color: Some(ColorMode::MemoryOrder),
+                vertex_layout: Some(VertexLayout::Uncompressed),
+                normal_bits: Some(NormalPrecision::Oct8),
+                mesh: Some(UnitMeshKind::Vehicle),
+                heatmap: Some(true),
+            }
+        );
+        // Fields the file leaves out keep their values.
+        let mut kept = set.clone();
+        parse("units = 3000").unwrap().apply(&mut kept);
+        assert_eq!(
+            (kept.kernel, kept.layout, kept.pass, kept.paused),
+            (set.kernel, set.layout, set.pass, set.paused)
+        );
+        assert_eq!(parse("").unwrap().view, ScenarioView::default());
+    }
+
+    #[test]
+    fn every_field_is_listed_and_described() {
+        for f in FIELDS {
+            let file = match f {
+                "name" | "description" => format!("{f} = 5"),
+                _ => format!("{f} = [1]"),
+            };
+            let e = parse(&file).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(f), "{e}");
+            assert!(e.message.starts_with("must be "), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_kernel_this_cpu_lacks_runs_scalar_with_a_note() {
+        assert_eq!(
+            parse("kernel = \"best\"").unwrap().kernel,
+            Some(Kernel::best())
+        );
+        assert_eq!(
+            parse("kernel = \"BEST\"").unwrap().kernel,
+            Some(Kernel::best())
+        );
+        assert_eq!(parse("kernel = \"best\"").unwrap().kernel_note(), None);
+        // NEON on x86_64, the x86 kernels on AArch64: one is always missing.
+        let lacking = Kernel::ALL.into_iter().find(|k| !k.is_available()).unwrap();
+        let sc = parse(&format!("kernel = \"{}\"", lacking.key())).unwrap();
+        assert_eq!(sc.kernel, Some(lacking));
+        let mut set = Settings::default();
+        sc.apply(&mut set);
+        assert_eq!(set.kernel, Kernel::Scalar);
+        assert_eq!(
+            sc.kernel_note().unwrap(),
+            format!("this CPU cannot run {}; using Scalar", lacking.name())
+        );
     }
 
     #[test]

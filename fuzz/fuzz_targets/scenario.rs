@@ -22,6 +22,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(s.speed.is_finite() && s.speed >= 0.0);
             assert!(s.separation.is_finite() && s.separation >= 0.0);
             assert!((1..=256).contains(&s.threads));
+            assert!((1..=10_000).contains(&s.reorder_every));
+            assert!(s.kernel.is_available());
         }
         Err(e) => {
             let line = e.to_string();
