@@ -254,6 +254,74 @@ fn both_vertex_layouts_draw_the_same_picture_up_to_quantization() {
     );
 }
 
+/// Pixels right of the overlay (x from 450) that differ by more than 24
+/// levels in some channel between two screenshots of the same size.
+fn scene_pixels_differing(a: &(u32, u32, Vec<u8>), b: &(u32, u32, Vec<u8>)) -> usize {
+    assert_eq!((a.0, a.1), (b.0, b.1));
+    let (w, h) = (a.0 as usize, a.1 as usize);
+    (0..h)
+        .flat_map(|y| (450..w).map(move |x| (y * w + x) * 4))
+        .filter(|&i| (0..3).any(|k| a.2[i + k].abs_diff(b.2[i + k]) > 24))
+        .count()
+}
+
+/// A scenario's view values (and `paused`) reach the window at start: the
+/// scene is the one their flags draw, and a flag next to the file wins.
+#[test]
+fn a_scenarios_view_values_draw_what_their_flags_draw() {
+    let file = out_dir().join("view.toml");
+    std::fs::write(
+        &file,
+        "units = 3000\npaused = true\ncolor = \"memory-order\"\nvertex_layout = \"uncompressed\"\nmesh = \"vehicle\"\n",
+    )
+    .unwrap();
+    let flags = [
+        "--units",
+        "3000",
+        "--paused",
+        "--color",
+        "memory-order",
+        "--vertex-layout",
+        "uncompressed",
+        "--mesh",
+        "vehicle",
+    ];
+    let scenario = ["--scenario", file.to_str().unwrap()];
+    let team = ["--scenario", file.to_str().unwrap(), "--color", "team"];
+    let mut shots = Vec::new();
+    for (name, args) in [
+        ("flags", &flags[..]),
+        ("scenario", &scenario[..]),
+        ("team", &team[..]),
+    ] {
+        let path = out_dir().join(format!("view_{name}.png"));
+        let _ = std::fs::remove_file(&path);
+        let shot = ["--screenshot", path.to_str().unwrap(), "--frames", "8"];
+        let Some(out) = run_gui(&[args, &shot[..]].concat()) else {
+            return;
+        };
+        assert!(
+            out.status.success(),
+            "{name}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        shots.push(read_png(&path));
+    }
+    let (w, h) = (shots[0].0 as usize, shots[0].1 as usize);
+    let scene = (w - 450) * h;
+    let same = scene_pixels_differing(&shots[0], &shots[1]);
+    assert!(
+        same < scene / 1000,
+        "{same} of {scene} scene pixels differ between the flags and the file"
+    );
+    let overridden = scene_pixels_differing(&shots[1], &shots[2]);
+    assert!(
+        overridden > 2_000,
+        "--color team next to the file changed only {overridden} pixels"
+    );
+}
+
 #[test]
 fn render_bench_reports_both_layouts_with_their_byte_figures() {
     let args = [

@@ -6,12 +6,13 @@ use super::App;
 use crate::render::mesh::asset_dirs;
 use crate::render::RENDER_BUDGET_S;
 use crate::scenario;
+use crate::scenario::ScenarioView;
 use crate::sim::budget::{self, GuardNotice};
 use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
 use crate::sim::Settings;
 use crate::spatial::Strategy;
 use crate::ui::sweep::SweepAction;
-use crate::ui::OverlayActions;
+use crate::ui::{OverlayActions, ViewOptions};
 
 /// Naive queries per refresh when the cost model has no figure for the
 /// kernel and layout (not expected: every pair is measured at start).
@@ -66,12 +67,20 @@ impl App {
     }
 
     /// Loads the scenario at `path` into the settings (respawning at the
-    /// next step), or shows why it cannot be loaded and changes nothing.
+    /// next step) and the view, or shows why it cannot be loaded and
+    /// changes nothing.
     pub(super) fn load_scenario(&mut self, path: &std::path::Path) {
         match scenario::load_into(path, &mut self.settings) {
             Ok(sc) => {
+                apply_view(&sc.view, &mut self.view);
                 self.respawn = true;
-                self.stats.scenario = Some((sc.name, sc.description));
+                let description = match sc.kernel_note() {
+                    Some(note) => format!("{} ({note})", sc.description)
+                        .trim_start()
+                        .to_string(),
+                    None => sc.description,
+                };
+                self.stats.scenario = Some((sc.name, description));
                 self.stats.scenario_error = None;
                 self.scenario_file = Some(path.to_path_buf());
             }
@@ -238,5 +247,62 @@ impl App {
             } else {
                 next.max(1)
             };
+    }
+}
+
+/// Writes the view values scenario `v` sets into `view`, keeping the
+/// others; the next picture draws with them (a new mesh is loaded then).
+pub(super) fn apply_view(v: &ScenarioView, view: &mut ViewOptions) {
+    if let Some(c) = v.color {
+        view.color_mode = c;
+    }
+    if let Some(l) = v.vertex_layout {
+        view.vertex_layout = l;
+    }
+    if let Some(p) = v.normal_bits {
+        view.normal_precision = p;
+    }
+    if let Some(m) = v.mesh {
+        view.unit_mesh = m;
+    }
+    if let Some(h) = v.heatmap {
+        view.cell_occupancy = h;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+
+    #[test]
+    fn a_scenarios_view_values_replace_only_what_it_sets() {
+        let mut view = ViewOptions {
+            show_grid: false,
+            cell_occupancy: true,
+            ..ViewOptions::default()
+        };
+        let before = view.clone();
+        apply_view(&ScenarioView::default(), &mut view);
+        assert_eq!(view, before);
+        let sc = ScenarioView {
+            color: Some(ColorMode::NormalError),
+            vertex_layout: Some(VertexLayout::Uncompressed),
+            normal_bits: Some(NormalPrecision::Oct8),
+            mesh: Some(UnitMeshKind::Infantry),
+            heatmap: Some(false),
+        };
+        apply_view(&sc, &mut view);
+        assert_eq!(
+            view,
+            ViewOptions {
+                color_mode: ColorMode::NormalError,
+                vertex_layout: VertexLayout::Uncompressed,
+                normal_precision: NormalPrecision::Oct8,
+                unit_mesh: UnitMeshKind::Infantry,
+                cell_occupancy: false,
+                ..before
+            }
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 
 use spatial_query_lab::app::{self, AppOptions};
-use spatial_query_lab::scenario::Scenario;
+use spatial_query_lab::scenario::{Scenario, ScenarioView};
 use spatial_query_lab::sim::Settings;
 use spatial_query_lab::spatial::Kernel;
 
@@ -18,8 +18,8 @@ use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
 /// scenario's: (clap id, flag, copy from the flags' settings).
 type Override = (&'static str, &'static str, fn(&mut Settings, &Settings));
 
-/// The window's flags that override a scenario's values.
-const SCENARIO_FLAGS: [Override; 8] = [
+/// The window's flags that override a scenario's engine values.
+const SCENARIO_FLAGS: [Override; 14] = [
     ("units", "--units", |s, f| s.units = f.units),
     ("workload", "--workload", |s, f| s.workload = f.workload),
     ("seed", "--seed", |s, f| s.seed = f.seed),
@@ -34,6 +34,39 @@ const SCENARIO_FLAGS: [Override; 8] = [
     }),
     ("cell_size", "--cell-size", |s, f| {
         (s.cell_size, s.cell_follows_radius) = (f.cell_size, false)
+    }),
+    ("kernel", "--kernel", |s, f| s.kernel = f.kernel),
+    ("layout", "--layout", |s, f| s.layout = f.layout),
+    ("reorder", "--reorder", |s, f| s.reorder = f.reorder),
+    ("reorder_every", "--reorder-every", |s, f| {
+        s.reorder_every = f.reorder_every
+    }),
+    ("pass", "--pass", |s, f| s.pass = f.pass),
+    ("paused", "--paused", |s, f| s.paused = f.paused),
+];
+
+/// How a scenario's view value replaces a view flag's (default) value
+/// unless the flag was given: (clap id, flag, copy from the scenario).
+type ViewOverride = (
+    &'static str,
+    &'static str,
+    fn(&mut WindowArgs, &ScenarioView),
+);
+
+/// The window's view flags a scenario can set.
+const VIEW_FLAGS: [ViewOverride; 5] = [
+    ("color", "--color", |w, v| {
+        w.color = v.color.unwrap_or(w.color)
+    }),
+    ("vertex_layout", "--vertex-layout", |w, v| {
+        w.vertex_layout = v.vertex_layout.unwrap_or(w.vertex_layout)
+    }),
+    ("normal_bits", "--normal-bits", |w, v| {
+        w.normal_bits = v.normal_bits.unwrap_or(w.normal_bits)
+    }),
+    ("mesh", "--mesh", |w, v| w.mesh = v.mesh.unwrap_or(w.mesh)),
+    ("heatmap", "--heatmap", |w, v| {
+        w.heatmap = v.heatmap.unwrap_or(w.heatmap)
     }),
 ];
 
@@ -106,7 +139,7 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
 /// Opens the window with the flags `w` (and their matches `m`, for the
 /// scenario overrides); returns the exit code of a check that failed
 /// before it opened (the frame loop exits the process itself).
-pub(crate) fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
+pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     let mut settings = Settings {
         units: w.units,
         workload: w.workload.into(),
@@ -125,23 +158,37 @@ pub(crate) fn run_window(w: WindowArgs, m: &ArgMatches) -> ExitCode {
         pass: w.pass,
         ..Settings::default()
     };
-    let scenario = match &w.scenario {
-        Some(path) => match load_scenario(path) {
+    let scenario = match w.scenario.clone() {
+        Some(path) => match load_scenario(&path) {
             Ok(mut sc) => {
                 settings = with_flags(&sc, &settings, m);
-                // The overlay says which values are not the file's.
-                let flags: Vec<String> = SCENARIO_FLAGS
-                    .iter()
-                    .filter(|(id, ..)| given(m, id))
-                    .map(|(_, flag, _)| flag.to_string())
-                    .collect();
-                if !flags.is_empty() {
-                    sc.description =
-                        format!("{} (changed by {})", sc.description, flags.join(", "))
-                            .trim_start()
-                            .to_string();
+                for (id, _, take) in VIEW_FLAGS {
+                    if !given(m, id) {
+                        take(&mut w, &sc.view);
+                    }
                 }
-                Some((path.clone(), sc))
+                // The overlay says which values are not the file's.
+                let flags: Vec<&str> = SCENARIO_FLAGS
+                    .iter()
+                    .map(|(id, flag, _)| (*id, *flag))
+                    .chain(VIEW_FLAGS.iter().map(|(id, flag, _)| (*id, *flag)))
+                    .filter(|(id, _)| given(m, id))
+                    .map(|(_, flag)| flag)
+                    .collect();
+                let mut notes = Vec::new();
+                if !flags.is_empty() {
+                    notes.push(format!("changed by {}", flags.join(", ")));
+                }
+                if let Some(note) = sc.kernel_note().filter(|_| !given(m, "kernel")) {
+                    eprintln!("note: --scenario: {note}");
+                    notes.push(note);
+                }
+                if !notes.is_empty() {
+                    sc.description = format!("{} ({})", sc.description, notes.join("; "))
+                        .trim_start()
+                        .to_string();
+                }
+                Some((path, sc))
             }
             Err(code) => return code,
         },
