@@ -417,6 +417,110 @@ fn bench_takes_the_scenario_and_flags_override_it() {
     );
 }
 
+/// A scenario file in a fresh folder of its own (removed by the caller).
+fn scenario_file(tag: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("sql-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.toml");
+    std::fs::write(&file, text).unwrap();
+    (dir, file)
+}
+
+/// `bench --scenario FILE` runs with every engine setting the file names
+/// (layout, reorder, kernel, pass here; strategies not named: all three),
+/// and `--layouts` next to it overrides the file's layout only.
+#[test]
+fn bench_takes_every_engine_setting_from_the_scenario() {
+    let (dir, file) = scenario_file(
+        "engine",
+        "units = 2000\nlayout = \"aos\"\nreorder = \"off\"\nkernel = \"scalar\"\npass = \"collect\"\n",
+    );
+    let rows = |extra: &[&str]| -> Vec<[String; 5]> {
+        let out = exe()
+            .args([
+                "bench", "--frames", "2", "--warmup", "0", "--format", "json",
+            ])
+            .arg("--scenario")
+            .arg(&file)
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let key = |r: &serde_json::Value, k: &str| r[k].as_str().unwrap().to_string();
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                assert_eq!(r["units"], 2000, "{r}");
+                assert!(r.get("skipped").is_none(), "{r}");
+                ["strategy", "layout", "reorder", "kernel", "pass"].map(|k| key(r, k))
+            })
+            .collect()
+    };
+    let want = |strategy: &str, layout: &str| {
+        [strategy, layout, "off", "scalar", "collect"].map(str::to_string)
+    };
+    assert_eq!(
+        rows(&[]),
+        vec![
+            want("naive", "aos"),
+            want("grid", "aos"),
+            want("sorted-grid", "aos")
+        ]
+    );
+    assert_eq!(
+        rows(&["--layouts", "soa", "--strategies", "grid"]),
+        vec![want("grid", "soa")]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A bad value in any engine field of a scenario is one line naming the
+/// file, the line, the field and the allowed names, exit code 2, for
+/// `bench` and for the window (before any window opens).
+#[test]
+fn a_bad_engine_value_in_a_scenario_is_one_line_naming_file_line_and_field() {
+    let cases = [
+        (
+            "layout = \"fat\"",
+            "layout: must be one of aos-pointers, aos, soa, hot-cold, got \"fat\"",
+        ),
+        (
+            "reorder = \"hilbert\"",
+            "reorder: must be one of off, cells, morton, resident, got \"hilbert\"",
+        ),
+        (
+            "kernel = \"mmx\"",
+            "kernel: must be one of scalar, sse, avx2, avx512, neon, best, got \"mmx\"",
+        ),
+        (
+            "pass = \"lists\"",
+            "pass: must be one of collect, fused, fused-half, got \"lists\"",
+        ),
+    ];
+    for (k, (line, message)) in cases.iter().enumerate() {
+        let (dir, file) = scenario_file(&format!("bad{k}"), &format!("units = 2000\n{line}\n"));
+        for mode in [&["bench"][..], &[][..]] {
+            let out = exe()
+                .args(mode)
+                .arg("--scenario")
+                .arg(&file)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{mode:?} {line}: {err}");
+            assert_eq!(
+                err.trim_end(),
+                format!("error: --scenario: {}:2: {message}", file.display()),
+                "{mode:?}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 /// A display number with no X server on this machine (neither the socket
 /// file nor the abstract socket libxcb tries first), from 77 up.
 #[cfg(target_os = "linux")]

@@ -58,12 +58,56 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         if !given(m, "cell_sizes") {
             cfg.cell_sizes = vec![sc.cell_size.unwrap_or(cfg.radius)];
         }
+        // The engine values the file names replace their lists with one
+        // value each, unless their flag was given. A kernel this CPU cannot
+        // run is kept: its rows say skipped, as with `--kernels`.
+        if let (Some(v), false) = (sc.strategy, given(m, "strategies")) {
+            cfg.strategies = vec![v];
+        }
+        if let (Some(v), false) = (sc.kernel, given(m, "kernels")) {
+            cfg.kernels = vec![v];
+        }
+        if let (Some(v), false) = (sc.threads, given(m, "threads")) {
+            cfg.threads = vec![v];
+        }
+        if let (Some(v), false) = (sc.layout, given(m, "layouts")) {
+            cfg.layouts = vec![v];
+        }
+        if let (Some(v), false) = (sc.reorder, given(m, "reorder")) {
+            cfg.reorders = vec![v];
+        }
+        if let (Some(v), false) = (sc.reorder_every, given(m, "reorder_every")) {
+            cfg.reorder_every = v;
+        }
+        if let (Some(v), false) = (sc.pass, given(m, "pass")) {
+            cfg.passes = vec![v];
+        }
         let _ = writeln!(
             std::io::stderr(),
             "bench: scenario {} ({})",
             sc.name,
             path.display()
         );
+        // What the window uses and bench does not: say so, not silently.
+        let window_only: Vec<&str> = [
+            ("speed", sc.speed.is_some()),
+            ("separation", sc.separation.is_some()),
+            ("paused", sc.paused.is_some()),
+            ("view values", sc.view != Default::default()),
+        ]
+        .into_iter()
+        .filter_map(|(f, set)| set.then_some(f))
+        .collect();
+        if let Some((last, rest)) = window_only.split_last() {
+            let list = match rest {
+                [] => last.to_string(),
+                _ => format!("{} and {last}", rest.join(", ")),
+            };
+            let _ = writeln!(
+                std::io::stderr(),
+                "bench: the scenario's {list}: the window's, not used here; bench times at real-time speed with steering as --separation says (default off)"
+            );
+        }
     } else if !given(m, "cell_sizes") && given(m, "radius") {
         // The cell follows the radius unless the sizes are given.
         cfg.cell_sizes = vec![cfg.radius];

@@ -151,7 +151,7 @@ pub(crate) struct WindowArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct BenchArgs {
-    /// Take units, workload, seed, world, radius and cell size from a scenario file (TOML); flags given next to it override them. Strategies, kernels, threads and steering stay as the flags say.
+    /// Take every engine setting a scenario file (TOML) names: units, workload, seed, world, radius, cell size, and strategy, kernel, threads, layout, reorder, reorder-every and pass (each replacing its list with one value); flags given next to it override them. Speed, separation, paused and the view values are the window's: steering stays as --separation says.
     #[arg(long, value_name = "FILE")]
     pub(crate) scenario: Option<PathBuf>,
     /// World edge in world units, 1 to 1,000,000 (default: the standard density for each unit count).
