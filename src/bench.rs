@@ -583,19 +583,6 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
     s
 }
 
-/// The CPU model from `/proc/cpuinfo` (Linux), or `"unknown CPU"`.
-pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,32 @@ pub fn bytes(n: usize) -> String {
     }
 }
 
+/// A size with a binary unit and about two significant digits, as cache
+/// sizes and working sets are quoted: `512 B`, `32 KiB`, `1.5 KiB`,
+/// `3.1 MiB`, `300 MiB`, `2 GiB`. Below 10 of a unit one decimal (dropped
+/// when it is `.0`), from 10 up a whole number; a value that would round to
+/// 1024 of a unit is shown in the next (`1 MiB`, not `1024 KiB`). Units stop
+/// at TiB. Allocates the returned string.
+pub fn size(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut k = 0;
+    while v >= 1023.5 && k + 1 < UNITS.len() {
+        v /= 1024.0;
+        k += 1;
+    }
+    let shown = if v < 9.95 {
+        let t = format!("{v:.1}");
+        t.strip_suffix(".0").map_or(t.clone(), str::to_string)
+    } else {
+        format!("{v:.0}")
+    };
+    format!("{shown} {}", UNITS[k])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +80,23 @@ mod tests {
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(32 << 20), "32.0 MiB");
         assert_eq!(bytes(3 << 30), "3.00 GiB");
+    }
+
+    #[test]
+    fn sizes_keep_two_digits() {
+        assert_eq!(size(0), "0 B");
+        assert_eq!(size(1023), "1023 B");
+        assert_eq!(size(1024), "1 KiB");
+        assert_eq!(size(1536), "1.5 KiB");
+        assert_eq!(size(32 << 10), "32 KiB");
+        assert_eq!(size(512 << 10), "512 KiB");
+        assert_eq!(size(3_250_586), "3.1 MiB");
+        assert_eq!(size(9_999 << 10), "9.8 MiB");
+        assert_eq!(size(10_200 << 10), "10 MiB");
+        assert_eq!(size(300 << 20), "300 MiB");
+        assert_eq!(size((1 << 20) - 100), "1 MiB", "not 1024 KiB");
+        assert_eq!(size(2 << 30), "2 GiB");
+        assert_eq!(size(u64::MAX), "16777216 TiB");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! used to draw them.
 //!
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`],
-//! [`scenario`], [`format`](mod@format), [`view`]) never touch the window; only [`render`], [`ui`], [`app`] (the
-//! frame loop) and the binary do.
+//! [`scenario`], [`format`](mod@format), [`view`], [`machine`]) never touch the
+//! window; only [`render`], [`ui`], [`app`] (the frame loop) and the binary
+//! do.
 
 pub mod alloc_count;
 #[cfg(feature = "window")]
@@ -12,6 +13,7 @@ pub mod app;
 pub mod bench;
 pub mod compress;
 pub mod format;
+pub mod machine;
 #[cfg(feature = "window")]
 pub mod render;
 pub mod scenario;

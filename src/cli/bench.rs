@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 
 use spatial_query_lab::bench::{self, BenchConfig};
+use spatial_query_lab::machine::Machine;
 use spatial_query_lab::sim::STANDARD_RADIUS;
 use spatial_query_lab::spatial::{Kernel, Strategy};
 
@@ -145,8 +146,8 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         cfg.frames,
         cfg.warmup,
         cfg.seed,
-        bench::cpu_model(),
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        Machine::current().cpu,
+        Machine::current().cores
     );
     let _ = match spatial_query_lab::sim::counters::CacheCounters::open(None) {
         Ok(c) => writeln!(

@@ -7,6 +7,9 @@ use super::layout::Region;
 use super::Simulation;
 use crate::spatial::Query;
 
+mod working_set;
+pub use working_set::{working_set, WorkingSet};
+
 /// Bytes per cache line on every x86-64 and most ARM cores.
 pub const LINE: usize = 64;
 
