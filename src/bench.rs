@@ -4,13 +4,13 @@
 
 pub mod roofline;
 
-use serde::Serialize;
+use std::sync::{Arc, Mutex};
 
 use crate::format::{length, thousands};
+use crate::measure::run::run_fresh;
+use crate::measure::{Estimate, Guards, Measurement, Outcome, Plan, Predictor, Spec, Variant};
 use crate::sim::budget::NaiveCost;
-use crate::sim::{
-    Layout, Pass, Reorder, Settings, Simulation, StepStats, Workload, STANDARD_RADIUS,
-};
+use crate::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
 /// Time step of a benchmark frame, seconds (`shared/WORKLOADS.md`).
@@ -108,196 +108,23 @@ impl Default for BenchConfig {
     }
 }
 
-/// Median milliseconds per phase.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct PhaseMs {
-    /// Median hardware cache misses per query of the query phase: L1D and
-    /// last level (`None` where the counters are unavailable). Not part of
-    /// the JSON `median_ms` object; copied into the row.
-    #[serde(skip)]
-    pub query_misses: Option<(f64, f64)>,
-    /// Units that died and reinforcements spawned over the counted frames
-    /// (`battle` churn; 0 otherwise). Copied into the row.
-    #[serde(skip)]
-    pub churn: (u64, u64),
-    /// Moving units.
-    #[serde(rename = "move")]
-    pub move_: f64,
-    /// Rebuilding the index.
-    pub rebuild: f64,
-    /// All queries.
-    pub query: f64,
-    /// Applying the results.
-    pub apply: f64,
-    /// Median of the per-frame sums (not the sum of the medians).
-    pub total: f64,
-}
+pub use crate::measure::row::{PhaseMs, Row as BenchRow};
 
-/// One measured (or skipped) combination.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BenchRow {
-    /// Strategy key (`naive`, `grid`, `sorted-grid`).
-    pub strategy: String,
-    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
-    pub kernel: String,
-    /// Threads every phase ran on (for a skipped row: the count asked for;
-    /// a count the OS refused is a skipped row, never a row measured on
-    /// fewer threads).
-    pub threads: usize,
-    /// Unit count.
-    pub units: usize,
-    /// Workload key.
-    pub workload: String,
-    /// Unit memory order (`off`, `cells`, `morton`, `resident`).
-    pub reorder: String,
-    /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
-    pub layout: String,
-    /// How results reach the apply step (`collect`, `fused`, `fused-half`).
-    pub pass: String,
-    /// Grid cell edge the last frame used, world units: the effective one,
-    /// which exceeds the asked one only where the grid's cell cap raised it
-    /// (the asked one for a skipped row); `null` for Naive (no grid).
-    pub cell_size: Option<f32>,
-    /// Counted frames (0 when skipped).
-    pub frames: usize,
-    /// Median milliseconds per phase (`None`, `null` in JSON, when skipped).
-    pub median_ms: Option<PhaseMs>,
-    /// Candidates tested in the last frame.
-    pub candidates: u64,
-    /// Neighbor pairs found in the last frame (identical across combinations).
-    pub neighbors: u64,
-    /// Median L1D read misses per query of the query phase (hardware
-    /// counters); `null` where the counters are unavailable.
-    pub l1d_misses_per_query: Option<f64>,
-    /// Median last-level cache misses per query of the query phase
-    /// (hardware counters); `null` where the counters are unavailable.
-    pub llc_misses_per_query: Option<f64>,
-    /// Units that died over the counted frames (`battle` churn; 0 otherwise).
-    pub deaths: u64,
-    /// Reinforcements spawned over the counted frames (`battle`; equals `deaths`).
-    pub spawns: u64,
-    /// Why the combination was not run, if it was not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-    /// Estimated frame time in ms for a skipped combination, labeled as an estimate.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub estimated_total_ms: Option<f64>,
-    /// The OS error when the OS refused to start `threads` threads (the
-    /// row is then skipped, and `skipped` says so). Not in the JSON.
-    #[serde(skip)]
-    pub threads_refused: Option<String>,
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
+/// Counted frames of `settings` after `warmup` settling frames on a fresh
+/// simulation, through the measurement engine ([`crate::measure`]): the
+/// measurement, or the reason it was not made (the OS refused the thread
+/// count). Allocates the simulation.
+pub fn measure(settings: &Settings, warmup: usize, frames: usize) -> Result<Measurement, String> {
+    let mut plan = Plan::new(
+        vec![Variant::new(settings.strategy.name(), settings.clone())],
+        Spec::new(warmup, frames),
+        Guards::NONE,
+    );
+    run_fresh(&mut plan, BENCH_DT, |_| {});
+    match &plan.outcomes()[0] {
+        Outcome::Measured(m) => Ok(m.clone()),
+        Outcome::Skipped(s) => Err(s.why.clone()),
     }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
-}
-
-/// Runs `frames` counted frames after `warmup` and returns the last frame's
-/// stats with the per-phase medians. Allocates the simulation.
-pub fn measure(settings: &Settings, warmup: usize, frames: usize) -> (PhaseMs, StepStats) {
-    measure_after(settings, 0, warmup, frames)
-}
-
-/// Like [`measure`], after first stepping `fast_forward` untimed frames with
-/// the CSR grid and the best kernel. The simulation is bit-identical for every
-/// strategy and kernel (tested), so the world reaches the same frame index as
-/// a full run: a slow combination can time its last frames only and still
-/// report the same neighbor count as the others.
-///
-/// When the OS refuses `settings.threads` threads, the frames run on one
-/// thread and the returned stats say so (`threads`); [`try_measure_after`]
-/// refuses instead.
-pub fn measure_after(
-    settings: &Settings,
-    fast_forward: usize,
-    warmup: usize,
-    frames: usize,
-) -> (PhaseMs, StepStats) {
-    measure_sim(
-        Simulation::new(settings),
-        settings,
-        fast_forward,
-        warmup,
-        frames,
-    )
-}
-
-/// Like [`measure_after`], but steps nothing when the OS refuses to start
-/// `settings.threads` threads: returns the OS error instead
-/// ([`Simulation::pool_error`]), so no timing is labeled with threads it
-/// did not have. Allocates the simulation (the units are spawned before the
-/// threads are asked for).
-pub fn try_measure_after(
-    settings: &Settings,
-    fast_forward: usize,
-    warmup: usize,
-    frames: usize,
-) -> Result<(PhaseMs, StepStats), String> {
-    let sim = Simulation::new(settings);
-    if let Some((_, why)) = sim.pool_error() {
-        return Err(why.to_string());
-    }
-    Ok(measure_sim(sim, settings, fast_forward, warmup, frames))
-}
-
-/// The frames of [`measure_after`] on `sim`.
-fn measure_sim(
-    mut sim: Simulation,
-    settings: &Settings,
-    fast_forward: usize,
-    warmup: usize,
-    frames: usize,
-) -> (PhaseMs, StepStats) {
-    let fast = Settings {
-        strategy: Strategy::SortedGrid,
-        kernel: Kernel::best(),
-        ..settings.clone()
-    };
-    for _ in 0..fast_forward {
-        sim.step(BENCH_DT, &fast);
-    }
-    for _ in 0..warmup {
-        sim.step(BENCH_DT, settings);
-    }
-    let mut cols: [Vec<f64>; 5] = Default::default();
-    let (mut l1d, mut llc) = (Vec::new(), Vec::new());
-    let mut churn = (0u64, 0u64);
-    let mut last = StepStats::default();
-    for _ in 0..frames.max(1) {
-        last = sim.step(BENCH_DT, settings);
-        churn.0 += last.deaths as u64;
-        churn.1 += last.spawns as u64;
-        if let Some(m) = last.query_cache {
-            let n = sim.len().max(1) as f64;
-            l1d.push(m.l1d as f64 / n);
-            llc.push(m.llc as f64 / n);
-        }
-        cols[0].push(last.move_s * 1e3);
-        cols[1].push(last.rebuild_s * 1e3);
-        cols[2].push(last.query_s * 1e3);
-        cols[3].push(last.apply_s * 1e3);
-        cols[4].push(last.total_s() * 1e3);
-    }
-    let [m, r, q, a, t] = &mut cols;
-    let ms = PhaseMs {
-        query_misses: (!l1d.is_empty()).then(|| (median(&mut l1d), median(&mut llc))),
-        churn,
-        move_: median(m),
-        rebuild: median(r),
-        query: median(q),
-        apply: median(a),
-        total: median(t),
-    };
-    (ms, last)
 }
 
 /// Settings of one benchmark combination: radius `cfg.radius`, world
@@ -355,149 +182,174 @@ fn cell_runs(cfg: &BenchConfig) -> Vec<(f32, Strategy)> {
     runs
 }
 
-/// Runs every combination of `cfg`, calling `progress` with each finished row
-/// (for live output), and returns all rows in run order: for each unit
-/// count, for each thread count, for each reorder mode, for each layout,
-/// for each pass, for each cell size, strategies in order, kernels in order (Naive only at
-/// the first cell size: it has no grid).
-pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
-    let mut rows = Vec::new();
-    let mut naive_cost = NaiveCost::default();
+/// The label of a combination in progress lines: units, order, layout,
+/// pass, strategy, kernel, threads and cell size.
+fn label(s: &Settings) -> String {
+    let cell = if s.strategy == Strategy::Naive {
+        String::new()
+    } else {
+        format!(", cell {}", length(s.cell_size))
+    };
+    format!(
+        "{} units, order {}, {}, {}, {} {} x{}{cell}",
+        thousands(s.units as u64),
+        s.reorder.key(),
+        s.layout.key(),
+        s.pass.key(),
+        s.strategy.key(),
+        s.kernel.key(),
+        s.threads
+    )
+}
+
+/// The combinations of `cfg` as a plan's variants, in run order: for each
+/// unit count, for each thread count, for each reorder mode, for each
+/// layout, for each pass, for each cell size, strategies in order, kernels
+/// in order (Naive only at the first cell size: it has no grid). A kernel
+/// this CPU cannot run is a variant marked skipped. Allocates the list.
+pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
+    let mut out = Vec::new();
     for &units in &cfg.units {
         for &threads in &cfg.threads {
-            for (&reorder, &layout, &pass) in cfg.reorders.iter().flat_map(|r| {
-                cfg.layouts
-                    .iter()
-                    .flat_map(move |l| cfg.passes.iter().map(move |p| (r, l, p)))
-            }) {
-                for (cell, strategy) in cell_runs(cfg) {
-                    for &kernel in &cfg.kernels {
-                        let mut row = BenchRow {
-                            strategy: strategy.key().to_string(),
-                            kernel: kernel.key().to_string(),
-                            threads,
-                            units,
-                            workload: cfg.workload.key().to_string(),
-                            reorder: reorder.key().to_string(),
-                            layout: layout.key().to_string(),
-                            pass: pass.key().to_string(),
-                            cell_size: (strategy != Strategy::Naive).then_some(cell),
-                            frames: 0,
-                            median_ms: None,
-                            candidates: 0,
-                            neighbors: 0,
-                            l1d_misses_per_query: None,
-                            llc_misses_per_query: None,
-                            deaths: 0,
-                            spawns: 0,
-                            skipped: None,
-                            estimated_total_ms: None,
-                            threads_refused: None,
-                        };
-                        if !kernel.is_available() {
-                            row.skipped = Some(format!("this CPU cannot run {}", kernel.name()));
-                            progress(&row);
-                            rows.push(row);
-                            continue;
-                        }
-                        let (mut warmup, mut frames) = (cfg.warmup, cfg.frames.max(1));
-                        let mut fast_forward = 0;
-                        if strategy == Strategy::Naive {
-                            naive_cost.get_or_measure(kernel, layout, cfg.seed, cfg.workload);
-                            let est = naive_cost
-                                .frame_seconds(kernel, layout, units, threads)
-                                .unwrap_or(0.0);
-                            if est > cfg.skip_above_s {
-                                row.skipped = Some(format!(
-                                    "estimated {:.1} s per frame (> {} s): not run",
-                                    est, cfg.skip_above_s
-                                ));
-                                row.estimated_total_ms = Some(est * 1e3);
-                                progress(&row);
-                                rows.push(row);
-                                continue;
-                            }
-                            if est > slow_above_s(cfg.skip_above_s) {
-                                // Same last frame as the full runs, fewer timed frames.
-                                let total = warmup + frames;
-                                warmup = 1;
-                                frames = frames.min(SLOW_FRAMES);
-                                fast_forward = total.saturating_sub(warmup + frames);
-                            }
-                        }
-                        let settings = Settings {
-                            cell_size: cell,
-                            pass,
-                            ..bench_settings(strategy, kernel, threads, units, reorder, layout, cfg)
-                        };
-                        let (ms, last) =
-                            match try_measure_after(&settings, fast_forward, warmup, frames) {
-                                Ok(m) => m,
-                                Err(why) => {
-                                    row.skipped = Some(format!(
-                                        "the OS refused to start {threads} threads ({why}): not run"
-                                    ));
-                                    row.threads_refused = Some(why);
-                                    progress(&row);
-                                    rows.push(row);
-                                    continue;
+            for &reorder in &cfg.reorders {
+                for &layout in &cfg.layouts {
+                    for &pass in &cfg.passes {
+                        for (cell, strategy) in cell_runs(cfg) {
+                            for &kernel in &cfg.kernels {
+                                let settings = Settings {
+                                    cell_size: cell,
+                                    pass,
+                                    ..bench_settings(
+                                        strategy, kernel, threads, units, reorder, layout, cfg,
+                                    )
+                                };
+                                let mut v = Variant::new(label(&settings), settings);
+                                if !kernel.is_available() {
+                                    v.skip = Some(format!("this CPU cannot run {}", kernel.name()));
                                 }
-                            };
-                        // Those asked for: the pool was built (checked above).
-                        row.threads = last.threads;
-                        row.cell_size = last.grid.map(|g| g.cell);
-                        row.frames = frames;
-                        row.median_ms = Some(ms);
-                        row.candidates = last.query.candidates;
-                        row.neighbors = last.query.neighbors;
-                        (row.deaths, row.spawns) = ms.churn;
-                        row.l1d_misses_per_query = ms.query_misses.map(|m| m.0);
-                        row.llc_misses_per_query = ms.query_misses.map(|m| m.1);
-                        progress(&row);
-                        rows.push(row);
+                                out.push(v);
+                            }
+                        }
                     }
                 }
             }
         }
     }
+    out
+}
+
+/// Predicts a naive frame's seconds (other strategies: no prediction, so
+/// only a first frame measured too slow trips the guards): from the largest
+/// naive run of the same kernel, layout, threads, order, pass and workload
+/// measured earlier in the plan with fewer units, scaled by `N^2`; else from
+/// [`NaiveCost`]'s model (a small sample's cost per pair test, measured on
+/// first use). When both exist the note names both, so a model that
+/// disagrees with the scaling is visible.
+pub fn naive_predictor(seed: u64, workload: Workload) -> Predictor {
+    let cost = Mutex::new(NaiveCost::default());
+    Arc::new(move |s: &Settings, outcomes: &[Outcome]| {
+        if s.strategy != Strategy::Naive {
+            return None;
+        }
+        let scaled = outcomes
+            .iter()
+            .filter_map(Outcome::measured)
+            .filter(|m| {
+                let o = &m.settings;
+                o.strategy == Strategy::Naive
+                    && (o.kernel, o.layout, o.threads, o.reorder, o.pass, o.workload)
+                        == (s.kernel, s.layout, s.threads, s.reorder, s.pass, s.workload)
+                    && o.units < s.units
+                    && m.frames > 0
+            })
+            .max_by_key(|m| m.settings.units)
+            .map(|m| {
+                let k = s.units as f64 / m.settings.units as f64;
+                Estimate {
+                    seconds: m.ms.total.median * 1e-3 * k * k,
+                    how: format!(
+                        "N² from the measured {}-unit run",
+                        thousands(m.settings.units as u64)
+                    ),
+                }
+            });
+        let model = {
+            let mut c = cost.lock().unwrap_or_else(|e| e.into_inner());
+            c.get_or_measure(s.kernel, s.layout, seed, workload);
+            c.frame_seconds(s.kernel, s.layout, s.units, s.threads)
+        };
+        match (scaled, model) {
+            (Some(e), Some(m)) => Some(Estimate {
+                how: format!("{}; the naive cost model said {:.2} s", e.how, m),
+                ..e
+            }),
+            (Some(e), None) => Some(e),
+            (None, Some(m)) => Some(Estimate {
+                seconds: m,
+                how: "naive cost model, not checked against a measured run".to_string(),
+            }),
+            (None, None) => None,
+        }
+    })
+}
+
+/// The plan of `cfg`: [`variants`], `cfg.warmup` settling and `cfg.frames`
+/// counted frames each; a naive combination estimated above
+/// `cfg.skip_above_s` is skipped, and one above [`slow_above_s`] of it
+/// counts only [`SLOW_FRAMES`] frames after one settling frame (stepping
+/// the frames before untimed with the CSR grid, so it ends on the same
+/// frame); so does any combination whose first frame takes that long.
+pub fn plan(cfg: &BenchConfig) -> Plan {
+    Plan::new(
+        variants(cfg),
+        Spec::new(cfg.warmup, cfg.frames),
+        Guards {
+            skip_above_s: cfg.skip_above_s,
+            fewer_above_s: slow_above_s(cfg.skip_above_s),
+            fewer_frames: SLOW_FRAMES,
+        },
+    )
+    .with_predictor(naive_predictor(cfg.seed, cfg.workload))
+}
+
+/// Runs every combination of `cfg` ([`plan`]), calling `progress` with each
+/// finished row (for live output), and returns all rows in run order.
+pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
+    let mut plan = plan(cfg);
+    let mut rows = Vec::with_capacity(plan.variants().len());
+    run_fresh(&mut plan, BENCH_DT, |o| {
+        let row = BenchRow::of(o);
+        progress(&row);
+        rows.push(row);
+    });
     rows
 }
 
 impl BenchRow {
-    /// The per-phase medians, zeros for a skipped row.
-    pub fn ms(&self) -> PhaseMs {
-        self.median_ms.unwrap_or_default()
-    }
-
-    /// One line of live progress for stderr, naming every key that tells rows
-    /// apart (units, unit order, layout, pass, strategy, kernel, threads, cell size), then the total
-    /// and query medians and the neighbors, or why the row was skipped.
+    /// One line of live progress for stderr: the label (every key that tells
+    /// rows apart: units, unit order, layout, pass, strategy, kernel,
+    /// threads, cell size), then the total and query medians and the
+    /// neighbors, or why the row was skipped; a row measured over fewer
+    /// frames says so.
     pub fn progress_line(&self) -> String {
-        let cell = self
-            .cell_size
-            .map_or(String::new(), |c| format!(", cell {}", length(c)));
-        let head = format!(
-            "  {} units, order {}, {}, {}, {} {} x{}{cell}",
-            thousands(self.units as u64),
-            self.reorder,
-            self.layout,
-            self.pass,
-            self.strategy,
-            self.kernel,
-            self.threads
-        );
+        let head = format!("  {}", self.label);
         match &self.skipped {
             Some(why) => format!("{head}: skipped, {why}"),
             None => format!(
-                "{head}: total {:.3} ms (query {:.3} ms), {} neighbors{}",
+                "{head}: total {:.3} ms (query {:.3} ms, spread {:.3}-{:.3}), {} neighbors{}{}",
                 self.ms().total,
                 self.ms().query,
+                self.min_ms.unwrap_or_default().total,
+                self.max_ms.unwrap_or_default().total,
                 thousands(self.neighbors),
                 if self.deaths > 0 {
                     format!(", {} deaths and spawns", thousands(self.deaths))
                 } else {
                     String::new()
-                }
+                },
+                self.note
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" ({n})"))
             ),
         }
     }

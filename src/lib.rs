@@ -2,7 +2,7 @@
 //! (naive scan, uniform grids, SIMD kernels) and the compressed vertex streams
 //! used to draw them.
 //!
-//! The engine modules ([`sim`], [`spatial`], [`compress`], [`mod@bench`],
+//! The engine modules ([`sim`], [`spatial`], [`compress`], [`measure`], [`mod@bench`],
 //! [`scenario`], [`format`](mod@format), [`view`], [`machine`]) never touch the
 //! window; only [`render`], [`ui`], [`app`] (the frame loop) and the binary
 //! do.
@@ -14,6 +14,7 @@ pub mod bench;
 pub mod compress;
 pub mod format;
 pub mod machine;
+pub mod measure;
 #[cfg(feature = "window")]
 pub mod render;
 pub mod scenario;

@@ -1,43 +1,8 @@
 //! The headless benchmark's bookkeeping (timings themselves are never asserted).
 
-use spatial_query_lab::bench::{bench_settings, measure, measure_after, to_markdown, BenchConfig};
-use spatial_query_lab::sim::{Layout, Reorder};
+use spatial_query_lab::bench::{to_markdown, BenchConfig};
+use spatial_query_lab::sim::Reorder;
 use spatial_query_lab::spatial::{Kernel, Strategy};
-
-/// A slow combination that fast-forwards untimed frames with the CSR grid ends
-/// on the same frame, with the same neighbor count, as a full run.
-#[test]
-fn fast_forwarded_naive_run_ends_on_the_same_frame_as_a_full_run() {
-    let cfg = BenchConfig::default();
-    let naive = bench_settings(
-        Strategy::Naive,
-        Kernel::Scalar,
-        1,
-        2_000,
-        Reorder::Cells,
-        Layout::AosPointers,
-        &cfg,
-    );
-    let grid = bench_settings(
-        Strategy::Grid,
-        Kernel::best(),
-        1,
-        2_000,
-        Reorder::Cells,
-        Layout::Soa,
-        &cfg,
-    );
-    let (_, a) = measure_after(&naive, 5, 1, 2); // 8 frames, the last 3 naive
-    let (_, b) = measure(&grid, 6, 2); // 8 frames
-    assert!(b.query.neighbors > 0);
-    assert_eq!(a.query.neighbors, b.query.neighbors);
-    // Without the fast-forward the frame differs, and so (here) does the count.
-    let (_, c) = measure(&naive, 1, 2);
-    assert_ne!(
-        c.query.neighbors, b.query.neighbors,
-        "the world should change between frame 3 and 8"
-    );
-}
 
 #[test]
 fn markdown_lists_each_measured_row() {

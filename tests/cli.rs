@@ -132,6 +132,19 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The first stderr line names the machine: CPU, cores, cache sizes.
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err.lines().next().unwrap_or_default();
+    let machine = spatial_query_lab::machine::Machine::current();
+    assert_eq!(first, format!("bench: measured on {}", machine.summary()));
+    assert!(
+        first.contains(" cores") || first.contains(" core,"),
+        "{first}"
+    );
+    assert!(
+        first.contains("L1d ") || first.ends_with("caches unknown"),
+        "{first}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     let rows = v.as_array().expect("an array");
     let ran: Vec<&serde_json::Value> = rows.iter().filter(|r| r.get("skipped").is_none()).collect();
@@ -155,9 +168,42 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
             "spawns",
             "l1d_misses_per_query",
             "llc_misses_per_query",
+            "min_ms",
+            "max_ms",
+            "cell_over_r",
+            "candidates_per_neighbor",
+            "working_set_bytes",
+            "machine",
         ] {
             assert!(r.get(key).is_some(), "missing {key} in {r}");
         }
+        // The spread: each phase's min <= median <= max.
+        for key in ["move", "rebuild", "query", "apply", "total"] {
+            let (lo, mid, hi) = (
+                r["min_ms"][key].as_f64().unwrap(),
+                r["median_ms"][key].as_f64().unwrap(),
+                r["max_ms"][key].as_f64().unwrap(),
+            );
+            assert!(lo <= mid && mid <= hi, "{key}: {lo} {mid} {hi} in {r}");
+        }
+        let cpn = r["candidates_per_neighbor"].as_f64().unwrap();
+        let expect = r["candidates"].as_f64().unwrap() / r["neighbors"].as_f64().unwrap();
+        assert!((cpn - expect).abs() < 1e-9 * expect, "{r}");
+        if r["strategy"] == "naive" {
+            assert!(r["cell_over_r"].is_null(), "{r}");
+        } else {
+            assert_eq!(r["cell_over_r"].as_f64(), Some(1.0), "{r}");
+        }
+        assert!(
+            r["working_set_bytes"].as_u64().is_some_and(|b| b > 0),
+            "{r}"
+        );
+        assert_eq!(r["machine"]["cpu"], machine.cpu.as_str(), "{r}");
+        assert!(r["machine"]["caches"].is_array(), "{r}");
+        assert!(
+            r["machine"]["cores"].as_u64().is_some_and(|c| c >= 1),
+            "{r}"
+        );
         assert_eq!(r["layout"], "soa");
         assert_eq!(r["pass"], "fused", "fused is the bench default");
         // Hardware counters: numbers where perf_event_open works, null elsewhere.

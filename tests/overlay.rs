@@ -8,11 +8,11 @@ use egui_kittest::kittest::{Node, Queryable};
 use egui_kittest::Harness;
 use egui_macroquad::egui;
 
+use spatial_query_lab::measure::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::render::egui_host::{
     deliverable, wheel_notches, WheelSource, LINE_SCROLL_POINTS,
 };
 use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
-use spatial_query_lab::sim::sweep::{standard_ratios, CellSweep};
 use spatial_query_lab::sim::{Settings, Simulation};
 use spatial_query_lab::spatial::{GridGeometry, Strategy};
 use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
@@ -482,7 +482,7 @@ fn sweep_after(steps: Option<usize>) -> CellSweep {
         .with_frame_limit(f64::INFINITY);
     let mut n = 0;
     while let Some(cell_size) = sw.cell_size().filter(|_| steps.is_none_or(|k| n < k)) {
-        sw.record(&sim.step(
+        sw.record_step(&sim.step(
             1.0 / 60.0,
             &Settings {
                 cell_size,
@@ -672,7 +672,7 @@ fn numbers_not_yet_measured_for_the_current_settings_are_pending_not_zero() {
     let t = texts(&h);
     assert!(
         !t.iter()
-            .any(|l| l == "0.000 ms" || l.contains("engine 0.00 ms")),
+            .any(|l| l == "0.000 ms" || l.contains("step 0.00 ms")),
         "zeros shown before the first step: {t:?}"
     );
     assert!(
@@ -694,7 +694,7 @@ fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
     let t = texts(&h);
     assert!(t.iter().any(|l| l == "123,456"), "{t:?}");
     assert!(t.iter().any(|l| l == "33.750 ms"), "{t:?}");
-    assert!(t.iter().any(|l| l.contains("engine 42.00 ms")), "{t:?}");
+    assert!(t.iter().any(|l| l == "step 42.00 ms"), "{t:?}");
     // The user picks Naive: the same frame's panel no longer claims Grid's numbers.
     h.state_mut().settings.strategy = Strategy::Naive;
     h.run();
@@ -702,10 +702,7 @@ fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
     for stale in ["123,456", "7,890", "33.750 ms", "4"] {
         assert!(!t.iter().any(|l| l == stale), "{stale} still shown: {t:?}");
     }
-    assert!(
-        t.iter().any(|l| l.contains(&format!("engine {PENDING}"))),
-        "{t:?}"
-    );
+    assert!(t.iter().any(|l| *l == format!("step {PENDING}")), "{t:?}");
     // Speed, separation and pause do not change the work: numbers stay.
     h.state_mut().settings = Settings {
         speed: 9.0,
@@ -737,10 +734,7 @@ fn after_a_change_the_old_frames_means_are_not_shown_next_to_the_new_counts() {
         !t.iter().any(|l| l == "33.750 ms"),
         "old means shown: {t:?}"
     );
-    assert!(
-        t.iter().any(|l| l.contains(&format!("engine {PENDING}"))),
-        "{t:?}"
-    );
+    assert!(t.iter().any(|l| *l == format!("step {PENDING}")), "{t:?}");
     // The first frame of the new work brings its own means.
     h.state_mut().stats.history.record(PhaseSample {
         t: 5.0,

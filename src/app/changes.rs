@@ -3,12 +3,11 @@
 //! offer, and how many queries a sliced frame runs per refresh.
 
 use super::App;
+use crate::measure::sweep::CellSweep;
 use crate::render::mesh::asset_dirs;
-use crate::render::RENDER_BUDGET_S;
 use crate::scenario;
 use crate::scenario::ScenarioView;
 use crate::sim::budget::{self, GuardNotice};
-use crate::sim::sweep::{CellSweep, SWEEP_FRAME_LIMIT_S};
 use crate::sim::Settings;
 use crate::spatial::Strategy;
 use crate::ui::sweep::SweepAction;
@@ -24,7 +23,12 @@ const GRID_FIRST_SLICE: usize = 100_000;
 
 impl App {
     /// Carries out the overlay's requests.
-    pub(super) fn overlay_actions(&mut self, a: OverlayActions) {
+    pub(super) fn overlay_actions(&mut self, mut a: OverlayActions) {
+        self.chart_rect = a.compare_chart;
+        let compare = std::mem::take(&mut a.compare);
+        if !compare.is_empty() {
+            self.compare_actions(compare);
+        }
         self.respawn |= a.respawn;
         if a.reset_camera {
             self.frame_world();
@@ -92,16 +96,22 @@ impl App {
     }
 
     /// Starts, applies or closes the cell-size sweep. A sweep starts from
-    /// the last step (the base of its step-time predictions) and may take
-    /// [`SWEEP_FRAME_LIMIT_S`] per refresh minus the last picture's drawing;
-    /// Naive (no grid) has nothing to sweep.
+    /// the last step (the base of its step-time predictions) with the
+    /// sweep's default limits ([`crate::measure::sweep::SWEEP_SKIP_ABOVE_S`]):
+    /// a slow step is spread over refreshes or run on the worker thread, so
+    /// the window keeps answering, and the drawing's time is not taken from
+    /// the step's (at 100,000 units the software rasterizer's 50-85 ms left
+    /// no room, and every cell size was skipped). Naive (no grid) has
+    /// nothing to sweep.
     pub(super) fn sweep_action(&mut self, action: SweepAction) {
         match action {
+            SweepAction::Start if self.measuring.is_some() => {
+                self.toast("A compare measurement is running: sweep when it is done.".to_string());
+            }
             SweepAction::Start if self.settings.strategy != Strategy::Naive => {
-                let limit = SWEEP_FRAME_LIMIT_S - self.stats.render_s.min(RENDER_BUDGET_S);
+                self.sweep_kept = false;
                 let sweep = CellSweep::standard(&self.settings, &self.budget)
-                    .with_baseline(&self.stats.step)
-                    .with_frame_limit(limit);
+                    .with_baseline(&self.stats.step);
                 self.sweep = Some(sweep);
             }
             SweepAction::Start => {}
@@ -122,6 +132,13 @@ impl App {
     pub(super) fn settle(&mut self, before: &Settings) {
         let notices = budget::settle(&mut self.settings, &self.budget);
         self.add_notices(notices);
+        if self
+            .measuring
+            .as_ref()
+            .is_some_and(|p| p.current() != Some(&self.settings))
+        {
+            self.cancel_measuring("cancelled: a setting changed while it ran");
+        }
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
             if !sw.matches(&self.settings) {
                 sw.stop("a setting other than the cell size changed");

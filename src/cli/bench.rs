@@ -17,6 +17,13 @@ use super::{given, load_scenario, or_all, unique, BenchArgs, Format};
 /// Runs `bench` with the flags `b` (and their matches `m`, for the
 /// scenario overrides); returns the exit code.
 pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
+    // First, so that every saved log and every pasted table says where its
+    // numbers came from (each JSON row names the machine too).
+    let _ = writeln!(
+        std::io::stderr(),
+        "bench: measured on {}",
+        Machine::current().summary()
+    );
     let mut cfg = BenchConfig {
         units: unique(b.units),
         frames: b.frames as usize,
@@ -130,7 +137,7 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "bench: {} workload, radius {}, world {}, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}; {} ({} cores)",
+        "bench: {} workload, radius {}, world {}, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}",
         cfg.workload,
         cfg.radius,
         cfg.world
@@ -146,8 +153,6 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         cfg.frames,
         cfg.warmup,
         cfg.seed,
-        Machine::current().cpu,
-        Machine::current().cores
     );
     let _ = match spatial_query_lab::sim::counters::CacheCounters::open(None) {
         Ok(c) => writeln!(

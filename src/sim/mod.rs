@@ -36,7 +36,6 @@ mod sliced;
 pub mod spawn;
 mod steer;
 mod step;
-pub mod sweep;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

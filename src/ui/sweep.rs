@@ -15,7 +15,10 @@ use egui_plot::{
 };
 
 use crate::format::{length, thousands};
-use crate::sim::sweep::{standard_ratios, CellSweep, SWEEP_FRAMES_PER_POINT};
+use crate::measure::sweep::{
+    standard_ratios, CellSweep, SWEEP_FRAMES_PER_POINT, SWEEP_SKIP_ABOVE_S, SWEEP_SLOW_ABOVE_S,
+    SWEEP_SLOW_FRAMES,
+};
 use crate::sim::Settings;
 use crate::spatial::Strategy;
 use crate::ui::stats::FrameStats;
@@ -56,11 +59,14 @@ pub fn button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> Option<Swe
         egui::Button::new("Cell-size sweep"),
     )
     .on_hover_text(format!(
-        "Measure the query time at this unit count and radius for {} cell sizes from {} r to {} r (three per doubling), {} frames each after a warm-up frame, and plot query ms and candidates tested per neighbor against the cell size. The units keep moving; your cell size changes only if you choose \"Use best\". Cell sizes below the smallest allowed here, or whose frame would take more than about 100 ms, are skipped and listed (key \\).",
+        "Measure the query time at this unit count and radius for {} cell sizes from {} r to {} r (three per doubling), {} frames each after a warm-up frame, and plot query ms and candidates tested per neighbor against the cell size. The units keep moving; your cell size changes only if you choose \"Use best\". Cell sizes below the smallest allowed here, or whose step would take more than {:.0} s, are skipped; those whose step takes more than {:.0} ms are measured over {} frames; each is listed (key \\). A finished sweep is kept in the compare panel as a curve.",
         q.len(),
         q[0],
         q[q.len() - 1],
-        SWEEP_FRAMES_PER_POINT
+        SWEEP_FRAMES_PER_POINT,
+        SWEEP_SKIP_ABOVE_S,
+        SWEEP_SLOW_ABOVE_S * 1e3,
+        SWEEP_SLOW_FRAMES
     ))
     .on_disabled_hover_text("Naive has no grid: choose Grid or SortedGrid to sweep the cell size.")
     .clicked()
@@ -189,7 +195,7 @@ fn plots(ui: &mut egui::Ui, sw: &CellSweep, current_cell: f32) {
             );
         }
     };
-    let series = |f: fn(&crate::sim::sweep::SweepPoint) -> f64| -> Vec<[f64; 2]> {
+    let series = |f: fn(&crate::measure::sweep::SweepPoint) -> f64| -> Vec<[f64; 2]> {
         pts.iter().map(|p| [x(p.cell_size), f(p)]).collect()
     };
     let query = series(|p| p.query_ms);
@@ -206,7 +212,7 @@ fn plots(ui: &mut egui::Ui, sw: &CellSweep, current_cell: f32) {
             .y_axis_min_width(34.0)
     };
     ui.horizontal(|ui| {
-        ui.colored_label(QUERY_COLOR, "— query ms (median)");
+        ui.colored_label(QUERY_COLOR, "— query ms (median; bars: min to max)");
         ui.colored_label(BEST_COLOR, "| fastest");
         ui.colored_label(egui::Color32::GRAY, "¦ your cell size");
     });
@@ -215,6 +221,17 @@ fn plots(ui: &mut egui::Ui, sw: &CellSweep, current_cell: f32) {
         .label_formatter(|_, v| format!("cell {}\n{:.3} ms", length(v.x.exp2() as f32), v.y))
         .show(ui, |p| {
             p.line(Line::new(PlotPoints::from(query.clone())).color(QUERY_COLOR));
+            // Each point's spread: its fastest and slowest counted frame.
+            for pt in pts {
+                let (lo, hi) = pt.query_range_ms;
+                p.line(
+                    Line::new(PlotPoints::from(vec![
+                        [x(pt.cell_size), lo],
+                        [x(pt.cell_size), hi],
+                    ]))
+                    .color(QUERY_COLOR.gamma_multiply(0.5)),
+                );
+            }
             p.points(
                 Points::new(PlotPoints::from(query))
                     .color(QUERY_COLOR)

@@ -1,0 +1,211 @@
+//! The table row of a measured or skipped variant, with `bench`'s keys: the
+//! rows of `bench --format json`, the compare panel's CSV and JSON exports
+//! and the lessons' tables are all this one type.
+
+use serde::Serialize;
+
+use super::plan::Outcome;
+use super::spread::PhaseSpreads;
+use crate::machine::Machine;
+
+/// Milliseconds per phase (one statistic of [`PhaseSpreads`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PhaseMs {
+    /// Moving units.
+    #[serde(rename = "move")]
+    pub move_: f64,
+    /// Rebuilding the index.
+    pub rebuild: f64,
+    /// All queries.
+    pub query: f64,
+    /// Applying the results.
+    pub apply: f64,
+    /// The whole step (the statistic of the per-frame sums, not the sum of
+    /// the phases' statistics).
+    pub total: f64,
+}
+
+impl PhaseMs {
+    /// One statistic (`pick`: median, min or max) of every phase of `s`.
+    pub fn of(s: &PhaseSpreads, pick: fn(&super::Spread) -> f64) -> PhaseMs {
+        PhaseMs {
+            move_: pick(&s.move_),
+            rebuild: pick(&s.rebuild),
+            query: pick(&s.query),
+            apply: pick(&s.apply),
+            total: pick(&s.total),
+        }
+    }
+}
+
+/// One measured (or skipped) variant, as `bench` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// What was measured, for people.
+    pub label: String,
+    /// Strategy key (`naive`, `grid`, `sorted-grid`).
+    pub strategy: String,
+    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
+    pub kernel: String,
+    /// Threads every phase ran on (for a skipped row: the count asked for;
+    /// a count the OS refused is a skipped row, never a row measured on
+    /// fewer threads).
+    pub threads: usize,
+    /// Unit count.
+    pub units: usize,
+    /// Workload key.
+    pub workload: String,
+    /// Unit memory order (`off`, `cells`, `morton`, `resident`).
+    pub reorder: String,
+    /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
+    pub layout: String,
+    /// How results reach the apply step (`collect`, `fused`, `fused-half`).
+    pub pass: String,
+    /// Query radius, world units.
+    pub radius: f32,
+    /// Grid cell edge the last frame used, world units: the effective one,
+    /// which exceeds the asked one only where the grid's cell cap raised it
+    /// (the asked one for a skipped row); `null` for Naive (no grid).
+    pub cell_size: Option<f32>,
+    /// `cell_size / radius`; `null` for Naive.
+    pub cell_over_r: Option<f64>,
+    /// Settling frames stepped before the counted ones.
+    pub settle_frames: usize,
+    /// Counted frames (0 when skipped).
+    pub frames: usize,
+    /// Median milliseconds per phase (`null` when skipped).
+    pub median_ms: Option<PhaseMs>,
+    /// Fastest counted frame's milliseconds per phase (each phase's own minimum).
+    pub min_ms: Option<PhaseMs>,
+    /// Slowest counted frame's milliseconds per phase (each phase's own maximum).
+    pub max_ms: Option<PhaseMs>,
+    /// Candidates tested in the last frame.
+    pub candidates: u64,
+    /// Neighbor pairs found in the last frame (identical across combinations).
+    pub neighbors: u64,
+    /// Candidates tested per neighbor found (`null` when skipped).
+    pub candidates_per_neighbor: Option<f64>,
+    /// Bytes of query results the last frame wrote.
+    pub result_bytes: u64,
+    /// Heap allocations over the counted frames (`null` when not counted).
+    pub allocations: Option<u64>,
+    /// Bytes of unit storage and index the query phase reads (whole cache
+    /// lines; `null` when skipped).
+    pub working_set_bytes: Option<u64>,
+    /// Median L1D read misses per query of the query phase (hardware
+    /// counters); `null` where the counters are unavailable.
+    pub l1d_misses_per_query: Option<f64>,
+    /// Median last-level cache misses per query of the query phase
+    /// (hardware counters); `null` where the counters are unavailable.
+    pub llc_misses_per_query: Option<f64>,
+    /// Units that died over the counted frames (`battle` churn; 0 otherwise).
+    pub deaths: u64,
+    /// Reinforcements spawned over the counted frames (`battle`; equals `deaths`).
+    pub spawns: u64,
+    /// Counted frames spread over refreshes (their times are sums of slices).
+    pub sliced_frames: usize,
+    /// Counted frames stepped on a worker thread.
+    pub worker_frames: usize,
+    /// How the measurement differs from the plan's (fewer frames, and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Why the combination was not run, if it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Estimated frame time in ms for a skipped combination, labeled as an estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_total_ms: Option<f64>,
+    /// How `estimated_total_ms` was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_by: Option<String>,
+    /// The OS error when the OS refused to start `threads` threads (the
+    /// row is then skipped, and `skipped` says so). Not in the JSON.
+    #[serde(skip)]
+    pub threads_refused: Option<String>,
+    /// The machine that measured it: CPU, cores, caches.
+    pub machine: Machine,
+}
+
+impl Row {
+    /// The row of `outcome`, measured on this machine ([`Machine::current`]).
+    pub fn of(outcome: &Outcome) -> Row {
+        let s = outcome.settings();
+        let mut row = Row {
+            label: outcome.label().to_string(),
+            strategy: s.strategy.key().to_string(),
+            kernel: s.kernel.key().to_string(),
+            threads: s.threads,
+            units: s.units,
+            workload: s.workload.key().to_string(),
+            reorder: s.reorder.key().to_string(),
+            layout: s.layout.key().to_string(),
+            pass: s.pass.key().to_string(),
+            radius: s.radius,
+            cell_size: (s.strategy != crate::spatial::Strategy::Naive).then_some(s.cell_size),
+            cell_over_r: None,
+            settle_frames: 0,
+            frames: 0,
+            median_ms: None,
+            min_ms: None,
+            max_ms: None,
+            candidates: 0,
+            neighbors: 0,
+            candidates_per_neighbor: None,
+            result_bytes: 0,
+            allocations: None,
+            working_set_bytes: None,
+            l1d_misses_per_query: None,
+            llc_misses_per_query: None,
+            deaths: 0,
+            spawns: 0,
+            sliced_frames: 0,
+            worker_frames: 0,
+            note: None,
+            skipped: None,
+            estimated_total_ms: None,
+            estimated_by: None,
+            threads_refused: None,
+            machine: Machine::current().clone(),
+        };
+        match outcome {
+            Outcome::Skipped(sk) => {
+                row.skipped = Some(sk.why.clone());
+                row.estimated_total_ms = sk.estimate.as_ref().map(|e| e.seconds * 1e3);
+                row.estimated_by = sk.estimate.as_ref().map(|e| e.how.clone());
+                row.threads_refused.clone_from(&sk.threads_refused);
+            }
+            Outcome::Measured(m) => {
+                row.threads = m.threads;
+                row.cell_size = m.cell_size;
+                row.cell_over_r = m.cell_over_r();
+                row.settle_frames = m.settle;
+                row.frames = m.frames;
+                row.median_ms = Some(PhaseMs::of(&m.ms, |s| s.median));
+                row.min_ms = Some(PhaseMs::of(&m.ms, |s| s.min));
+                row.max_ms = Some(PhaseMs::of(&m.ms, |s| s.max));
+                row.candidates = m.candidates;
+                row.neighbors = m.neighbors;
+                row.candidates_per_neighbor = Some(m.candidates_per_neighbor());
+                row.result_bytes = m.result_bytes;
+                row.allocations = m.allocations;
+                row.working_set_bytes = Some(m.working_set.total());
+                row.l1d_misses_per_query = m.query_misses.map(|q| q.0);
+                row.llc_misses_per_query = m.query_misses.map(|q| q.1);
+                row.deaths = m.deaths;
+                row.spawns = m.spawns;
+                row.sliced_frames = m.sliced_frames;
+                row.worker_frames = m.worker_frames;
+                row.note.clone_from(&m.note);
+            }
+        }
+        if row.cell_over_r.is_none() {
+            row.cell_over_r = row.cell_size.map(|c| c as f64 / s.radius as f64);
+        }
+        row
+    }
+
+    /// The per-phase medians, zeros for a skipped row.
+    pub fn ms(&self) -> PhaseMs {
+        self.median_ms.unwrap_or_default()
+    }
+}
