@@ -140,6 +140,7 @@ impl App {
             Action::ToggleOverlay => self.view.show_overlay = !self.view.show_overlay,
             Action::ToggleHelp => self.view.show_help = !self.view.show_help,
             Action::ToggleMemory => self.view.show_memory = !self.view.show_memory,
+            Action::Measure => self.start_measuring(),
             Action::Deselect => self.selection.clear(),
             Action::PanForward
             | Action::PanBack

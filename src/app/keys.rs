@@ -58,6 +58,8 @@ pub enum Action {
     SaveScreenshot,
     /// Show or hide the memory view.
     ToggleMemory,
+    /// Measure the current settings and add a row to the compare panel.
+    Measure,
     /// Deselect the selected unit.
     Deselect,
     /// Pan the camera forward while held.
@@ -204,6 +206,11 @@ pub const BINDINGS: &[Binding] = &[
         Action::ToggleMemory,
         "memory view: cache lines one query touches",
     ),
+    bind(
+        &[KeyCode::Enter],
+        Action::Measure,
+        "measure the current settings and add a row to the compare panel",
+    ),
     bind(&[KeyCode::Escape], Action::Deselect, "deselect"),
     bind(&[KeyCode::W, KeyCode::Up], Action::PanForward, PAN),
     bind(&[KeyCode::A, KeyCode::Left], Action::PanLeft, PAN),
@@ -240,6 +247,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
         KeyCode::F12 => "F12",
+        KeyCode::Enter => "Enter",
         KeyCode::M => "M",
         KeyCode::N => "N",
         KeyCode::Up => "Up",

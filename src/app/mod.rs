@@ -31,6 +31,7 @@
 //! [`crate::ui::stats::FrameStats`].
 
 mod changes;
+mod compare;
 mod input;
 pub mod keys;
 mod picture;
@@ -49,6 +50,9 @@ use std::time::Instant;
 use glam::Vec3;
 use macroquad::prelude::*;
 
+use crate::measure::compare::Comparison;
+use crate::measure::sweep::CellSweep;
+use crate::measure::Plan;
 use crate::render::mesh::asset_dirs;
 use crate::render::{
     load_unit_kind, save_screenshot, EguiHost, OrbitCamera, PassInput, ProgressiveScene,
@@ -60,7 +64,6 @@ use crate::render::{
 use crate::scenario::Scenario;
 use crate::sim::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::sim::inspect::Inspection;
-use crate::sim::sweep::CellSweep;
 use crate::sim::{memory, Settings, Simulation, SpawnKey};
 use crate::spatial::Kernel;
 use crate::ui::overlay::UNITS_RANGE;
@@ -164,6 +167,16 @@ struct App {
     sweep: Option<CellSweep>,
     /// Start the sweep after the next step (`--sweep`).
     sweep_at_launch: bool,
+    /// The finished sweep was added to the compare panel.
+    sweep_kept: bool,
+    /// The compare panel's rows and curves.
+    comparison: Comparison,
+    /// The compare measurement in progress (Enter, or the panel's button).
+    measuring: Option<Plan>,
+    /// Where the compare chart was drawn in the last overlay pass, points.
+    chart_rect: Option<egui_macroquad::egui::Rect>,
+    /// "Save chart PNG" was pressed: save it at the end of this frame.
+    chart_requested: bool,
     /// The units per cell of the last step, when the view shows them.
     heatmap: CellHeatmap,
     /// The selected unit's query of the last step, and its storage index then.
@@ -202,9 +215,7 @@ struct App {
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
 /// in `dir`, or `None` when all 999 do.
 pub fn next_screenshot_path(dir: &std::path::Path) -> Option<PathBuf> {
-    (1..=999)
-        .map(|k| dir.join(format!("spatial-query-lab-{k:03}.png")))
-        .find(|p| !p.exists())
+    compare::next_free_path(dir, "spatial-query-lab", "png")
 }
 
 impl AppOptions {
@@ -275,6 +286,11 @@ impl App {
             pick_buf: Vec::new(),
             sweep: None,
             sweep_at_launch: opts.sweep,
+            sweep_kept: false,
+            comparison: Comparison::default(),
+            measuring: None,
+            chart_rect: None,
+            chart_requested: false,
             heatmap: CellHeatmap::default(),
             inspection: Inspection::default(),
             inspected: None,
@@ -434,6 +450,9 @@ impl App {
                             self.inspection.neighbors.len(),
                         )),
                     });
+        }
+        if std::mem::take(&mut self.chart_requested) {
+            self.save_chart();
         }
         if std::mem::take(&mut self.shot_requested) {
             let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));

@@ -10,7 +10,8 @@ use macroquad::prelude::get_time;
 use super::{App, StepContext, STATUS_S, WORKER_UNITS};
 use crate::alloc_count;
 use crate::format::thousands;
-use crate::sim::sweep::CellSweep;
+use crate::measure::sweep::CellSweep;
+use crate::measure::FrameRecord;
 use crate::sim::{memory, Settings, Slicing, StepProgress};
 use crate::spatial::Strategy;
 use crate::ui::memory_view::{self, MemoryView};
@@ -137,7 +138,7 @@ impl App {
         self.stats.step = match progress {
             StepProgress::Done(st) => {
                 self.stats.slice_progress = None;
-                self.stats.measured = Some(settings);
+                self.stats.measured = Some(settings.clone());
                 if st.slices <= 1 {
                     self.adapt_slice(st.query_s, self.sim.len());
                 }
@@ -160,10 +161,19 @@ impl App {
         // process-wide, and the window allocates while a worker steps.
         self.stats.step_allocations = allocs.map(|a| alloc_count::allocations() - a);
         self.stats.result_bytes = self.sim.result_bytes();
+        let step = self.stats.step;
+        let frame = FrameRecord {
+            step: &step,
+            units: self.sim.len(),
+            result_bytes: self.stats.result_bytes,
+            allocations: self.stats.step_allocations,
+            worker: allocs.is_none(),
+        };
         if let (Some(sw), Some(_)) = (self.sweep.as_mut(), sweep_cell) {
-            sw.record(&self.stats.step);
+            sw.record(frame, || memory::working_set(&self.sim));
             self.stats.sweep.clone_from(&self.sweep);
         }
+        self.record_compare(frame, &settings);
         if std::mem::take(&mut self.sweep_at_launch) {
             self.sweep_action(SweepAction::Start);
         }

@@ -69,6 +69,43 @@ pub fn save_screenshot(path: &Path, detail_drawn: bool) -> Result<(), String> {
     write_png(path, width, height, &pixels)
 }
 
+/// Writes the part of the window at `[x, y, width, height]` (pixels from
+/// the top-left corner, clipped to the window) to the PNG at `path`: the
+/// compare panel's "save chart". Call after everything of the frame is
+/// drawn.
+///
+/// # Errors
+/// If the frame cannot be read, the region is empty once clipped, or the
+/// file cannot be written; nothing is written then.
+///
+/// # Panics
+/// If called outside a running macroquad window.
+pub fn save_region(path: &Path, [x, y, w, h]: [u32; 4]) -> Result<(), String> {
+    let fail = |e: String| format!("cannot save {}: {e}", path.display());
+    let (width, height, pixels) = read_frame().map_err(fail)?;
+    let (x1, y1) = (
+        x.saturating_add(w).min(width),
+        y.saturating_add(h).min(height),
+    );
+    if x >= x1 || y >= y1 {
+        return Err(fail(format!(
+            "the region {w}x{h} at ({x}, {y}) is outside the {width}x{height} window"
+        )));
+    }
+    let (cw, ch) = (x1 - x, y1 - y);
+    let row = width as usize * 4;
+    let mut out = Vec::with_capacity(cw as usize * ch as usize * 4);
+    for top in y..y1 {
+        // Rows are stored bottom-up.
+        let src = &pixels[(height - 1 - top) as usize * row..][..row];
+        out.extend_from_slice(&src[x as usize * 4..x1 as usize * 4]);
+    }
+    for alpha in out.iter_mut().skip(3).step_by(4) {
+        *alpha = 255;
+    }
+    write_png(path, cw, ch, &out)
+}
+
 /// The window's framebuffer as (width, height, bottom-up RGBA8 rows).
 fn read_frame() -> Result<(u32, u32, Vec<u8>), String> {
     // SAFETY: macroquad main thread, inside the window (the caller's

@@ -12,6 +12,7 @@ use crate::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use crate::sim::budget::SLICE_BUDGET_S;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
+use crate::ui::compare::{CompareAction, CompareState};
 use crate::ui::stats::FrameStats;
 use crate::ui::sweep::{self, SweepAction};
 use crate::ui::timings::{self, allocations_text, PENDING, PENDING_TIP};
@@ -39,6 +40,8 @@ pub struct ViewOptions {
     pub show_help: bool,
     /// Memory view window visible.
     pub show_memory: bool,
+    /// Compare panel visible.
+    pub show_compare: bool,
     /// Uniform scale of the unit meshes.
     pub unit_scale: f32,
     /// How units are colored.
@@ -60,6 +63,7 @@ impl Default for ViewOptions {
             show_grid: true,
             show_help: false,
             show_memory: false,
+            show_compare: false,
             unit_scale: 2.0,
             color_mode: ColorMode::Team,
             vertex_layout: VertexLayout::Compressed,
@@ -71,8 +75,12 @@ impl Default for ViewOptions {
 }
 
 /// Requests from the overlay that the frame loop carries out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct OverlayActions {
+    /// The compare panel's requests, in the order clicked.
+    pub compare: Vec<CompareAction>,
+    /// Where the compare chart was drawn this frame, points.
+    pub compare_chart: Option<egui::Rect>,
     /// Respawn the units with the current settings.
     pub respawn: bool,
     /// Re-frame the camera on the world.
@@ -116,6 +124,20 @@ impl Overlay {
         }
         if let (true, Some(m)) = (view.show_memory, &stats.memory) {
             super::memory_view::show(ctx, &mut view.show_memory, m);
+        }
+        if view.show_compare {
+            let state = CompareState {
+                comparison: &stats.comparison,
+                machine: crate::machine::Machine::current(),
+                measuring: stats
+                    .measuring
+                    .as_ref()
+                    .map(|(label, p)| (label.as_str(), *p)),
+                can_save: cfg!(not(target_arch = "wasm32")),
+            };
+            let (acts, chart) = super::compare::window(ctx, &mut view.show_compare, state);
+            act.compare = acts;
+            act.compare_chart = chart;
         }
         if let Some((msg, _)) = &stats.status {
             status_toast(ctx, msg);
@@ -225,6 +247,8 @@ impl Overlay {
                 .clicked();
             ui.toggle_value(&mut view.show_memory, "memory")
                 .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
+            ui.toggle_value(&mut view.show_compare, "compare")
+                .on_hover_text("Compare panel: measure the current settings into a row (Enter), keep rows across setting changes, compare them with a baseline, export them (Markdown, CSV, JSON, chart PNG).");
             if ui
                 .button("?")
                 .on_hover_text("Keyboard and mouse (F1).")
@@ -594,7 +618,7 @@ fn status_toast(ctx: &egui::Context, msg: &str) {
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
-                ui.colored_label(egui::Color32::LIGHT_RED, msg);
+                ui.colored_label(egui::Color32::from_rgb(240, 240, 240), msg);
             });
         });
 }

@@ -3,8 +3,9 @@
 //! frame rate over the last half second ([`FpsMeter`]). Plain data and pure
 //! math, so the numbers are tested headless.
 
+use crate::measure::compare::Comparison;
+use crate::measure::sweep::CellSweep;
 use crate::render::PictureStats;
-use crate::sim::sweep::CellSweep;
 use crate::sim::{Settings, StepStats};
 
 /// Frames kept for the timing graph.
@@ -52,6 +53,9 @@ pub struct PhaseMeans {
     /// True when the window was cut short by a change of the work
     /// ([`PhaseHistory::restart`]).
     pub since_change: bool,
+    /// Fastest and slowest engine time (move + rebuild + query + apply) of
+    /// the frames averaged, ms.
+    pub engine_range_ms: (f32, f32),
 }
 
 impl PhaseMeans {
@@ -140,6 +144,15 @@ impl PhaseHistory {
             for (acc, v) in m.ms.iter_mut().zip(s.ms) {
                 *acc += v;
             }
+            let engine: f32 = s.ms[..4].iter().sum();
+            m.engine_range_ms = if m.frames == 0 {
+                (engine, engine)
+            } else {
+                (
+                    m.engine_range_ms.0.min(engine),
+                    m.engine_range_ms.1.max(engine),
+                )
+            };
             m.frames += 1;
         }
         m.since_change = m.frames == usable && usable < self.filled && {
@@ -347,6 +360,11 @@ pub struct FrameStats {
     /// The cell-size sweep, running or finished: a copy of the frame loop's,
     /// refreshed when it changes (once per step while it runs).
     pub sweep: Option<CellSweep>,
+    /// The compare panel's rows and sweep curves (a copy of the frame
+    /// loop's, refreshed when they change).
+    pub comparison: Comparison,
+    /// The compare measurement in progress: its label and progress, 0 to 1.
+    pub measuring: Option<(String, f64)>,
 }
 
 impl FrameStats {

@@ -18,7 +18,7 @@ use super::overlay::NOTICE_COLOR;
 pub const TIMINGS_PLOT: &str = "timings graph";
 
 /// Colors of the phases in the graph and its legend.
-const PHASE_COLORS: [egui::Color32; 4] = [
+pub(crate) const PHASE_COLORS: [egui::Color32; 4] = [
     egui::Color32::from_rgb(230, 90, 80),
     egui::Color32::from_rgb(90, 150, 255),
     egui::Color32::from_rgb(160, 220, 80),
@@ -56,20 +56,39 @@ pub(crate) fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
     } else {
         ""
     };
-    ui.label(format!(
-        "{} FPS   engine {}{estimate}   render {}",
-        format_fps(st.fps),
-        ms(m.engine_ms()),
-        ms(m.ms[4])
-    ))
-    .on_hover_text(format!(
-        "Frames per second over the last half second; engine = move + rebuild + query + apply.{}",
-        if means {
-            String::new()
-        } else {
-            format!(" {PENDING}: {PENDING_TIP}")
+    // The headline is the simulation's own cost, not FPS: FPS falls as the
+    // query gets faster when slow steps are spread over refreshes or handed
+    // to a worker, and drawing on a software rasterizer dominates it.
+    let worker = current && st.step_allocations.is_none() && st.step.total_s() > 0.0;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(egui::RichText::new(format!("step {}", ms(m.engine_ms()))).size(22.0).strong())
+            .on_hover_text(format!("The simulation's own cost per step: move + rebuild + query + apply, {}. This is what the strategies, kernels and layouts change. FPS is not the measure of it: slow steps are spread over refreshes or run on a worker thread, and drawing (on a software rasterizer here) takes most of each refresh.{}", m.describe(), if means { String::new() } else { format!(" {PENDING}: {PENDING_TIP}") }));
+        if means && m.frames > 1 {
+            let (lo, hi) = m.engine_range_ms;
+            let busy = lo > 0.0 && (hi / lo) as f64 > crate::measure::BUSY_SPREAD;
+            let text = format!("min {lo:.2}, max {hi:.2}");
+            if busy {
+                ui.colored_label(NOTICE_COLOR, format!("{text}: spread {:.1}x", hi / lo))
+                    .on_hover_text("The frames averaged disagree by more than 1.5x: the machine was busy (other programs, the drawing), or some frames did extra work (a reorder, a respawn). For numbers to keep, use the compare panel (Enter): it measures a fixed number of frames and reports median, min and max.");
+            } else {
+                ui.label(egui::RichText::new(text).weak());
+            }
         }
-    ));
+    });
+    let marks = match (estimate.is_empty(), worker) {
+        (false, _) => " · sum of slices: an estimate",
+        (true, true) => " · stepped on the worker thread",
+        _ => "",
+    };
+    ui.label(
+        egui::RichText::new(format!(
+            "{} FPS · render {}{marks}",
+            format_fps(st.fps),
+            ms(m.ms[4])
+        ))
+        .weak(),
+    )
+    .on_hover_text("Secondary: frames per second over the last half second, and the time spent drawing the picture (CPU side; a software rasterizer here). Both depend on the drawing as much as on the simulation.");
     if let Some(slow) = st.slowest_s {
         ui.label(egui::RichText::new(format!("slowest refresh of the last 128: {:.0} ms", slow * 1e3)).weak())
             .on_hover_text("The longest wait between two window refreshes lately: what the window felt like at its worst. A naive frame, a big picture, a respawn or a sweep is spread over refreshes so this stays below 250 ms.");

@@ -1,0 +1,351 @@
+//! The compare panel: a window listing the kept measurements with their
+//! spread, working set against this machine's caches and the comparison
+//! with a baseline row the user picks; a bar chart of every row's step,
+//! stacked by phase and normalized to the baseline; the kept cell-size
+//! sweeps overlaid on one plot; and the exports.
+//!
+//! Widgets only: it reads a [`Comparison`] (and whether a measurement is
+//! running) and returns [`CompareAction`]s for the frame loop, which owns
+//! the rows and measures.
+
+use egui_macroquad::egui;
+use egui_plot::{Bar, BarChart, Legend, Line, PlotPoints, Points};
+
+use crate::format::thousands;
+use crate::machine::Machine;
+use crate::measure::compare::{spread_warning, times, working_set_text, Comparison};
+use crate::measure::spread::PHASE_NAMES;
+
+/// The id of the compare chart's plot; its screen rectangle is what "save
+/// chart" writes.
+pub const COMPARE_CHART: &str = "compare chart";
+
+/// Colors of the phases in the bars (move, rebuild, query, apply), those of
+/// the timings graph.
+const PHASE_COLORS: [egui::Color32; 4] = super::timings::PHASE_COLORS;
+/// Colors of the sweep curves, in turn.
+const CURVE_COLORS: [egui::Color32; 5] = [
+    egui::Color32::from_rgb(160, 220, 80),
+    egui::Color32::from_rgb(90, 150, 255),
+    egui::Color32::from_rgb(255, 170, 60),
+    egui::Color32::from_rgb(220, 110, 230),
+    egui::Color32::from_rgb(230, 90, 80),
+];
+
+/// What the compare panel asks the frame loop to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareAction {
+    /// Measure the current settings and add a row.
+    Measure,
+    /// Cancel the measurement in progress.
+    Cancel,
+    /// Remove row `i`.
+    Remove(usize),
+    /// Move row `i` one place up.
+    MoveUp(usize),
+    /// Make row `i` the baseline.
+    Baseline(usize),
+    /// Remove sweep curve `i`.
+    RemoveCurve(usize),
+    /// Remove every row and curve.
+    Clear,
+    /// Copy the rows as a Markdown table to the clipboard.
+    CopyMarkdown,
+    /// Save the rows as CSV in the current folder.
+    SaveCsv,
+    /// Save the rows as JSON in the current folder.
+    SaveJson,
+    /// Save the chart alone as a PNG in the current folder.
+    SaveChart,
+}
+
+/// What the panel shows besides the rows.
+#[derive(Clone, Copy, Debug)]
+pub struct CompareState<'a> {
+    /// The rows and curves.
+    pub comparison: &'a Comparison,
+    /// This machine (CPU, cores, caches).
+    pub machine: &'a Machine,
+    /// The measurement in progress: its label and progress (0 to 1).
+    pub measuring: Option<(&'a str, f64)>,
+    /// Whether saving files is possible here (not in a browser).
+    pub can_save: bool,
+}
+
+/// The compare window, open while `open`; returns the actions clicked and
+/// the chart's rectangle in points (for "save chart"), when drawn.
+pub fn window(
+    ctx: &egui::Context,
+    open: &mut bool,
+    st: CompareState<'_>,
+) -> (Vec<CompareAction>, Option<egui::Rect>) {
+    let mut acts = Vec::new();
+    let mut chart = None;
+    let x = ctx.screen_rect().right() - 500.0;
+    egui::Window::new("Compare")
+        .open(open)
+        .default_pos([x.max(380.0), 40.0])
+        .default_width(480.0)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.label(egui::RichText::new(format!("This machine: {}", st.machine.summary())).weak())
+                .on_hover_text("Read from the OS (/sys/devices/system/cpu/cpu0/cache on Linux; unknown elsewhere). Every number below was measured here, now: another machine gives other numbers, and often another order.");
+            ui.horizontal(|ui| {
+                match st.measuring {
+                    Some((label, p)) => {
+                        ui.add(
+                            egui::ProgressBar::new(p as f32)
+                                .desired_width(260.0)
+                                .text(format!("measuring {label}")),
+                        );
+                        if ui.button("Cancel").clicked() {
+                            acts.push(CompareAction::Cancel);
+                        }
+                    }
+                    None => {
+                        if ui
+                            .button("Measure current settings")
+                            .on_hover_text(format!("Step the current settings {} frames after {} settling ones, record each phase's median, min and max, and add a row (Enter). The window keeps answering; a change of settings cancels it.", MEASURE_FRAMES_DOC, MEASURE_SETTLE_DOC))
+                            .clicked()
+                        {
+                            acts.push(CompareAction::Measure);
+                        }
+                    }
+                }
+                if ui
+                    .add_enabled(!st.comparison.is_empty(), egui::Button::new("Clear"))
+                    .on_hover_text("Remove every row and sweep curve.")
+                    .clicked()
+                {
+                    acts.push(CompareAction::Clear);
+                }
+            });
+            let c = st.comparison;
+            if c.is_empty() {
+                ui.label("No rows yet. Press Enter (or the button) to measure the current settings; change a setting and measure again to compare. A finished cell-size sweep adds its curve and its fastest cell here too.");
+                return;
+            }
+            if c.rows().len() > 1 {
+                ui.label(egui::RichText::new(format!("Every row: {}", c.common())).weak());
+            }
+            rows(ui, st, &mut acts);
+            if !c.rows().is_empty() {
+                chart = Some(bar_chart(ui, c));
+            }
+            if !c.curves().is_empty() {
+                curves(ui, c, &mut acts);
+            }
+            ui.separator();
+            ui.horizontal_wrapped(|ui| {
+                if ui
+                    .button("Copy Markdown")
+                    .on_hover_text("Copy the table (with this machine's name) to the clipboard, for slides and notes.")
+                    .clicked()
+                {
+                    acts.push(CompareAction::CopyMarkdown);
+                }
+                for (label, act, tip) in [
+                    ("Save CSV", CompareAction::SaveCsv, "Write spatial-query-lab-compare-NNN.csv in the current folder: one line per row, bench's keys."),
+                    ("Save JSON", CompareAction::SaveJson, "Write spatial-query-lab-compare-NNN.json in the current folder: the rows with bench's keys (each naming this machine) and the sweep curves."),
+                    ("Save chart PNG", CompareAction::SaveChart, "Write the bar chart alone as spatial-query-lab-chart-NNN.png in the current folder."),
+                ] {
+                    if ui
+                        .add_enabled(st.can_save, egui::Button::new(label))
+                        .on_hover_text(tip)
+                        .on_disabled_hover_text("No file system here (browser): use Copy Markdown.")
+                        .clicked()
+                    {
+                        acts.push(act);
+                    }
+                }
+            });
+        });
+    (acts, chart)
+}
+
+/// Settling frames of a compare measurement, for the tooltip.
+const MEASURE_SETTLE_DOC: usize = crate::measure::compare::MEASURE_SETTLE;
+/// Counted frames of a compare measurement, for the tooltip.
+const MEASURE_FRAMES_DOC: usize = crate::measure::compare::MEASURE_FRAMES;
+
+/// One block per row: baseline choice, label and comparison and the row's
+/// buttons on its first line; then step time with its range, working set,
+/// and warnings, wrapped to the panel's width.
+fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) {
+    let c = st.comparison;
+    let base = c.baseline();
+    egui::ScrollArea::vertical()
+        .id_salt("compare rows")
+        .max_height(260.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            for (i, m) in c.rows().iter().enumerate() {
+                ui.horizontal(|ui| {
+                    if ui
+                        .radio(base == Some(i), "")
+                        .on_hover_text("Baseline: the other rows are compared with this one, and the bars are drawn in units of its step time.")
+                        .clicked()
+                    {
+                        acts.push(CompareAction::Baseline(i));
+                    }
+                    if ui
+                        .add_enabled(i > 0, egui::Button::new("⏶").small())
+                        .on_hover_text("Move this row up.")
+                        .clicked()
+                    {
+                        acts.push(CompareAction::MoveUp(i));
+                    }
+                    if ui
+                        .small_button("x")
+                        .on_hover_text("Remove this row.")
+                        .clicked()
+                    {
+                        acts.push(CompareAction::Remove(i));
+                    }
+                    ui.add(egui::Label::new(egui::RichText::new(c.describe(i)).strong()).wrap())
+                        .on_hover_text(&m.label);
+                });
+                ui.indent(("compare row", i), |ui| {
+                    let t = m.ms.total;
+                    let mut how = format!(
+                        "step {:.2} ms (min {:.2}, max {:.2}; median of {} frames), query {:.2} ms, {:.1} tested per hit",
+                        t.median,
+                        t.min,
+                        t.max,
+                        m.frames,
+                        m.ms.query.median,
+                        m.candidates_per_neighbor()
+                    );
+                    if m.sliced_frames > 0 {
+                        how += &format!("; {} frame(s) spread over refreshes (sums of slices: estimates)", m.sliced_frames);
+                    }
+                    if m.worker_frames > 0 {
+                        how += &format!("; {} frame(s) on the worker thread", m.worker_frames);
+                    }
+                    ui.add(egui::Label::new(how).wrap()).on_hover_text(format!(
+                        "{} units, {} neighbor pairs, {} results written, {} threads. Working set: the bytes of unit storage and index the query phase reads ({} units, {} index).",
+                        thousands(m.settings.units as u64),
+                        thousands(m.neighbors),
+                        crate::format::bytes(m.result_bytes as usize),
+                        m.threads,
+                        crate::format::bytes(m.working_set.unit_bytes as usize),
+                        crate::format::bytes(m.working_set.index_bytes as usize),
+                    ));
+                    ui.add(egui::Label::new(format!("query reads {}", working_set_text(m, st.machine))).wrap());
+                    if let Some(w) = spread_warning(m) {
+                        ui.add(egui::Label::new(egui::RichText::new(w).color(super::overlay::NOTICE_COLOR)).wrap());
+                    }
+                    if let Some(n) = &m.note {
+                        ui.add(egui::Label::new(egui::RichText::new(n).color(super::overlay::NOTICE_COLOR)).wrap());
+                    }
+                });
+            }
+        });
+}
+
+/// The rows' steps as bars stacked by phase, in units of the baseline's
+/// step (the baseline's bar is about 1); returns the plot's rectangle.
+fn bar_chart(ui: &mut egui::Ui, c: &Comparison) -> egui::Rect {
+    let n = c.rows().len();
+    let mut charts: Vec<BarChart> = Vec::with_capacity(4);
+    for (k, (name, color)) in PHASE_NAMES.iter().zip(PHASE_COLORS).enumerate() {
+        let bars: Vec<Bar> = (0..n)
+            .filter_map(|i| {
+                let v = c.normalized(i)?[k];
+                Some(
+                    Bar::new(i as f64, v)
+                        .width(0.6)
+                        .name(format!("{}: {name}", c.name(i))),
+                )
+            })
+            .collect();
+        let others: Vec<&BarChart> = charts.iter().collect();
+        let chart = BarChart::new(bars)
+            .color(color)
+            .name(*name)
+            .stack_on(&others);
+        charts.push(chart);
+    }
+    let labels: Vec<String> = (0..n)
+        .map(|i| match c.speedup(i) {
+            Some(_) if Some(i) == c.baseline() => format!("{} (baseline)", c.name(i)),
+            Some(x) if x >= 1.0 => format!("{}: {} faster", c.name(i), times(x)),
+            Some(x) => format!("{}: {} slower", c.name(i), times(1.0 / x)),
+            None => c.name(i),
+        })
+        .collect();
+    let base = c.baseline().map_or(String::new(), |b| c.name(b));
+    ui.label(format!(
+        "Step time per row, stacked by phase, in units of the baseline's ({base})"
+    ));
+    super::plot::fixed(COMPARE_CHART, 170.0)
+        .id(egui::Id::new(COMPARE_CHART))
+        .legend(Legend::default())
+        .include_y(0.0)
+        .include_x(-0.6)
+        .include_x(n as f64 - 0.4)
+        .y_axis_label("x baseline step")
+        .x_axis_formatter(move |m, _| {
+            let i = m.value.round();
+            if (m.value - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .show(ui, |p| {
+            for ch in charts {
+                p.bar_chart(ch);
+            }
+        })
+        .response
+        .rect
+}
+
+/// Every kept sweep's median query ms against cell / r (log scale), one
+/// color each, with a remove button per curve.
+fn curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
+    ui.label("Cell-size sweeps: median query ms against cell / r");
+    for (i, curve) in c.curves().iter().enumerate() {
+        ui.horizontal(|ui| {
+            ui.colored_label(
+                CURVE_COLORS[i % CURVE_COLORS.len()],
+                format!("— {}", curve.label),
+            );
+            if ui
+                .small_button("x")
+                .on_hover_text("Remove this curve.")
+                .clicked()
+            {
+                acts.push(CompareAction::RemoveCurve(i));
+            }
+        });
+    }
+    super::plot::fixed("compare sweeps", 150.0)
+        .include_y(0.0)
+        .x_axis_label("cell / r (log scale)")
+        .y_axis_label("query ms")
+        .x_axis_formatter(|m, _| format!("{:.2}", m.value.exp2()))
+        .label_formatter(|_, v| format!("cell {:.2} r\n{:.3} ms", v.x.exp2(), v.y))
+        .show(ui, |p| {
+            for (i, curve) in c.curves().iter().enumerate() {
+                let color = CURVE_COLORS[i % CURVE_COLORS.len()];
+                let pts: Vec<[f64; 2]> = curve
+                    .points
+                    .iter()
+                    .map(|&(q, ms)| [(q as f64).log2(), ms])
+                    .collect();
+                p.line(
+                    Line::new(PlotPoints::from(pts.clone()))
+                        .color(color)
+                        .name(&curve.label),
+                );
+                p.points(
+                    Points::new(PlotPoints::from(pts))
+                        .color(color)
+                        .radius(3.0)
+                        .filled(true),
+                );
+            }
+        });
+}
