@@ -275,31 +275,36 @@ fn bar_chart(ui: &mut egui::Ui, c: &Comparison) -> egui::Rect {
         })
         .collect();
     let base = c.baseline().map_or(String::new(), |b| c.name(b));
-    ui.label(format!(
-        "Step time per row, stacked by phase, in units of the baseline's ({base})"
-    ));
-    super::plot::fixed(COMPARE_CHART, 170.0)
-        .id(egui::Id::new(COMPARE_CHART))
-        .legend(Legend::default())
-        .include_y(0.0)
-        .include_x(-0.6)
-        .include_x(n as f64 - 0.4)
-        .y_axis_label("x baseline step")
-        .x_axis_formatter(move |m, _| {
-            let i = m.value.round();
-            if (m.value - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .show(ui, |p| {
-            for ch in charts {
-                p.bar_chart(ch);
-            }
-        })
-        .response
-        .rect
+    // The caption, axes and labels belong to the saved chart: its rectangle
+    // is the whole group's.
+    ui.scope(|ui| {
+        ui.label(format!(
+            "Step time per row, stacked by phase, in units of the baseline's ({base})"
+        ));
+        super::plot::fixed(COMPARE_CHART, 170.0)
+            .id(egui::Id::new(COMPARE_CHART))
+            .legend(Legend::default())
+            .include_y(0.0)
+            .include_x(-0.6)
+            .include_x(n as f64 - 0.4)
+            .y_axis_label("x baseline step")
+            .x_axis_formatter(move |m, _| {
+                let i = m.value.round();
+                if (m.value - i).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_axis_min_width(30.0)
+            .show(ui, |p| {
+                for ch in charts {
+                    p.bar_chart(ch);
+                }
+            });
+    })
+    .response
+    .rect
 }
 
 /// Every kept sweep's median query ms against cell / r (log scale), one
