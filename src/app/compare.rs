@@ -178,22 +178,31 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::next_free_path;
+    use crate::app::next_screenshot_path;
 
     #[test]
-    fn exports_take_the_first_free_number() {
+    fn screenshots_and_exports_take_the_first_free_number() {
         let dir = std::env::temp_dir().join(format!("sql-exports-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let name = |k: u32| dir.join(format!("spatial-query-lab-compare-{k:03}.csv"));
+        let shot = |k: u32| dir.join(format!("spatial-query-lab-{k:03}.png"));
+        let csv = |k: u32| dir.join(format!("spatial-query-lab-compare-{k:03}.csv"));
+        assert_eq!(next_screenshot_path(&dir), Some(shot(1)));
+        for k in [1, 2] {
+            std::fs::write(shot(k), b"png").unwrap();
+        }
+        assert_eq!(next_screenshot_path(&dir), Some(shot(3)));
+        std::fs::remove_file(shot(1)).unwrap();
+        assert_eq!(next_screenshot_path(&dir), Some(shot(1)));
+        // Each name and extension is counted on its own.
         assert_eq!(
             next_free_path(&dir, "spatial-query-lab-compare", "csv"),
-            Some(name(1))
+            Some(csv(1))
         );
-        std::fs::write(name(1), b"x").unwrap();
+        std::fs::write(csv(1), b"x").unwrap();
         assert_eq!(
             next_free_path(&dir, "spatial-query-lab-compare", "csv"),
-            Some(name(2))
+            Some(csv(2))
         );
-        // Another extension is counted on its own.
         assert_eq!(
             next_free_path(&dir, "spatial-query-lab-compare", "json"),
             Some(dir.join("spatial-query-lab-compare-001.json"))

@@ -504,23 +504,3 @@ fn framed(world: f32) -> OrbitCamera {
 fn aspect() -> f32 {
     screen_width() / screen_height().max(1.0)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::next_screenshot_path;
-
-    #[test]
-    fn screenshots_take_the_first_free_number() {
-        let dir = std::env::temp_dir().join(format!("sql-shots-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let name = |k: u32| dir.join(format!("spatial-query-lab-{k:03}.png"));
-        assert_eq!(next_screenshot_path(&dir), Some(name(1)));
-        for k in [1, 2] {
-            std::fs::write(name(k), b"png").unwrap();
-        }
-        assert_eq!(next_screenshot_path(&dir), Some(name(3)));
-        std::fs::remove_file(name(1)).unwrap();
-        assert_eq!(next_screenshot_path(&dir), Some(name(1)));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
