@@ -336,11 +336,11 @@ impl BenchRow {
         match &self.skipped {
             Some(why) => format!("{head}: skipped, {why}"),
             None => format!(
-                "{head}: total {:.3} ms (query {:.3} ms, spread {:.3}-{:.3}), {} neighbors{}{}",
+                "{head}: total {:.3} ms (min {:.3}, max {:.3}), query {:.3} ms, {} neighbors{}{}",
                 self.ms().total,
-                self.ms().query,
                 self.min_ms.unwrap_or_default().total,
                 self.max_ms.unwrap_or_default().total,
+                self.ms().query,
                 thousands(self.neighbors),
                 if self.deaths > 0 {
                     format!(", {} deaths and spawns", thousands(self.deaths))
