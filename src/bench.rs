@@ -339,6 +339,23 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
 }
 
 impl BenchRow {
+    /// " (busy: frames spread 2.1x)" when the counted frames' totals differ
+    /// by more than [`crate::measure::BUSY_SPREAD`]; empty otherwise.
+    fn busy(&self) -> String {
+        let (lo, hi) = (
+            self.min_ms.unwrap_or_default().total,
+            self.max_ms.unwrap_or_default().total,
+        );
+        if lo > 0.0 && hi / lo > crate::measure::BUSY_SPREAD {
+            format!(
+                " (busy: frames spread {:.1}x; run again for numbers to keep)",
+                hi / lo
+            )
+        } else {
+            String::new()
+        }
+    }
+
     /// One line of live progress for stderr: the label (every key that tells
     /// rows apart: units, unit order, layout, pass, strategy, kernel,
     /// threads, cell size), then the total and query medians and the
@@ -349,7 +366,7 @@ impl BenchRow {
         match &self.skipped {
             Some(why) => format!("{head}: skipped, {why}"),
             None => format!(
-                "{head}: total {:.3} ms (min {:.3}, max {:.3}), query {:.3} ms, {} neighbors{}{}",
+                "{head}: total {:.3} ms (min {:.3}, max {:.3}), query {:.3} ms, {} neighbors{}{}{}",
                 self.ms().total,
                 self.min_ms.unwrap_or_default().total,
                 self.max_ms.unwrap_or_default().total,
@@ -362,7 +379,8 @@ impl BenchRow {
                 },
                 self.note
                     .as_ref()
-                    .map_or(String::new(), |n| format!(" ({n})"))
+                    .map_or(String::new(), |n| format!(" ({n})")),
+                self.busy()
             ),
         }
     }

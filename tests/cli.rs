@@ -136,7 +136,7 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
     let err = String::from_utf8_lossy(&out.stderr);
     let first = err.lines().next().unwrap_or_default();
     let machine = spatial_query_lab::machine::Machine::current();
-    assert_eq!(first, format!("bench: measured on {}", machine.summary()));
+    assert_eq!(first, format!("bench: machine: {}", machine.summary()));
     assert!(
         first.contains(" cores") || first.contains(" core,"),
         "{first}"

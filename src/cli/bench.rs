@@ -21,7 +21,7 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
     // numbers came from (each JSON row names the machine too).
     let _ = writeln!(
         std::io::stderr(),
-        "bench: measured on {}",
+        "bench: machine: {}",
         Machine::current().summary()
     );
     let mut cfg = BenchConfig {

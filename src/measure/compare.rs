@@ -284,9 +284,12 @@ impl Comparison {
     /// fields with commas or quotes are quoted (RFC 4180).
     pub fn to_csv(&self) -> String {
         let mut s = String::from(
-            "label,strategy,kernel,layout,reorder,pass,threads,units,workload,radius,cell_size,cell_over_r,frames,median_total_ms,min_total_ms,max_total_ms,median_move_ms,median_rebuild_ms,median_query_ms,median_apply_ms,candidates,neighbors,candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,worker_frames,cpu\n",
+            "label,strategy,kernel,layout,reorder,pass,threads,units,workload,radius,cell_size,cell_over_r,frames,median_total_ms,min_total_ms,max_total_ms,median_move_ms,median_rebuild_ms,median_query_ms,median_apply_ms,candidates,neighbors,candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,worker_frames,machine\n",
         );
-        let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+        // Milliseconds to the microsecond, ratios to 3 decimals: the
+        // machine's noise is far above that.
+        let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
+        let ms = |v: f64| format!("{v:.3}");
         for r in self.table() {
             let (md, lo, hi) = (
                 r.median_ms.unwrap_or_default(),
@@ -307,13 +310,13 @@ impl Comparison {
                 r.cell_size.map_or(String::new(), |c| c.to_string()),
                 opt(r.cell_over_r),
                 r.frames.to_string(),
-                md.total.to_string(),
-                lo.total.to_string(),
-                hi.total.to_string(),
-                md.move_.to_string(),
-                md.rebuild.to_string(),
-                md.query.to_string(),
-                md.apply.to_string(),
+                ms(md.total),
+                ms(lo.total),
+                ms(hi.total),
+                ms(md.move_),
+                ms(md.rebuild),
+                ms(md.query),
+                ms(md.apply),
                 r.candidates.to_string(),
                 r.neighbors.to_string(),
                 opt(r.candidates_per_neighbor),
@@ -321,7 +324,7 @@ impl Comparison {
                 r.working_set_bytes.map_or(String::new(), |b| b.to_string()),
                 r.sliced_frames.to_string(),
                 r.worker_frames.to_string(),
-                r.machine.cpu.clone(),
+                r.machine.summary(),
             ];
             let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             s += &line.join(",");
@@ -595,7 +598,13 @@ mod tests {
             "{}",
             lines[2]
         );
-        assert_eq!(lines[1].split(',').count(), header);
+        // The last field, the machine, names its caches with commas: quoted.
+        let machine = Machine::current().summary();
+        let quoted = csv_field(&machine);
+        assert!(lines[1].ends_with(&format!(",{quoted}")), "{}", lines[1]);
+        let before_machine = &lines[1][..lines[1].len() - quoted.len() - 1];
+        assert_eq!(before_machine.split(',').count() + 1, header);
+        assert!(lines[1].contains(",2.000,2.000,2.000,"), "{}", lines[1]);
         let json: serde_json::Value = serde_json::from_str(&c.to_json().unwrap()).unwrap();
         let rows = json["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 2);

@@ -176,7 +176,7 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
     let base = c.baseline();
     egui::ScrollArea::vertical()
         .id_salt("compare rows")
-        .max_height(260.0)
+        .max_height(340.0)
         .show(ui, |ui| {
             ui.set_width(ui.available_width());
             for (i, m) in c.rows().iter().enumerate() {
@@ -281,13 +281,23 @@ fn bar_chart(ui: &mut egui::Ui, c: &Comparison) -> egui::Rect {
         ui.label(format!(
             "Step time per row, stacked by phase, in units of the baseline's ({base})"
         ));
-        super::plot::fixed(COMPARE_CHART, 170.0)
+        super::plot::fixed(COMPARE_CHART, 220.0)
             .id(egui::Id::new(COMPARE_CHART))
             .legend(Legend::default())
             .include_y(0.0)
             .include_x(-0.6)
             .include_x(n as f64 - 0.4)
             .y_axis_label("x baseline step")
+            // A mark under every bar, so no row's label is left out.
+            .x_grid_spacer(move |input: egui_plot::GridInput| {
+                (0..n)
+                    .filter(|&i| (input.bounds.0..=input.bounds.1).contains(&(i as f64)))
+                    .map(|i| egui_plot::GridMark {
+                        value: i as f64,
+                        step_size: 1.0,
+                    })
+                    .collect()
+            })
             .x_axis_formatter(move |m, _| {
                 let i = m.value.round();
                 if (m.value - i).abs() < 1e-6 && i >= 0.0 {
