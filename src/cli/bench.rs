@@ -17,13 +17,6 @@ use super::{given, load_scenario, or_all, unique, BenchArgs, Format};
 /// Runs `bench` with the flags `b` (and their matches `m`, for the
 /// scenario overrides); returns the exit code.
 pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
-    // First, so that every saved log and every pasted table says where its
-    // numbers came from (each JSON row names the machine too).
-    let _ = writeln!(
-        std::io::stderr(),
-        "bench: machine: {}",
-        Machine::current().summary()
-    );
     let mut cfg = BenchConfig {
         units: unique(b.units),
         frames: b.frames as usize,
@@ -43,11 +36,22 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         radius: b.radius,
         world: b.world,
     };
-    if let Some(path) = &b.scenario {
-        let sc = match load_scenario(path) {
-            Ok(sc) => sc,
+    // A scenario that cannot be read is the only line on stderr.
+    let scenario = match &b.scenario {
+        Some(path) => match load_scenario(path) {
+            Ok(sc) => Some((path, sc)),
             Err(code) => return code,
-        };
+        },
+        None => None,
+    };
+    // Then first, so that every saved log and every pasted table says where
+    // its numbers came from (each JSON row names the machine too).
+    let _ = writeln!(
+        std::io::stderr(),
+        "bench: machine: {}",
+        Machine::current().summary()
+    );
+    if let Some((path, sc)) = scenario {
         if let (Some(v), false) = (sc.units, given(m, "units")) {
             cfg.units = vec![v];
         }
