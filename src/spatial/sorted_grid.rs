@@ -3,7 +3,8 @@
 //! runs the kernel once per row of its block instead of once per cell.
 
 //!
-//! The fused passes over it live in `sorted_grid/fused.rs`.
+//! The fused passes over it live in `sorted_grid/fused.rs`, the choice of
+//! the block each unit searches there in `sorted_grid/blocks.rs`.
 
 use super::csr;
 use super::geometry::{floor_to_i64, Block};
@@ -16,7 +17,10 @@ use super::{
     SpatialIndex, FIXED_RANGE,
 };
 
+mod blocks;
 mod fused;
+
+pub use blocks::Blocks;
 
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
@@ -52,6 +56,8 @@ pub struct SortedGrid {
     /// (full stencil) instead of once (half stencil, the default where the
     /// positions allow it); see [`SortedGrid::set_full_stencil`].
     full_stencil: bool,
+    /// The blocks the fused passes search; see [`SortedGrid::set_blocks`].
+    blocks: Blocks,
     /// Per-thread cell counts of the rebuild, then per-thread scatter
     /// cursors (`cells + 1` each).
     hist: Vec<Vec<u32>>,

@@ -5,8 +5,9 @@
 
 use rayon::prelude::*;
 
-use super::{span, Cols, SortedGrid, MAX_ROWS};
-use crate::spatial::geometry::Block;
+use super::blocks::{for_groups, Blocks, Radius};
+use super::{Cols, Rows, SortedGrid, MAX_ROWS};
+use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::{SlotSums, GROUP};
 use crate::spatial::kernels::fixed;
 use crate::spatial::{
@@ -53,11 +54,10 @@ const NOTHING: KernelQuery = KernelQuery {
 };
 
 impl Cols<'_> {
-    /// Fills `qs` with the fused queries of the entries `first..first +
-    /// qs.len()` (radius squared `r2`, flush interval `flush`), each excluding
-    /// its own id when `exclude_self`.
+    /// [`Cols::fill_slots`] for the consecutive entries `first..first +
+    /// qs.len()`.
     #[inline]
-    fn fill_group(
+    fn fill_range(
         &self,
         qs: &mut [FusedQuery],
         first: usize,
@@ -66,18 +66,41 @@ impl Cols<'_> {
         exclude_self: bool,
     ) {
         for (j, q) in qs.iter_mut().enumerate() {
-            let s = first + j;
-            let kq = KernelQuery {
-                cx: self.x[s],
-                cz: self.z[s],
-                r2,
-                exclude: if exclude_self {
-                    self.ids[s]
-                } else {
-                    crate::spatial::NO_EXCLUDE
-                },
-            };
-            *q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+            *q = self.fused_query(first + j, r2, flush, exclude_self);
+        }
+    }
+
+    /// The fused query of entry `s` (radius squared `r2`, flush interval
+    /// `flush`), excluding its own id when `exclude_self`.
+    #[inline(always)]
+    fn fused_query(&self, s: usize, r2: f32, flush: u32, exclude_self: bool) -> FusedQuery {
+        let kq = KernelQuery {
+            cx: self.x[s],
+            cz: self.z[s],
+            r2,
+            exclude: if exclude_self {
+                self.ids[s]
+            } else {
+                crate::spatial::NO_EXCLUDE
+            },
+        };
+        FusedQuery::with_flush(kq, self.team[s] as u8, flush)
+    }
+
+    /// Fills `qs` with the fused queries of the entries `slots` (one each;
+    /// radius squared `r2`, flush interval `flush`), each excluding its own
+    /// id when `exclude_self`.
+    #[inline]
+    fn fill_slots(
+        &self,
+        qs: &mut [FusedQuery],
+        slots: &[u32],
+        r2: f32,
+        flush: u32,
+        exclude_self: bool,
+    ) {
+        for (q, &s) in qs.iter_mut().zip(slots) {
+            *q = self.fused_query(s as usize, r2, flush, exclude_self);
         }
     }
 }
@@ -93,17 +116,22 @@ impl SortedGrid {
     ///
     /// The queries are taken in cell order straight from the sorted arrays:
     /// for each cell, one block contains every block its units need
-    /// ([`GridGeometry::box_block`] of the box of their positions), and its
-    /// units go to the multi-query fused kernel in groups of up to
-    /// [`GROUP`], so no per-unit block is computed. Results are written by
-    /// slot, then gathered into unit order (nothing to gather while the
-    /// units live in cell order: slot `s` is unit `s`). In a pool of
-    /// more than one thread, the cells are split into four ranges of about
-    /// equal units per thread, run through `rayon::join` (no allocation).
-    /// Same neighbor sets, and so the same aggregates, as
-    /// [`SpatialIndex::query_units`] summed through [`Near::add`]; the
-    /// candidate count can exceed it by the units near a block's edge.
-    /// Allocates only while `res` grows.
+    /// ([`crate::spatial::GridGeometry::box_block`] of the box of their
+    /// positions); its units search that block, or each only its own part
+    /// of it ([`crate::spatial::BoxTrim`], as [`SortedGrid::set_blocks`]
+    /// chooses), and go to the multi-query fused kernel in groups of up to
+    /// [`GROUP`] that search the same block. Results are written by slot,
+    /// then gathered into unit order (nothing to gather while the units
+    /// live in cell order: slot `s` is unit `s`). In a pool of more than
+    /// one thread, the cells are split into four ranges of about equal
+    /// units per thread, run through `rayon::join` (no allocation). Same
+    /// neighbor sets, and so the same aggregates, as
+    /// [`crate::spatial::SpatialIndex::query_units`] summed through
+    /// [`Near::add`]; the candidate count exceeds its (the exact blocks of
+    /// `shared/DESIGN.md`) where a cell searches one block for all its units
+    /// (by the units near a block's edge at a cell of `r`, by 4 times at a
+    /// cell of `4r`, see [`super::Blocks`]). Allocates only while `res`
+    /// grows.
     ///
     /// # Panics
     /// If the last rebuild had no teams, or (resident) if `points` is not
@@ -136,12 +164,19 @@ impl SortedGrid {
         let mut stats = if !valid || cells == 0 {
             QueryStats::default()
         } else if symmetric {
-            self.near_symmetric(cols, r, kernel, &mut res.sums)
+            self.near_symmetric(cols, self.radius(r), kernel, &mut res.sums)
         } else if threads > 1 {
             let parts = threads * CHUNKS_PER_THREAD;
-            self.near_split(cols, r, kernel, (0, cells), parts, &mut res.by_slot)
+            self.near_split(
+                cols,
+                self.radius(r),
+                kernel,
+                (0, cells),
+                parts,
+                &mut res.by_slot,
+            )
         } else {
-            self.near_cells(cols, r, kernel, 0..cells, &mut res.by_slot)
+            self.near_cells(cols, self.radius(r), kernel, 0..cells, &mut res.by_slot)
         };
         if self.resident && !symmetric {
             // Slot order is unit order: the results are already in place.
@@ -205,7 +240,7 @@ impl SortedGrid {
     fn near_symmetric(
         &self,
         cols: Cols<'_>,
-        r: f32,
+        rad: Radius,
         kernel: Kernel,
         sums: &mut crate::spatial::results::SlotColumns,
     ) -> QueryStats {
@@ -213,7 +248,7 @@ impl SortedGrid {
         sums.zero(slots);
         let ptrs = SharedSums(sums.pointers());
         let (nx, nz) = (self.geo.nx, self.geo.nz);
-        let reach = self.reach(r);
+        let reach = self.reach(rad.r);
         let threads = pool_threads();
         let height = reach
             .max(nz / (threads * 2 * CHUNKS_PER_THREAD).max(1))
@@ -221,7 +256,7 @@ impl SortedGrid {
         let stripes = nz.div_ceil(height);
         let stripe = |k: usize| {
             let rows = (k * height, ((k + 1) * height).min(nz));
-            self.near_cells_sym(cols, r, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
+            self.near_cells_sym(cols, rad, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
         };
         if threads > 1 && stripes > 2 {
             let mut stats = QueryStats::default();
@@ -246,7 +281,7 @@ impl SortedGrid {
         }
     }
 
-    /// The most rows a cell's block ([`GridGeometry::box_block`]) reaches
+    /// The most rows a cell's block ([`crate::spatial::GridGeometry::box_block`]) reaches
     /// below the cell's own row, for radius `r`: one for the cell, the rings
     /// of `r` plus the margin at the grid's largest coordinate, and one for
     /// rounding. Checked while walking (a violation panics instead of racing).
@@ -273,14 +308,17 @@ impl SortedGrid {
 
     /// The symmetric pass over cells `c0..c1` (whole rows): for each cell,
     /// the pairs inside it (scalar, each once) and its units against the
-    /// entries of the cells after it in its block (the rest of its row to
+    /// entries of the cells after it in their block (the rest of its row to
     /// the block's right edge, then the block's rows below), through the
-    /// symmetric multi-query kernel. Writes slots of rows up to `reach` rows
+    /// symmetric multi-query kernel. A unit's block is the cell's block cut
+    /// down to what the unit reaches ([`crate::spatial::BoxTrim`]), so each pair within `r`
+    /// is still tested once: from the unit of the earlier cell, whose own
+    /// block holds the other's cell. Writes slots of rows up to `reach` rows
     /// below `c1`'s row.
     fn near_cells_sym(
         &self,
         cols: Cols<'_>,
-        r: f32,
+        rad: Radius,
         kernel: Kernel,
         (c0, c1): (usize, usize),
         reach: usize,
@@ -288,13 +326,12 @@ impl SortedGrid {
     ) -> QueryStats {
         let kcols = (cols.x, cols.z, cols.team);
         let nx = self.geo.nx;
-        let r2 = r * r;
+        let r2 = rad.r * rad.r;
         let flush = FusedQuery::flush_for(r2);
         let sums = sums.0;
         let mut stats = QueryStats::default();
         let mut fwd = [(0u32, 0u32); MAX_ROWS];
         let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
-        let mut own = [Near::default(); GROUP];
         let mut part = [Near::default(); GROUP];
         for c in c0..c1 {
             let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
@@ -320,63 +357,93 @@ impl SortedGrid {
             }
             stats.candidates += ((b - a) * (b - a - 1) / 2) as u64;
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let Some(Block { x0, x1, z0, z1 }) = self.geo.box_block(span(xs), span(zs), r) else {
+            let Some(trim) = self.cell_trim(xs, zs, rad) else {
                 continue;
             };
+            let Block { x0, x1, z0, z1 } = trim.block;
             let (xc, zc) = (c % nx, c / nx);
             assert!(
                 z1 < zc + reach && z0 <= zc && (x0..=x1).contains(&xc),
                 "a cell's block reaches further than its stripe allows"
             );
-            // The entries after the cell in its block, in batches of rows.
-            let mut row = zc;
-            while row <= z1 {
-                let last = z1.min(row + MAX_ROWS - 1);
-                let mut used = 0;
-                let mut total = 0u64;
-                for z in row..=last {
-                    let first = if z == zc { c + 1 } else { z * nx + x0 };
-                    let end = z * nx + x1 + 1;
-                    if first >= end {
-                        continue;
-                    }
-                    let (s0, s1) = (self.cell_start[first], self.cell_start[end]);
-                    if s1 > s0 {
-                        fwd[used] = (s0, s1);
-                        used += 1;
-                        total += (s1 - s0) as u64;
-                    }
-                }
-                row = last + 1;
-                if used == 0 {
-                    continue;
-                }
-                let mut k = a;
-                while k < b {
-                    let g = (b - k).min(GROUP);
+            // The forward ranges of the last class seen, when its block
+            // fits one batch of rows.
+            let mut cached = None;
+            let (mut used, mut total) = (0, 0u64);
+            for_groups(
+                cols,
+                &trim,
+                self.blocks == Blocks::Auto,
+                (a, b),
+                |class, slots| {
+                    let g = slots.len();
+                    let block = trim.block_of(class);
                     // Pairs are tested once: no entry after the cell is the query itself.
-                    cols.fill_group(&mut qs[..g], k, r2, flush, false);
-                    // SAFETY: the entries of `fwd` lie in rows zc..=z1, all
-                    // within this stripe or the next (z1 < zc + reach, and
-                    // stripes are at least `reach` rows high), which no
-                    // other running stripe writes; positions are within
-                    // FIXED_RANGE (`in_range`) and flush >= GROUP (both
-                    // checked by `near_all`).
-                    unsafe {
-                        kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
+                    cols.fill_slots(&mut qs[..g], slots, r2, flush, false);
+                    // The entries after the cell in the block, in batches of rows.
+                    let mut row = zc;
+                    while row <= block.z1 {
+                        let last = block.z1.min(row + MAX_ROWS - 1);
+                        let whole = row == zc && last == block.z1;
+                        if !(whole && cached == Some(class)) {
+                            (used, total) = self.forward_ranges(c, block, (row, last), &mut fwd);
+                            cached = whole.then_some(class);
+                        }
+                        row = last + 1;
+                        if used == 0 {
+                            continue;
+                        }
+                        // SAFETY: the entries of `fwd` lie in rows zc..=z1 of
+                        // the cell's block, all within this stripe or the next
+                        // (z1 < zc + reach, and stripes are at least `reach`
+                        // rows high), which no other running stripe writes;
+                        // positions are within FIXED_RANGE (`in_range`) and
+                        // flush >= GROUP (both checked by `near_all`).
+                        unsafe {
+                            kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
+                        }
+                        for (p, &s) in part[..g].iter().zip(slots) {
+                            // SAFETY: slot s is in this cell (see above).
+                            unsafe { credit(sums, s as usize, p.count, p.enemies, p.sx, p.sz) };
+                        }
+                        stats.candidates += total * g as u64;
                     }
-                    for (j, p) in part[..g].iter().enumerate() {
-                        own[j] = *p;
-                        // SAFETY: slot k + j is in this cell (see above).
-                        unsafe { credit(sums, k + j, p.count, p.enemies, p.sx, p.sz) };
-                    }
-                    stats.candidates += total * g as u64;
-                    k += g;
-                }
+                },
+            );
+        }
+        stats
+    }
+
+    /// The non-empty entry ranges, written into `fwd`, of the cells of
+    /// `block` after cell `c` (`c`'s row is in the block) in rows `rows.0
+    /// ..= rows.1` (at most [`MAX_ROWS`]): on `c`'s row from the next cell
+    /// to the block's right edge, on later rows the block's columns.
+    /// Returns how many ranges were written and the entries they hold.
+    #[inline]
+    fn forward_ranges(
+        &self,
+        c: usize,
+        block: Block,
+        (row, last): (usize, usize),
+        fwd: &mut [(u32, u32)],
+    ) -> (usize, u64) {
+        let nx = self.geo.nx;
+        let zc = c / nx;
+        let (mut used, mut total) = (0, 0u64);
+        for z in row..=last {
+            let first = if z == zc { c + 1 } else { z * nx + block.x0 };
+            let end = z * nx + block.x1 + 1;
+            if first >= end {
+                continue;
+            }
+            let (s0, s1) = (self.cell_start[first], self.cell_start[end]);
+            if s1 > s0 {
+                fwd[used] = (s0, s1);
+                used += 1;
+                total += (s1 - s0) as u64;
             }
         }
-        let _ = own;
-        stats
+        (used, total)
     }
 
     /// [`SortedGrid::near_cells`] over cells `c0..c1` split into `parts`
@@ -385,14 +452,14 @@ impl SortedGrid {
     fn near_split(
         &self,
         cols: Cols<'_>,
-        r: f32,
+        rad: Radius,
         kernel: Kernel,
         (c0, c1): (usize, usize),
         parts: usize,
         out: &mut [Near],
     ) -> QueryStats {
         if parts <= 1 || c1 - c0 <= 1 {
-            return self.near_cells(cols, r, kernel, c0..c1, out);
+            return self.near_cells(cols, rad, kernel, c0..c1, out);
         }
         // The cell where the first half of the parts' units ends.
         let (s0, s1) = (self.cell_start[c0], self.cell_start[c1]);
@@ -401,8 +468,8 @@ impl SortedGrid {
             (c0 + self.cell_start[c0..c1].partition_point(|&s| s < target)).clamp(c0 + 1, c1 - 1);
         let (left, right) = out.split_at_mut((self.cell_start[mid] - s0) as usize);
         let (a, b) = rayon::join(
-            || self.near_split(cols, r, kernel, (c0, mid), parts / 2, left),
-            || self.near_split(cols, r, kernel, (mid, c1), parts - parts / 2, right),
+            || self.near_split(cols, rad, kernel, (c0, mid), parts / 2, left),
+            || self.near_split(cols, rad, kernel, (mid, c1), parts - parts / 2, right),
         );
         let mut stats = a;
         stats += b;
@@ -411,16 +478,19 @@ impl SortedGrid {
 
     /// The fused queries of the units of `cells`, in slot order: `out`
     /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
+    /// Each unit searches its cell's block, cut down to what it reaches
+    /// ([`BoxTrim`]) where that pays ([`SortedGrid::cell_trim`],
+    /// [`for_groups`]), in groups of units that search the same block.
     fn near_cells(
         &self,
         cols: Cols<'_>,
-        r: f32,
+        rad: Radius,
         kernel: Kernel,
         cells: std::ops::Range<usize>,
         out: &mut [Near],
     ) -> QueryStats {
         let kcols = (cols.x, cols.z, cols.ids, cols.team);
-        let r2 = r * r;
+        let r2 = rad.r * rad.r;
         let flush = FusedQuery::flush_for(r2);
         let base = self.cell_start[cells.start] as usize;
         let mut stats = QueryStats::default();
@@ -433,37 +503,130 @@ impl SortedGrid {
                 continue;
             }
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let Some(block) = self.geo.box_block(span(xs), span(zs), r) else {
+            let Some(trim) = self.cell_trim(xs, zs, rad) else {
                 continue;
             };
-            let tall = block.rows() > MAX_ROWS;
-            let (used, total) = if tall {
-                (0, 0)
-            } else {
-                self.row_ranges(block, &mut ranges)
-            };
+            if !trim.is_whole() {
+                let out = &mut out[a - base..b - base];
+                stats += self.near_cell_split(cols, rad, kernel, (a, b), &trim, out);
+                continue;
+            }
+            // One block for the cell: groups of consecutive slots, written
+            // in place.
+            let rows = self.rows_of(trim.block, &mut ranges);
             let mut k = a;
             while k < b {
                 let g = (b - k).min(GROUP);
-                cols.fill_group(&mut qs[..g], k, r2, flush, true);
+                cols.fill_range(&mut qs[..g], k, r2, flush, true);
                 let dst = &mut out[k - base..k - base + g];
-                if tall {
-                    dst.fill(Near::default());
-                    self.row_batches(block, |rs, t| {
-                        stats.candidates += t * g as u64;
-                        kernel.run_fused(kcols, rs, &qs[..g], &mut sums[..g], self.in_range);
-                        for (d, s) in dst.iter_mut().zip(&sums[..g]) {
-                            *d += *s;
-                        }
-                    });
-                } else {
-                    stats.candidates += total * g as u64;
-                    kernel.run_fused(kcols, &ranges[..used], &qs[..g], dst, self.in_range);
-                }
+                stats.candidates += self.fused_group(kernel, kcols, rows, &qs[..g], dst, &mut sums);
                 stats.neighbors += dst.iter().map(|d| d.count as u64).sum::<u64>();
                 k += g;
             }
         }
         stats
+    }
+
+    /// The fused queries of the units of one cell, slots `a..b`, whose
+    /// block `trim` may be cut down per unit: in the groups of
+    /// [`for_groups`], each searching its class's block; `out` holds the
+    /// cell's slots. Out of line: most cells of most passes never come here.
+    #[inline(never)]
+    fn near_cell_split(
+        &self,
+        cols: Cols<'_>,
+        rad: Radius,
+        kernel: Kernel,
+        (a, b): (usize, usize),
+        trim: &BoxTrim,
+        out: &mut [Near],
+    ) -> QueryStats {
+        let kcols = (cols.x, cols.z, cols.ids, cols.team);
+        let r2 = rad.r * rad.r;
+        let flush = FusedQuery::flush_for(r2);
+        let mut stats = QueryStats::default();
+        let mut ranges = [(0u32, 0u32); MAX_ROWS];
+        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
+        let mut part = [Near::default(); GROUP];
+        let mut sums = [Near::default(); GROUP];
+        // The rows of the last class seen: its row ranges, or the block
+        // when it is taller than MAX_ROWS.
+        let mut cached = None;
+        let (mut used, mut total, mut tall) = (0, 0u64, None);
+        let auto = self.blocks == Blocks::Auto;
+        for_groups(cols, trim, auto, (a, b), |class, slots| {
+            let g = slots.len();
+            if cached != Some(class) {
+                cached = Some(class);
+                let block = trim.block_of(class);
+                tall = (block.rows() > MAX_ROWS).then_some(block);
+                if tall.is_none() {
+                    (used, total) = self.row_ranges(block, &mut ranges);
+                }
+            }
+            let rows = match tall {
+                Some(block) => Rows::Tall(block),
+                None => Rows::Ranges(&ranges[..used], total),
+            };
+            cols.fill_slots(&mut qs[..g], slots, r2, flush, true);
+            let dst = &mut part[..g];
+            stats.candidates += self.fused_group(kernel, kcols, rows, &qs[..g], dst, &mut sums);
+            for (d, &s) in dst.iter().zip(slots) {
+                out[s as usize - a] = *d;
+                stats.neighbors += d.count as u64;
+            }
+        });
+        stats
+    }
+
+    /// The searched rows of `block`: its non-empty row ranges, written into
+    /// `ranges`, or the block itself when it has more than [`MAX_ROWS`]
+    /// rows (walked in batches by [`SortedGrid::fused_group`]).
+    #[inline]
+    fn rows_of<'r>(&self, block: Block, ranges: &'r mut [(u32, u32); MAX_ROWS]) -> Rows<'r> {
+        if block.rows() > MAX_ROWS {
+            Rows::Tall(block)
+        } else {
+            let (used, total) = self.row_ranges(block, ranges);
+            Rows::Ranges(&ranges[..used], total)
+        }
+    }
+
+    /// Runs the fused kernel for the group `qs` over `rows` and writes
+    /// their aggregates to `dst` (one per query; `sums` is scratch for a
+    /// tall block). Returns the candidates tested.
+    #[inline(always)]
+    fn fused_group(
+        &self,
+        kernel: Kernel,
+        kcols: (&[f32], &[f32], &[u32], &[u32]),
+        rows: Rows<'_>,
+        qs: &[FusedQuery],
+        dst: &mut [Near],
+        sums: &mut [Near; GROUP],
+    ) -> u64 {
+        let g = qs.len();
+        match rows {
+            Rows::Ranges(ranges, total) => {
+                kernel.run_fused(kcols, ranges, qs, dst, self.in_range);
+                total * g as u64
+            }
+            Rows::Tall(block) => {
+                let mut candidates = 0;
+                dst.fill(Near::default());
+                self.row_batches(block, |rs, t| {
+                    candidates += t * g as u64;
+                    kernel.run_fused(kcols, rs, qs, &mut sums[..g], self.in_range);
+                    for (d, s) in dst.iter_mut().zip(&sums[..g]) {
+                        *d += *s;
+                    }
+                });
+                candidates
+            }
+            Rows::Empty => {
+                dst.fill(Near::default());
+                0
+            }
+        }
     }
 }
