@@ -202,7 +202,7 @@ impl SortedGrid {
     /// the common path of [`SortedGrid::cell_trim`] stays as small as the
     /// block alone.
     #[inline(never)]
-    fn split_trim(&self, x: (f32, f32), z: (f32, f32), r: f32) -> Option<BoxTrim> {
+    pub(super) fn split_trim(&self, x: (f32, f32), z: (f32, f32), r: f32) -> Option<BoxTrim> {
         self.geo.box_trim(x, z, r)
     }
 

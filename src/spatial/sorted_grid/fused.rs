@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::blocks::{for_groups, Blocks, Radius};
-use super::{Cols, Rows, SortedGrid, MAX_ROWS};
+use super::{span, Cols, Rows, SortedGrid, MAX_ROWS};
 use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::{SlotSums, GROUP};
 use crate::spatial::kernels::fixed;
@@ -503,17 +503,27 @@ impl SortedGrid {
                 continue;
             }
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let Some(trim) = self.cell_trim(xs, zs, rad) else {
-                continue;
+            // As `cell_trim`, with no `BoxTrim` built on the common path.
+            let (x, z) = (span(xs), span(zs));
+            let block = if b - a < rad.split_from {
+                match self.geo.box_block(x, z, rad.r) {
+                    Some(block) => block,
+                    None => continue,
+                }
+            } else {
+                let Some(trim) = self.split_trim(x, z, rad.r) else {
+                    continue;
+                };
+                if !trim.is_whole() {
+                    let out = &mut out[a - base..b - base];
+                    stats += self.near_cell_split(cols, rad, kernel, (a, b), &trim, out);
+                    continue;
+                }
+                trim.block
             };
-            if !trim.is_whole() {
-                let out = &mut out[a - base..b - base];
-                stats += self.near_cell_split(cols, rad, kernel, (a, b), &trim, out);
-                continue;
-            }
             // One block for the cell: groups of consecutive slots, written
             // in place.
-            let rows = self.rows_of(trim.block, &mut ranges);
+            let rows = self.rows_of(block, &mut ranges);
             let mut k = a;
             while k < b {
                 let g = (b - k).min(GROUP);
