@@ -568,28 +568,6 @@ impl BoxTrim {
         }
     }
 
-    /// `block` for every unit (all in the class [`BoxTrim::WHOLE`]), as
-    /// [`GridGeometry::box_block`] alone gives, without the cost of
-    /// [`GridGeometry::box_trim`].
-    #[inline]
-    pub fn whole(block: Block) -> BoxTrim {
-        let keep = AxisTrim {
-            lo: 0.0,
-            hi: 0.0,
-            r: 0.0,
-            margin: 0.0,
-            below: f32::INFINITY,
-            last: f32::NEG_INFINITY,
-        };
-        BoxTrim {
-            block,
-            cell: 1.0,
-            x: keep,
-            z: keep,
-            whole: true,
-        }
-    }
-
     /// The block searched by the units of `class` ([`BoxTrim::class`]): the
     /// box's block without the edges the class does not need (never empty,
     /// inside [`BoxTrim::block`]).

@@ -4,7 +4,7 @@
 //! model that picks one per cell.
 
 use super::{span, Cols, SortedGrid};
-use crate::spatial::geometry::BoxTrim;
+use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::GROUP;
 
 /// Which block the fused passes of [`SortedGrid::near_all`] search for a
@@ -184,25 +184,31 @@ impl SortedGrid {
     }
 
     /// The block of the cell whose units span `xs`, `zs` (non-empty) for
-    /// radius `rad.r`: trimmed per unit ([`BoxTrim`]) when the cell holds
-    /// at least `rad.split_from` units, else whole for all; `None` when it
-    /// misses the grid.
+    /// radius `rad.r` ([`crate::spatial::GridGeometry::box_block`]) and,
+    /// when the cell holds at least `rad.split_from` units that do not all
+    /// need that whole block, its cut per unit ([`BoxTrim`]); `None` when
+    /// the block misses the grid. The common case builds no `BoxTrim`.
     #[inline(always)]
-    pub(super) fn cell_trim(&self, xs: &[f32], zs: &[f32], rad: Radius) -> Option<BoxTrim> {
+    pub(super) fn cell_block(
+        &self,
+        xs: &[f32],
+        zs: &[f32],
+        rad: Radius,
+    ) -> Option<(Block, Option<BoxTrim>)> {
         let (x, z) = (span(xs), span(zs));
         if xs.len() < rad.split_from {
-            // The block alone: no class to compute (most cells of most passes).
-            Some(BoxTrim::whole(self.geo.box_block(x, z, rad.r)?))
+            Some((self.geo.box_block(x, z, rad.r)?, None))
         } else {
-            self.split_trim(x, z, rad.r)
+            let trim = self.split_trim(x, z, rad.r)?;
+            Some((trim.block, (!trim.is_whole()).then_some(trim)))
         }
     }
 
     /// [`crate::spatial::GridGeometry::box_trim`], kept out of line so that
-    /// the common path of [`SortedGrid::cell_trim`] stays as small as the
+    /// the common path of [`SortedGrid::cell_block`] stays as small as the
     /// block alone.
     #[inline(never)]
-    pub(super) fn split_trim(&self, x: (f32, f32), z: (f32, f32), r: f32) -> Option<BoxTrim> {
+    fn split_trim(&self, x: (f32, f32), z: (f32, f32), r: f32) -> Option<BoxTrim> {
         self.geo.box_trim(x, z, r)
     }
 

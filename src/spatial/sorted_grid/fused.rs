@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::blocks::{for_groups, Blocks, Radius};
-use super::{span, Cols, Rows, SortedGrid, MAX_ROWS};
+use super::{Cols, Rows, SortedGrid, MAX_ROWS};
 use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::{SlotSums, GROUP};
 use crate::spatial::kernels::fixed;
@@ -357,60 +357,117 @@ impl SortedGrid {
             }
             stats.candidates += ((b - a) * (b - a - 1) / 2) as u64;
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let Some(trim) = self.cell_trim(xs, zs, rad) else {
+            let Some((block, split)) = self.cell_block(xs, zs, rad) else {
                 continue;
             };
-            let Block { x0, x1, z0, z1 } = trim.block;
+            let Block { z0, z1, .. } = block;
             let (xc, zc) = (c % nx, c / nx);
             assert!(
-                z1 < zc + reach && z0 <= zc && (x0..=x1).contains(&xc),
+                z1 < zc + reach && z0 <= zc && (block.x0..=block.x1).contains(&xc),
                 "a cell's block reaches further than its stripe allows"
             );
-            // The forward ranges of the last class seen, when its block
-            // fits one batch of rows.
-            let mut cached = None;
-            let (mut used, mut total) = (0, 0u64);
-            for_groups(
-                cols,
-                &trim,
-                self.blocks == Blocks::Auto,
-                (a, b),
-                |class, slots| {
-                    let g = slots.len();
-                    let block = trim.block_of(class);
+            if let Some(trim) = split {
+                stats += self.near_cell_sym_split(cols, rad, kernel, c, &trim, sums);
+                continue;
+            }
+            // The entries after the cell in its block, in batches of rows.
+            let mut row = zc;
+            while row <= z1 {
+                let last = z1.min(row + MAX_ROWS - 1);
+                let (used, total) = self.forward_ranges(c, block, (row, last), &mut fwd);
+                row = last + 1;
+                if used == 0 {
+                    continue;
+                }
+                let mut k = a;
+                while k < b {
+                    let g = (b - k).min(GROUP);
                     // Pairs are tested once: no entry after the cell is the query itself.
-                    cols.fill_slots(&mut qs[..g], slots, r2, flush, false);
-                    // The entries after the cell in the block, in batches of rows.
-                    let mut row = zc;
-                    while row <= block.z1 {
-                        let last = block.z1.min(row + MAX_ROWS - 1);
-                        let whole = row == zc && last == block.z1;
-                        if !(whole && cached == Some(class)) {
-                            (used, total) = self.forward_ranges(c, block, (row, last), &mut fwd);
-                            cached = whole.then_some(class);
-                        }
-                        row = last + 1;
-                        if used == 0 {
-                            continue;
-                        }
-                        // SAFETY: the entries of `fwd` lie in rows zc..=z1 of
-                        // the cell's block, all within this stripe or the next
-                        // (z1 < zc + reach, and stripes are at least `reach`
-                        // rows high), which no other running stripe writes;
-                        // positions are within FIXED_RANGE (`in_range`) and
-                        // flush >= GROUP (both checked by `near_all`).
-                        unsafe {
-                            kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
-                        }
-                        for (p, &s) in part[..g].iter().zip(slots) {
-                            // SAFETY: slot s is in this cell (see above).
-                            unsafe { credit(sums, s as usize, p.count, p.enemies, p.sx, p.sz) };
-                        }
-                        stats.candidates += total * g as u64;
+                    cols.fill_range(&mut qs[..g], k, r2, flush, false);
+                    // SAFETY: the entries of `fwd` lie in rows zc..=z1, all
+                    // within this stripe or the next (z1 < zc + reach, and
+                    // stripes are at least `reach` rows high), which no
+                    // other running stripe writes; positions are within
+                    // FIXED_RANGE (`in_range`) and flush >= GROUP (both
+                    // checked by `near_all`).
+                    unsafe {
+                        kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
                     }
-                },
-            );
+                    for (j, p) in part[..g].iter().enumerate() {
+                        // SAFETY: slot k + j is in this cell (see above).
+                        unsafe { credit(sums, k + j, p.count, p.enemies, p.sx, p.sz) };
+                    }
+                    stats.candidates += total * g as u64;
+                    k += g;
+                }
+            }
         }
+        stats
+    }
+
+    /// The symmetric pass's forward half for the units of cell `c` whose
+    /// block `trim` is cut down per unit ([`crate::spatial::BoxTrim`]): in
+    /// the groups of [`for_groups`], each against the entries after the
+    /// cell in its class's block. The caller has checked that the cell's
+    /// block stays within `reach` rows (the class blocks lie inside it).
+    /// Out of line: most cells of most passes never come here.
+    #[inline(never)]
+    fn near_cell_sym_split(
+        &self,
+        cols: Cols<'_>,
+        rad: Radius,
+        kernel: Kernel,
+        c: usize,
+        trim: &BoxTrim,
+        sums: SlotSums,
+    ) -> QueryStats {
+        let kcols = (cols.x, cols.z, cols.team);
+        let zc = c / self.geo.nx;
+        let r2 = rad.r * rad.r;
+        let flush = FusedQuery::flush_for(r2);
+        let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
+        let mut stats = QueryStats::default();
+        let mut fwd = [(0u32, 0u32); MAX_ROWS];
+        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
+        let mut part = [Near::default(); GROUP];
+        // The forward ranges of the last class seen, when its block fits
+        // one batch of rows.
+        let mut cached = None;
+        let (mut used, mut total) = (0, 0u64);
+        let auto = self.blocks == Blocks::Auto;
+        for_groups(cols, trim, auto, (a, b), |class, slots| {
+            let g = slots.len();
+            let block = trim.block_of(class);
+            // Pairs are tested once: no entry after the cell is the query itself.
+            cols.fill_slots(&mut qs[..g], slots, r2, flush, false);
+            // The entries after the cell in the block, in batches of rows.
+            let mut row = zc;
+            while row <= block.z1 {
+                let last = block.z1.min(row + MAX_ROWS - 1);
+                let whole = row == zc && last == block.z1;
+                if !(whole && cached == Some(class)) {
+                    (used, total) = self.forward_ranges(c, block, (row, last), &mut fwd);
+                    cached = whole.then_some(class);
+                }
+                row = last + 1;
+                if used == 0 {
+                    continue;
+                }
+                // SAFETY: the entries of `fwd` lie in the class's block,
+                // inside the cell's, whose rows the caller checked lie
+                // within this stripe or the next, which no other running
+                // stripe writes; positions are within FIXED_RANGE and
+                // flush >= GROUP (both checked by `near_all`).
+                unsafe {
+                    kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
+                }
+                for (p, &s) in part[..g].iter().zip(slots) {
+                    // SAFETY: slot s is in this cell (see above).
+                    unsafe { credit(sums, s as usize, p.count, p.enemies, p.sx, p.sz) };
+                }
+                stats.candidates += total * g as u64;
+            }
+        });
         stats
     }
 
@@ -479,7 +536,7 @@ impl SortedGrid {
     /// The fused queries of the units of `cells`, in slot order: `out`
     /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
     /// Each unit searches its cell's block, cut down to what it reaches
-    /// ([`BoxTrim`]) where that pays ([`SortedGrid::cell_trim`],
+    /// ([`BoxTrim`]) where that pays ([`SortedGrid::cell_block`],
     /// [`for_groups`]), in groups of units that search the same block.
     fn near_cells(
         &self,
@@ -503,24 +560,14 @@ impl SortedGrid {
                 continue;
             }
             let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            // As `cell_trim`, with no `BoxTrim` built on the common path.
-            let (x, z) = (span(xs), span(zs));
-            let block = if b - a < rad.split_from {
-                match self.geo.box_block(x, z, rad.r) {
-                    Some(block) => block,
-                    None => continue,
-                }
-            } else {
-                let Some(trim) = self.split_trim(x, z, rad.r) else {
-                    continue;
-                };
-                if !trim.is_whole() {
-                    let out = &mut out[a - base..b - base];
-                    stats += self.near_cell_split(cols, rad, kernel, (a, b), &trim, out);
-                    continue;
-                }
-                trim.block
+            let Some((block, split)) = self.cell_block(xs, zs, rad) else {
+                continue;
             };
+            if let Some(trim) = split {
+                let out = &mut out[a - base..b - base];
+                stats += self.near_cell_split(cols, rad, kernel, (a, b), &trim, out);
+                continue;
+            }
             // One block for the cell: groups of consecutive slots, written
             // in place.
             let rows = self.rows_of(block, &mut ranges);
