@@ -44,13 +44,13 @@ pub mod results;
 pub mod sorted_grid;
 
 pub use geometry::{
-    min_cell_for_extent, Block, Bounds, GridGeometry, MAX_CELLS, MAX_CELLS_PER_SIDE,
+    min_cell_for_extent, Block, Bounds, BoxTrim, GridGeometry, MAX_CELLS, MAX_CELLS_PER_SIDE,
 };
 pub use grid::UniformGrid;
 pub use kernels::{fixed, FusedQuery, Kernel, KernelQuery, Near, Span, FIXED_RANGE, NO_EXCLUDE};
 pub use naive::Naive;
 pub use results::{query_all, query_chunks, ChunkResults, QueryResults};
-pub use sorted_grid::SortedGrid;
+pub use sorted_grid::{Blocks, SortedGrid};
 
 /// Read-only SoA view of unit positions: `x[i]`, `z[i]` are unit `i`'s
 /// coordinates in world units. Both slices have the same length.

@@ -1,0 +1,316 @@
+//! The blocks the CSR grid's fused passes search (issue 19): one block per
+//! cell for all its units (`Blocks::Cell`, the union of their blocks), each
+//! unit's own (`Blocks::Unit`) or per cell whichever a cost model prefers
+//! (`Blocks::Auto`, the default).
+//!
+//! - Every mode, stencil, kernel and thread count gives every unit exactly
+//!   the aggregates of its naive neighbor list, at cells from r / 4 to 4r
+//!   (whole and fractional ratios, where the modes differ).
+//! - The candidates tested equal those of the exact blocks of
+//!   `shared/DESIGN.md` (`floor((q - r) / cell)` to `floor((q + r) / cell)`
+//!   per axis, intersected with the grid), counted here from the positions
+//!   alone, at cells of r / 4, r and 4r.
+//! - Whole simulations at wide and fractional cells stay bit-identical
+//!   across strategies, passes and thread counts.
+
+mod common;
+use common::equivalence::brute;
+use common::*;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
+use spatial_query_lab::spatial::results::NearResults;
+use spatial_query_lab::spatial::{Blocks, Near, Points, Query, SortedGrid, Strategy};
+
+const MODES: [Blocks; 3] = [Blocks::Cell, Blocks::Unit, Blocks::Auto];
+
+/// The team of unit `i`: a mix of both teams.
+fn team_of(i: usize) -> u8 {
+    ((i * 7919) % 5 < 2) as u8
+}
+
+/// `n` points: uniform over `[0, l)^2`, or (clustered) half of them in a
+/// few dense blobs.
+fn points(n: usize, l: f32, clustered: bool, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let centers: Vec<(f32, f32)> = (0..4)
+        .map(|_| {
+            (
+                rng.gen_range(0.2 * l..0.8 * l),
+                rng.gen_range(0.2 * l..0.8 * l),
+            )
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            if clustered && i % 2 == 0 {
+                let (cx, cz) = centers[i % 4];
+                let (dx, dz): (f32, f32) = (rng.gen_range(-2.0..2.0), rng.gen_range(-2.0..2.0));
+                (
+                    (cx + dx).clamp(0.0, l - 0.01),
+                    (cz + dz).clamp(0.0, l - 0.01),
+                )
+            } else {
+                (rng.gen_range(0.0..l), rng.gen_range(0.0..l))
+            }
+        })
+        .unzip()
+}
+
+/// Every unit's aggregates from its naive neighbor list.
+fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
+    (0..x.len())
+        .map(|i| {
+            let q = Query {
+                exclude: i as u32,
+                ..Query::new(x[i], z[i], r)
+            };
+            let mut a = Near::default();
+            for j in brute(x, z, &q) {
+                let j = j as usize;
+                a.add((x[i], z[i], teams[i]), (x[j], z[j], teams[j]));
+            }
+            a
+        })
+        .collect()
+}
+
+#[test]
+fn every_block_mode_gives_the_naive_aggregates() {
+    let ks = kernels();
+    let (n, l, r) = (2000, 40.0f32, 2.5f32);
+    for clustered in [false, true] {
+        let (x, z) = points(n, l, clustered, 19);
+        let teams: Vec<u8> = (0..n).map(team_of).collect();
+        let want = reference(&x, &z, r, &teams);
+        let total: u64 = want.iter().map(|a| a.count as u64).sum();
+        for ratio in [0.25f32, 0.63, 1.0, 1.26, 1.587, 2.0, 2.52, 4.0] {
+            let cell = r * ratio;
+            for full in [true, false] {
+                let mut candidates = [0u64; 3];
+                for (m, mode) in MODES.into_iter().enumerate() {
+                    for &k in &ks {
+                        for t in [1, 2, 3] {
+                            let ctx = format!(
+                                "{mode:?}, {} stencil, {k}, {t} threads, cell {ratio}r, clustered {clustered}",
+                                if full { "full" } else { "half" }
+                            );
+                            let mut grid = SortedGrid::default();
+                            grid.set_full_stencil(full);
+                            grid.set_blocks(mode);
+                            let mut res = NearResults::default();
+                            let stats = run_in(t, || {
+                                grid.rebuild_tagged(Points::new(&x, &z), Some(&teams), cell);
+                                grid.near_all(Points::new(&x, &z), r, k, &mut res)
+                            });
+                            assert_eq!(stats.neighbors, total, "{ctx}: neighbor total");
+                            for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
+                                assert_eq!(got, want, "{ctx}: unit {i} at ({}, {})", x[i], z[i]);
+                            }
+                            candidates[m] = stats.candidates;
+                            // The units living in cell order (the default in the sim).
+                            let (mut xr, mut zr) = (x.clone(), z.clone());
+                            let perm = run_in(t, || {
+                                grid.rebuild_resident(&mut xr, &mut zr, &teams, cell)
+                                    .map(<[u32]>::to_vec)
+                            })
+                            .expect("finite points are resident");
+                            let stats =
+                                run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
+                            assert_eq!(stats.neighbors, total, "{ctx}: resident total");
+                            for (s, got) in res.near.iter().enumerate() {
+                                let i = perm[s] as usize;
+                                assert_eq!(got, &want[i], "{ctx}: resident unit {i} at slot {s}");
+                            }
+                        }
+                    }
+                }
+                // Per-unit blocks never test more; at 2r and wider they test far fewer.
+                let [cell_blocks, unit, auto] = candidates;
+                assert!(unit <= cell_blocks, "cell {ratio}r: {candidates:?}");
+                if ratio >= 2.0 && !clustered {
+                    assert!(
+                        unit * 3 < cell_blocks * 2 && auto * 3 < cell_blocks * 2,
+                        "cell {ratio}r: per-unit blocks should test far fewer: {candidates:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Points spread uniformly over `[0, 40)^2` but never within 0.02 of a
+/// multiple of 0.625 on either axis, so that with r = 2.5 no `q +- r` lies
+/// on or near a cell border at cells of 0.625, 2.5 and 10 (where a block's
+/// rounding margin, `shared/DESIGN.md`, could add a column).
+fn off_border_points(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut coord = || rng.gen_range(0..64) as f32 * 0.625 + rng.gen_range(0.02f32..0.605);
+    (0..n).map(|_| (coord(), coord())).unzip()
+}
+
+/// The candidates of the exact blocks, counted from the positions alone:
+/// `(full, half)`, where `full` sums, over every unit, the units in the
+/// cells `floor((q - r) / cell)` to `floor((q + r) / cell)` per axis (the
+/// unit itself included, as the kernel tests it), intersected with the
+/// cells the points occupy; `half` counts each pair of a cell once and,
+/// for every unit, only the cells of its block after its own (row-major,
+/// rows along z).
+fn exact_candidates(x: &[f32], z: &[f32], r: f32, cell: f32) -> (u64, u64) {
+    let idx = |v: f32| (v / cell).floor() as i64;
+    let (x0, x1) = (
+        x.iter().map(|&v| idx(v)).min().unwrap(),
+        x.iter().map(|&v| idx(v)).max().unwrap(),
+    );
+    let (z0, z1) = (
+        z.iter().map(|&v| idx(v)).min().unwrap(),
+        z.iter().map(|&v| idx(v)).max().unwrap(),
+    );
+    let nx = (x1 - x0 + 1) as usize;
+    let nz = (z1 - z0 + 1) as usize;
+    let mut count = vec![0u64; nx * nz];
+    let cell_of = |i: usize| ((idx(z[i]) - z0) as usize * nx) + (idx(x[i]) - x0) as usize;
+    for i in 0..x.len() {
+        count[cell_of(i)] += 1;
+    }
+    let (mut full, mut half) = (0u64, 0u64);
+    for c in &count {
+        half += c * c.saturating_sub(1) / 2;
+    }
+    for i in 0..x.len() {
+        let own = cell_of(i);
+        let bx = (idx(x[i] - r).max(x0) - x0, idx(x[i] + r).min(x1) - x0);
+        let bz = (idx(z[i] - r).max(z0) - z0, idx(z[i] + r).min(z1) - z0);
+        for row in bz.0..=bz.1 {
+            for col in bx.0..=bx.1 {
+                let c = row as usize * nx + col as usize;
+                full += count[c];
+                if c > own {
+                    half += count[c];
+                }
+            }
+        }
+    }
+    (full, half)
+}
+
+#[test]
+fn fused_candidates_equal_the_exact_blocks() {
+    let r = 2.5f32;
+    // 2 units per unit of area: 200 per cell at 4r, so the default mode
+    // splits every cell there.
+    let (x, z) = off_border_points(3200, 7);
+    let teams: Vec<u8> = (0..x.len()).map(team_of).collect();
+    let points = Points::new(&x, &z);
+    for ratio in [0.25f32, 1.0, 4.0] {
+        let cell = r * ratio;
+        let (full, half) = exact_candidates(&x, &z, r, cell);
+        for mode in [Blocks::Unit, Blocks::Auto] {
+            for (stencil, want) in [(true, full), (false, half)] {
+                for t in [1, 2] {
+                    let mut grid = SortedGrid::default();
+                    grid.set_blocks(mode);
+                    grid.set_full_stencil(stencil);
+                    let mut res = NearResults::default();
+                    let stats = run_in(t, || {
+                        grid.rebuild_tagged(points, Some(&teams), cell);
+                        grid.near_all(
+                            points,
+                            r,
+                            spatial_query_lab::spatial::Kernel::Scalar,
+                            &mut res,
+                        )
+                    });
+                    // Each unit's searched block holds its exact block (or
+                    // neighbors could be missed), so equal totals mean equal
+                    // counts for every query.
+                    assert_eq!(
+                        stats.candidates, want,
+                        "{mode:?}, full stencil {stencil}, {t} threads, cell {ratio}r"
+                    );
+                }
+            }
+        }
+        // One block per cell tests more as soon as the cell is wider than 2r.
+        let mut grid = SortedGrid::default();
+        grid.set_blocks(Blocks::Cell);
+        grid.set_full_stencil(true);
+        let mut res = NearResults::default();
+        grid.rebuild_tagged(points, Some(&teams), cell);
+        let stats = grid.near_all(
+            points,
+            r,
+            spatial_query_lab::spatial::Kernel::Scalar,
+            &mut res,
+        );
+        if ratio > 2.0 {
+            assert!(
+                stats.candidates > 3 * full,
+                "cell {ratio}r: {} vs {full}",
+                stats.candidates
+            );
+        } else {
+            assert_eq!(stats.candidates, full, "cell {ratio}r, one block per cell");
+        }
+    }
+}
+
+/// Positions and velocities (bit patterns) and enemy counts by unit id after
+/// a few frames.
+fn run_sim(settings: &Settings) -> (Vec<u32>, Vec<u32>, Vec<u16>, Vec<u64>) {
+    let mut sim = Simulation::new(settings);
+    let totals: Vec<u64> = (0..4)
+        .map(|_| sim.step(1.0 / 60.0, settings).query.neighbors)
+        .collect();
+    let u = sim.store().to_units();
+    let mut by_id: Vec<usize> = (0..u.len()).collect();
+    by_id.sort_by_key(|&i| u.id[i]);
+    let bits = |v: &[f32]| by_id.iter().map(|&i| v[i].to_bits()).collect::<Vec<_>>();
+    let mut pos = bits(&u.x);
+    pos.extend(bits(&u.z));
+    let mut vel = bits(&u.vx);
+    vel.extend(bits(&u.vz));
+    let enemies = by_id.iter().map(|&i| u.enemies[i]).collect();
+    (pos, vel, enemies, totals)
+}
+
+#[test]
+fn simulation_is_bit_identical_across_strategies_at_wide_and_fractional_cells() {
+    let base = Settings::default();
+    for ratio in [0.63f32, 2.52, 4.0] {
+        let mut reference = None;
+        for strategy in Strategy::ALL {
+            for pass in Pass::ALL {
+                for threads in [1, 2] {
+                    let settings = Settings {
+                        units: 3000,
+                        strategy,
+                        threads,
+                        pass,
+                        layout: Layout::Soa,
+                        reorder: Reorder::Resident,
+                        workload: Workload::Battle,
+                        cell_size: base.radius * ratio,
+                        cell_follows_radius: false,
+                        ..Settings::default()
+                    };
+                    let state = run_sim(&settings);
+                    let ctx = format!("cell {ratio}r, {strategy}/{pass}/{threads} threads");
+                    match &reference {
+                        None => {
+                            assert!(state.3.iter().all(|&t| t > 0), "{ctx}: no neighbors");
+                            reference = Some(state);
+                        }
+                        Some(want) => {
+                            assert_eq!(state.3, want.3, "{ctx}: neighbor totals");
+                            assert!(state.0 == want.0, "{ctx}: positions not bit-identical");
+                            assert!(state.1 == want.1, "{ctx}: velocities not bit-identical");
+                            assert!(state.2 == want.2, "{ctx}: enemy counts differ");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
