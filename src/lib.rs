@@ -3,7 +3,7 @@
 //! used to draw them.
 //!
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`measure`], [`mod@bench`],
-//! [`scenario`], [`format`](mod@format), [`view`], [`machine`]) never touch the
+//! [`scenario`], [`lesson`], [`format`](mod@format), [`view`], [`machine`]) never touch the
 //! window; only [`render`], [`ui`], [`app`] (the frame loop) and the binary
 //! do.
 
@@ -13,6 +13,7 @@ pub mod app;
 pub mod bench;
 pub mod compress;
 pub mod format;
+pub mod lesson;
 pub mod machine;
 pub mod measure;
 #[cfg(feature = "window")]

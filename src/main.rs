@@ -3,7 +3,8 @@
 //! - `spatial-query-lab [--units N] [--radius R] [--cell-size C] [--seed S] ...` opens the window;
 //! - `spatial-query-lab --screenshot PATH [--frames N]` renders N frames, writes a PNG and exits;
 //! - `spatial-query-lab bench [...]` runs the headless benchmark;
-//! - `spatial-query-lab render-bench [...]` times the unit renderer.
+//! - `spatial-query-lab render-bench [...]` times the unit renderer;
+//! - `spatial-query-lab lesson [NAME|FILE]` runs a lesson headless.
 //!
 //! This file dispatches; the flags and the modes are in [`cli`].
 
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
             cli::bench::run(b, m)
         }
         Some(cli::Command::RenderBench(r)) => cli::window::run_render_bench(r),
+        Some(cli::Command::Lesson(l)) => cli::lesson::run(l),
         None => cli::window::run_window(cli.window, &matches),
     }
 }

@@ -53,7 +53,7 @@ pub const LIMITS: [(&str, f64, f64, &str); 9] = [
 ];
 
 /// A validated scenario: every value within [`LIMITS`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scenario {
     /// Short name (the file's stem when the file has no `name`).
     pub name: String,
@@ -146,33 +146,34 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// The file as TOML gives it, every value with its place in the text.
+/// The fields of a scenario as TOML gives them, every value with its place
+/// in the text (also a lesson's `settings` tables, `crate::lesson::file`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Raw {
-    name: Option<Spanned<String>>,
-    description: Option<Spanned<String>>,
-    units: Option<Spanned<i64>>,
-    workload: Option<Spanned<String>>,
-    seed: Option<Spanned<i64>>,
-    world: Option<Spanned<f64>>,
-    radius: Option<Spanned<f64>>,
-    cell_size: Option<Spanned<f64>>,
-    speed: Option<Spanned<f64>>,
-    separation: Option<Spanned<f64>>,
-    strategy: Option<Spanned<String>>,
-    threads: Option<Spanned<i64>>,
-    kernel: Option<Spanned<String>>,
-    layout: Option<Spanned<String>>,
-    reorder: Option<Spanned<String>>,
-    reorder_every: Option<Spanned<i64>>,
-    pass: Option<Spanned<String>>,
-    paused: Option<Spanned<bool>>,
-    color: Option<Spanned<String>>,
-    vertex_layout: Option<Spanned<String>>,
-    normal_bits: Option<Spanned<i64>>,
-    mesh: Option<Spanned<String>>,
-    heatmap: Option<Spanned<bool>>,
+pub(crate) struct Raw {
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) units: Option<Spanned<i64>>,
+    pub(crate) workload: Option<Spanned<String>>,
+    pub(crate) seed: Option<Spanned<i64>>,
+    pub(crate) world: Option<Spanned<f64>>,
+    pub(crate) radius: Option<Spanned<f64>>,
+    pub(crate) cell_size: Option<Spanned<f64>>,
+    pub(crate) speed: Option<Spanned<f64>>,
+    pub(crate) separation: Option<Spanned<f64>>,
+    pub(crate) strategy: Option<Spanned<String>>,
+    pub(crate) threads: Option<Spanned<i64>>,
+    pub(crate) kernel: Option<Spanned<String>>,
+    pub(crate) layout: Option<Spanned<String>>,
+    pub(crate) reorder: Option<Spanned<String>>,
+    pub(crate) reorder_every: Option<Spanned<i64>>,
+    pub(crate) pass: Option<Spanned<String>>,
+    pub(crate) paused: Option<Spanned<bool>>,
+    pub(crate) color: Option<Spanned<String>>,
+    pub(crate) vertex_layout: Option<Spanned<String>>,
+    pub(crate) normal_bits: Option<Spanned<i64>>,
+    pub(crate) mesh: Option<Spanned<String>>,
+    pub(crate) heatmap: Option<Spanned<bool>>,
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -230,21 +231,28 @@ pub const FIELDS: [&str; 23] = [
     "heatmap",
 ];
 
-/// The field whose value holds byte `at` of `text`: the key before the `=`
-/// on that line (or the table header `[key]`), if it is one of [`FIELDS`].
-fn key_at(text: &str, at: usize) -> Option<&'static str> {
+/// The key whose value holds byte `at` of `text`: the key before the last
+/// `=` ahead of `at` on its line (after any `{` or `,` of an inline table),
+/// or the line's own key (the table header `[key]`, or a duplicate key's
+/// place) when the line has no `=` before `at`.
+fn key_text(text: &str, at: usize) -> Option<&str> {
     let at = at.min(text.len());
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[start..];
-    let line = &line[..line.find('\n').unwrap_or(line.len())];
-    let key = line
-        .split('=')
-        .next()?
-        .trim()
-        .trim_matches(['[', ']'])
-        .trim();
-    let key = key.trim_matches('"');
-    FIELDS.iter().copied().find(|f| *f == key)
+    let before = &text[start..at];
+    let key = match before.rfind('=') {
+        Some(eq) => {
+            let head = &before[..eq];
+            let from = head.rfind(['{', ',']).map_or(0, |i| i + 1);
+            &head[from..]
+        }
+        None => {
+            let line = &text[start..];
+            let line = &line[..line.find('\n').unwrap_or(line.len())];
+            line.split('=').next()?
+        }
+    };
+    let key = key.trim().trim_matches(['[', ']']).trim();
+    Some(key.trim_matches('"'))
 }
 
 /// `one of a, b, c`: the names a named field accepts, as the flags spell them.
@@ -323,6 +331,79 @@ fn range_text(name: &str) -> String {
     }
 }
 
+/// The one-line error of `file` (whose text is `text`) at byte range
+/// `span`: its line, the field, and `message` with its white space
+/// collapsed (a quoted key or a value may hold newlines).
+pub(crate) fn one_line_error(
+    text: &str,
+    file: &str,
+    span: Option<Range<usize>>,
+    field: Option<String>,
+    message: String,
+) -> ScenarioError {
+    ScenarioError {
+        file: file.to_string(),
+        line: span.map(|s| line_of(text, s.start)),
+        field: field.map(|f| f.split_whitespace().collect::<Vec<_>>().join(" ")),
+        message: message.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// The one-line error of a TOML syntax or type error `e` in `text` (the
+/// file named `file`): an unknown or missing field named as such, a value of
+/// the wrong type as "must be EXPECTED, got VALUE" for a scenario field or
+/// one of `extra` (field, what it takes: a lesson's own fields), else toml's
+/// own words with the line.
+pub(crate) fn de_error(
+    e: &toml::de::Error,
+    text: &str,
+    file: &str,
+    extra: &[(&'static str, &'static str)],
+) -> ScenarioError {
+    let error = |span: Option<Range<usize>>, field: Option<String>, message: String| {
+        one_line_error(text, file, span, field, message)
+    };
+    let message = e.message().trim().to_string();
+    let span = e.span();
+    if message.starts_with("unknown field") || message.starts_with("missing field") {
+        return error(span, field_in(&message), message);
+    }
+    // A value of the wrong type (or out of TOML's own range): say which
+    // field and what it takes, not the deserializer's words.
+    let wrong_value = message.starts_with("invalid type")
+        || message.starts_with("invalid value")
+        || message.contains("overflow");
+    let key = span.as_ref().and_then(|s| {
+        let k = key_text(text, s.start)?;
+        FIELDS
+            .iter()
+            .find(|f| **f == k)
+            .map(|f| (*f, expected(f)))
+            .or_else(|| {
+                extra
+                    .iter()
+                    .find(|(f, _)| *f == k)
+                    .map(|(f, x)| (*f, x.to_string()))
+            })
+    });
+    match key {
+        Some((key, takes)) if wrong_value => {
+            let got = span
+                .as_ref()
+                .and_then(|s| text.get(s.clone()))
+                .map(short)
+                .unwrap_or_default();
+            error(
+                span,
+                Some(key.to_string()),
+                format!("must be {takes}, got {got}"),
+            )
+        }
+        // Syntax (a duplicate key, a missing value): toml's words.
+        key => error(span, key.map(|k| k.0.to_string()), message),
+    }
+}
+
 impl Scenario {
     /// Reads and validates the scenario at `path` ([`Scenario::parse`]).
     /// Reads at most [`MAX_FILE_BYTES`].
@@ -372,43 +453,24 @@ impl Scenario {
     /// unknown field, a value of the wrong type, or a value outside its
     /// range ([`LIMITS`]), with the line and the allowed values.
     pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scenario, ScenarioError> {
-        let error =
-            |span: Option<Range<usize>>, field: Option<String>, message: String| ScenarioError {
-                file: file.to_string(),
-                line: span.map(|s| line_of(text, s.start)),
-                // A quoted key may hold a newline: one line all the same.
-                field: field.map(|f| f.split_whitespace().collect::<Vec<_>>().join(" ")),
-                // One line, whatever the value or toml's message held.
-                message: message.split_whitespace().collect::<Vec<_>>().join(" "),
-            };
-        let raw: Raw = toml::from_str(text).map_err(|e| {
-            let message = e.message().trim().to_string();
-            let span = e.span();
-            if message.starts_with("unknown field") || message.starts_with("missing field") {
-                return error(span, field_in(&message), message);
-            }
-            // A value of the wrong type (or out of TOML's own range): say
-            // which field and what it takes, not the deserializer's words.
-            let wrong_value = message.starts_with("invalid type")
-                || message.starts_with("invalid value")
-                || message.contains("overflow");
-            match span.as_ref().and_then(|s| key_at(text, s.start)) {
-                Some(key) if wrong_value => {
-                    let got = span
-                        .as_ref()
-                        .and_then(|s| text.get(s.clone()))
-                        .map(short)
-                        .unwrap_or_default();
-                    error(
-                        span,
-                        Some(key.to_string()),
-                        format!("must be {}, got {got}", expected(key)),
-                    )
-                }
-                // Syntax (a duplicate key, a missing value): toml's words.
-                key => error(span, key.map(str::to_string), message),
-            }
-        })?;
+        let raw: Raw = toml::from_str(text).map_err(|e| de_error(&e, text, file, &[]))?;
+        Scenario::from_raw(raw, text, file, stem)
+    }
+
+    /// Validates `raw`, read from `text` (the whole file named `file`; spans
+    /// index it), into a scenario named `stem` when it has no name.
+    ///
+    /// # Errors
+    /// A value outside its range or names, as [`Scenario::parse`].
+    pub(crate) fn from_raw(
+        raw: Raw,
+        text: &str,
+        file: &str,
+        stem: &str,
+    ) -> Result<Scenario, ScenarioError> {
+        let error = |span: Option<Range<usize>>, field: Option<String>, message: String| {
+            one_line_error(text, file, span, field, message)
+        };
         let out_of_range = |name: &str, span: Range<usize>, got: String| {
             error(
                 Some(span),
@@ -543,6 +605,47 @@ impl Scenario {
         }
         if let Some(v) = self.paused {
             s.paused = v;
+        }
+    }
+
+    /// This scenario with every value `over` names put over its own (name
+    /// and description too, when `over` has them): a lesson step's settings
+    /// over the lesson's. Allocates the strings.
+    pub fn overlay(&self, over: &Scenario) -> Scenario {
+        Scenario {
+            name: if over.name.is_empty() {
+                self.name.clone()
+            } else {
+                over.name.clone()
+            },
+            description: if over.description.is_empty() {
+                self.description.clone()
+            } else {
+                over.description.clone()
+            },
+            units: over.units.or(self.units),
+            workload: over.workload.or(self.workload),
+            seed: over.seed.or(self.seed),
+            world: over.world.or(self.world),
+            radius: over.radius.or(self.radius),
+            cell_size: over.cell_size.or(self.cell_size),
+            speed: over.speed.or(self.speed),
+            separation: over.separation.or(self.separation),
+            strategy: over.strategy.or(self.strategy),
+            threads: over.threads.or(self.threads),
+            kernel: over.kernel.or(self.kernel),
+            layout: over.layout.or(self.layout),
+            reorder: over.reorder.or(self.reorder),
+            reorder_every: over.reorder_every.or(self.reorder_every),
+            pass: over.pass.or(self.pass),
+            paused: over.paused.or(self.paused),
+            view: ScenarioView {
+                color: over.view.color.or(self.view.color),
+                vertex_layout: over.view.vertex_layout.or(self.view.vertex_layout),
+                normal_bits: over.view.normal_bits.or(self.view.normal_bits),
+                mesh: over.view.mesh.or(self.view.mesh),
+                heatmap: over.view.heatmap.or(self.view.heatmap),
+            },
         }
     }
 

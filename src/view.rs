@@ -67,6 +67,37 @@ pub enum NormalPrecision {
     Oct8,
 }
 
+/// The bytes each layout streams to the GPU (`crate::render` lays the
+/// streams out with these sizes and checks them at compile time).
+impl VertexLayout {
+    /// Bytes per vertex of each per-vertex stream, in binding order:
+    /// `[8, 4]` (SNORM16 position, octahedral normal) compressed, `[32]`
+    /// uncompressed (position, normal and padding as `f32`).
+    pub const fn vertex_stream_bytes(self) -> &'static [usize] {
+        match self {
+            VertexLayout::Compressed => &[8, 4],
+            VertexLayout::Uncompressed => &[32],
+        }
+    }
+
+    /// Bytes per vertex over all per-vertex streams: 12 or 32.
+    pub const fn vertex_bytes(self) -> usize {
+        match self {
+            VertexLayout::Compressed => 12,
+            VertexLayout::Uncompressed => 32,
+        }
+    }
+
+    /// Bytes per instance: 8 (packed position, heading, RGB565) or 20
+    /// (position, heading, scale and color as `f32`).
+    pub const fn instance_bytes(self) -> usize {
+        match self {
+            VertexLayout::Compressed => 8,
+            VertexLayout::Uncompressed => 20,
+        }
+    }
+}
+
 impl NormalPrecision {
     /// Both, 16-bit first.
     pub const ALL: [NormalPrecision; 2] = [NormalPrecision::Oct16, NormalPrecision::Oct8];
@@ -85,6 +116,43 @@ impl NormalPrecision {
         NormalPrecision::ALL
             .into_iter()
             .find(|p| i64::from(p.bits()) == bits)
+    }
+
+    /// The 16-bit octahedral codes of `normal` at this precision: the
+    /// precise SNORM16 encoding, or the precise SNORM8 encoding with each
+    /// code `c` stored as `round(c / 127 * 32767)` (decodes within 1/65534
+    /// of `c / 127`). Source: Cigolle et al., JCGT 3(2), 2014.
+    pub fn encode(self, normal: glam::Vec3) -> [i16; 2] {
+        use crate::compress::octahedral::{oct_encode_snorm16, oct_encode_snorm8};
+        match self {
+            NormalPrecision::Oct16 => oct_encode_snorm16(normal),
+            NormalPrecision::Oct8 => oct_encode_snorm8(normal)
+                .map(|c| (crate::compress::snorm::decode_snorm8(c) * 32_767.0).round() as i16),
+        }
+    }
+
+    /// Largest and mean angle, degrees, between `n` unit directions spread
+    /// evenly over the sphere (a Fibonacci lattice: `z = 1 - (2k + 1) / n`,
+    /// longitude `k` times the golden angle; Gonzalez, Math. Geosciences
+    /// 42, 2010) and what the shader decodes from their codes at this
+    /// precision (`atan2(|a x b|, a . b)` in f64). Every direction a mesh
+    /// can have, not one mesh's normals. `(0, 0)` for `n == 0`. Allocates
+    /// nothing.
+    pub fn sphere_error_deg(self, n: usize) -> (f64, f64) {
+        use crate::compress::octahedral::oct_decode_snorm16;
+        let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
+        let (mut max, mut sum) = (0.0f64, 0.0f64);
+        for k in 0..n {
+            let z = 1.0 - (2.0 * k as f64 + 1.0) / n as f64;
+            let rho = (1.0 - z * z).max(0.0).sqrt();
+            let phi = golden * k as f64;
+            let a = glam::DVec3::new(rho * phi.cos(), rho * phi.sin(), z);
+            let b = oct_decode_snorm16(self.encode(a.as_vec3())).as_dvec3();
+            let deg = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+            max = max.max(deg);
+            sum += deg;
+        }
+        (max, if n == 0 { 0.0 } else { sum / n as f64 })
     }
 
     /// The other precision.

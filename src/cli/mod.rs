@@ -5,6 +5,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod display;
+pub(crate) mod lesson;
 pub(crate) mod values;
 pub(crate) mod window;
 
@@ -43,6 +44,36 @@ pub(crate) enum Command {
     /// Time the unit renderer in a window (run under xvfb-run when headless) for each unit count and vertex layout.
     #[command(name = "render-bench", allow_negative_numbers = true)]
     RenderBench(RenderBenchArgs),
+    /// Run a lesson headless: each step measured on this machine, its text printed with the numbers filled in, then the lesson's table. Without NAME, list the bundled lessons.
+    Lesson(LessonArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct LessonArgs {
+    /// A bundled lesson (algorithms, simd, layouts, memory-order, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml).
+    #[arg(value_name = "NAME|FILE")]
+    pub(crate) lesson: Option<String>,
+    /// Output: md (the texts and the table as Markdown), json (texts, rows with bench's keys, sweeps) or csv (the table; the texts go to stderr).
+    #[arg(long, value_enum, default_value_t = TableFormat::Md)]
+    pub(crate) format: TableFormat,
+    /// Cap every step's unit count (1 to 1,000,000), for a quick run.
+    #[arg(long = "max-units", value_name = "N", value_parser = parse_units)]
+    pub(crate) max_units: Option<usize>,
+    /// Counted frames per step instead of the lesson's (1 to 1,000).
+    #[arg(long, value_name = "N", value_parser = parse_lesson_frames)]
+    pub(crate) frames: Option<usize>,
+}
+
+/// Output format of a table with texts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TableFormat {
+    /// Markdown.
+    #[value(alias = "markdown")]
+    Md,
+    /// JSON.
+    Json,
+    /// CSV (RFC 4180).
+    Csv,
 }
 
 #[derive(Args, Debug)]

@@ -154,3 +154,8 @@ pub(crate) fn parse_render_warmup(s: &str) -> Result<u32, String> {
 pub(crate) fn parse_reorder_every(s: &str) -> Result<u32, String> {
     parse_count(s, 10_000, "frames").map(|v| v as u32)
 }
+
+/// Counted frames of a lesson step: 1 to 1,000.
+pub(crate) fn parse_lesson_frames(s: &str) -> Result<usize, String> {
+    parse_count(s, 1_000, "frames").map(|v| v as usize)
+}

@@ -24,30 +24,13 @@
 use super::pipeline::UnitInstance;
 pub use crate::view::{NormalPrecision, VertexLayout};
 
-/// The GPU figures of each layout (the names are [`crate::view`]'s).
-impl VertexLayout {
-    /// Bytes per vertex of each per-vertex stream, in binding order:
-    /// `[8, 4]` (position, normal) compressed, `[32]` uncompressed.
-    pub fn vertex_stream_bytes(self) -> &'static [usize] {
-        match self {
-            VertexLayout::Compressed => &[8, 4],
-            VertexLayout::Uncompressed => &[std::mem::size_of::<FloatVertex>()],
-        }
-    }
-
-    /// Bytes per vertex over all per-vertex streams: 12 or 32.
-    pub fn vertex_bytes(self) -> usize {
-        self.vertex_stream_bytes().iter().sum()
-    }
-
-    /// Bytes per instance: 8 ([`PackedInstance`]) or 20 ([`UnitInstance`]).
-    pub fn instance_bytes(self) -> usize {
-        match self {
-            VertexLayout::Compressed => std::mem::size_of::<PackedInstance>(),
-            VertexLayout::Uncompressed => std::mem::size_of::<UnitInstance>(),
-        }
-    }
-}
+// The byte counts of each layout are [`crate::view`]'s (the engine quotes
+// them in lessons); these structs must match them.
+const _: () = assert!(
+    std::mem::size_of::<FloatVertex>() == VertexLayout::Uncompressed.vertex_bytes()
+        && std::mem::size_of::<PackedInstance>() == VertexLayout::Compressed.instance_bytes()
+        && std::mem::size_of::<UnitInstance>() == VertexLayout::Uncompressed.instance_bytes()
+);
 
 /// One vertex of the uncompressed stream, 32 bytes: model-space position
 /// and unit normal as `f32`, then two padding floats (the 16-byte multiple
@@ -285,22 +268,6 @@ mod tests {
             assert_eq!(l.next().next(), l);
         }
         assert_eq!(VertexLayout::from_key("zip"), None);
-    }
-}
-
-/// The codes of each precision (the names are [`crate::view`]'s).
-impl NormalPrecision {
-    /// The 16-bit octahedral codes of `normal` at this precision: the
-    /// precise SNORM16 encoding, or the precise SNORM8 encoding with each
-    /// code `c` stored as `round(c / 127 * 32767)` (decodes within 1/65534
-    /// of `c / 127`). Source: Cigolle et al., JCGT 3(2), 2014.
-    pub fn encode(self, normal: glam::Vec3) -> [i16; 2] {
-        use crate::compress::octahedral::{oct_encode_snorm16, oct_encode_snorm8};
-        match self {
-            NormalPrecision::Oct16 => oct_encode_snorm16(normal),
-            NormalPrecision::Oct8 => oct_encode_snorm8(normal)
-                .map(|c| (crate::compress::snorm::decode_snorm8(c) * 32_767.0).round() as i16),
-        }
     }
 }
 

@@ -1,0 +1,54 @@
+//! The lessons that ship with the lab: the files of `assets/lessons/`,
+//! compiled into the binary (so the browser build, which has no file
+//! system, has them too), in teaching order.
+
+use super::{Lesson, LessonError};
+
+/// (name, file text), in teaching order.
+pub const LESSONS: [(&str, &str); 9] = [
+    (
+        "algorithms",
+        include_str!("../../assets/lessons/algorithms.toml"),
+    ),
+    ("simd", include_str!("../../assets/lessons/simd.toml")),
+    ("layouts", include_str!("../../assets/lessons/layouts.toml")),
+    (
+        "memory-order",
+        include_str!("../../assets/lessons/memory-order.toml"),
+    ),
+    (
+        "cell-size",
+        include_str!("../../assets/lessons/cell-size.toml"),
+    ),
+    ("results", include_str!("../../assets/lessons/results.toml")),
+    ("threads", include_str!("../../assets/lessons/threads.toml")),
+    (
+        "vertex-data",
+        include_str!("../../assets/lessons/vertex-data.toml"),
+    ),
+    ("churn", include_str!("../../assets/lessons/churn.toml")),
+];
+
+/// The names of the bundled lessons, in teaching order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    LESSONS.iter().map(|l| l.0)
+}
+
+/// The bundled lesson `name`, parsed (named `assets/lessons/NAME.toml` in
+/// messages).
+///
+/// # Errors
+/// `None` when no bundled lesson has that name; a [`LessonError`] if the
+/// file does not validate (the tests parse every one).
+pub fn get(name: &str) -> Option<Result<Lesson, LessonError>> {
+    let (n, text) = LESSONS.iter().find(|l| l.0 == name)?;
+    Some(Lesson::parse(text, &format!("assets/lessons/{n}.toml"), n))
+}
+
+/// Every bundled lesson, parsed, in teaching order.
+///
+/// # Errors
+/// The first lesson that does not validate.
+pub fn all() -> Result<Vec<Lesson>, LessonError> {
+    names().map(|n| get(n).expect("listed")).collect()
+}

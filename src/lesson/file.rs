@@ -1,0 +1,254 @@
+//! Lesson files: TOML a teacher can copy and edit.
+//!
+//! ```toml
+//! name = "algorithms"                      # optional: the file's stem
+//! title = "Naive, grid, sorted grid"
+//! summary = "Why a grid answers 'who is near me?' with far less work."
+//! frames = 8                               # counted frames per step (1 to 1000)
+//! settle = 2                               # settling frames per step (0 to 100)
+//! units_from_cache = 4.0                   # optional (0.1 to 64): see `super::units`
+//! conclusion = "Grid: {naive.query_ms / grid.query_ms}x less query time."
+//!
+//! [settings]                               # every step starts from these
+//! units = 10000                            # (the fields of a scenario file)
+//!
+//! [[steps]]
+//! id = "naive"                             # letters, digits, '_' and '-'
+//! title = "Naive: every pair"
+//! settings = { strategy = "naive" }        # what this step changes
+//! sweep = false                            # optional: a cell-size sweep
+//! memory_view = false                      # optional: open the memory view
+//! all_threads = false                      # optional: as many threads as cores
+//! text = "Naive tested {naive.candidates_per_unit} candidates per unit."
+//! ```
+//!
+//! Validated like scenarios ([`crate::scenario`]): the first problem is
+//! one line naming the file, the line, the field and what it takes. The
+//! placeholders are checked too (a metric or step id that does not exist,
+//! a step quoting a later step).
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::text::Template;
+use super::{Lesson, Step, DEFAULT_FRAMES, DEFAULT_SETTLE};
+use crate::measure::Spec;
+use crate::scenario::{de_error, one_line_error, Raw, Scenario, ScenarioError};
+
+/// Why a lesson could not be read; `Display` gives `FILE:LINE: FIELD: MESSAGE`
+/// (the scenario files' error).
+pub type LessonError = ScenarioError;
+
+/// Largest lesson file read, bytes.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+/// Most steps a lesson may have.
+pub const MAX_STEPS: usize = 64;
+
+/// The lesson's own fields and what each takes, for messages.
+const FIELDS: [(&str, &str); 13] = [
+    ("title", "text in quotes"),
+    ("summary", "text in quotes"),
+    ("conclusion", "text in quotes"),
+    ("frames", "a whole number from 1 to 1000"),
+    ("settle", "a whole number from 0 to 100"),
+    ("units_from_cache", "a number from 0.1 to 64"),
+    ("steps", "a list of [[steps]] tables"),
+    ("id", "text in quotes: letters, digits, '_' and '-'"),
+    ("text", "text in quotes"),
+    ("sweep", "true or false"),
+    ("memory_view", "true or false"),
+    ("all_threads", "true or false"),
+    ("settings", "a table of scenario fields"),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLesson {
+    name: Option<Spanned<String>>,
+    title: Spanned<String>,
+    summary: Option<Spanned<String>>,
+    conclusion: Option<Spanned<String>>,
+    frames: Option<Spanned<i64>>,
+    settle: Option<Spanned<i64>>,
+    units_from_cache: Option<Spanned<f64>>,
+    settings: Option<Raw>,
+    steps: Spanned<Vec<Spanned<RawStep>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    id: Spanned<String>,
+    title: Spanned<String>,
+    text: Spanned<String>,
+    settings: Option<Raw>,
+    sweep: Option<Spanned<bool>>,
+    memory_view: Option<Spanned<bool>>,
+    all_threads: Option<Spanned<bool>>,
+}
+
+impl Lesson {
+    /// Reads and validates the lesson at `path` ([`Lesson::parse`]).
+    ///
+    /// # Errors
+    /// A [`LessonError`] when the file cannot be read (missing, a folder,
+    /// larger than [`MAX_FILE_BYTES`], not UTF-8) or does not validate.
+    pub fn load(path: &Path) -> Result<Lesson, LessonError> {
+        let file = path.display().to_string();
+        let fail = |message: String| one_line_error("", &file, None, None, message);
+        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        if !meta.is_file() {
+            return Err(fail("not a file".to_string()));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(fail(format!(
+                "{} bytes; a lesson file is at most {MAX_FILE_BYTES} bytes",
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            fail(format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Lesson::parse(&text, &file, &stem)
+    }
+
+    /// Parses and validates the TOML `text` of the lesson file named `file`
+    /// (used in messages); `stem` is its name when the text has none.
+    /// Unknown fields are errors. Allocates the lesson. Never panics.
+    ///
+    /// # Errors
+    /// The first problem as a [`LessonError`]: TOML syntax, an unknown
+    /// field, a wrong type, a value out of range (the scenario fields'
+    /// ranges for `settings`), a duplicate or malformed step id, no steps,
+    /// or a placeholder that names no metric or no earlier step.
+    pub fn parse(text: &str, file: &str, stem: &str) -> Result<Lesson, LessonError> {
+        let error = |span: Option<Range<usize>>, field: &str, message: String| {
+            one_line_error(text, file, span, Some(field.to_string()), message)
+        };
+        let raw: RawLesson = toml::from_str(text).map_err(|e| de_error(&e, text, file, &FIELDS))?;
+        let int = |name: &str, v: &Option<Spanned<i64>>, lo: i64, hi: i64, default: usize| match v {
+            None => Ok(default),
+            Some(v) if (lo..=hi).contains(v.get_ref()) => Ok(*v.get_ref() as usize),
+            Some(v) => Err(error(
+                Some(v.span()),
+                name,
+                format!(
+                    "must be a whole number from {lo} to {hi}, got {}",
+                    v.get_ref()
+                ),
+            )),
+        };
+        let frames = int("frames", &raw.frames, 1, 1000, DEFAULT_FRAMES)?;
+        let settle = int("settle", &raw.settle, 0, 100, DEFAULT_SETTLE)?;
+        let units_from_cache = match &raw.units_from_cache {
+            None => None,
+            Some(v) if (0.1..=64.0).contains(v.get_ref()) => Some(*v.get_ref()),
+            Some(v) => {
+                return Err(error(
+                    Some(v.span()),
+                    "units_from_cache",
+                    format!("must be a number from 0.1 to 64, got {}", v.get_ref()),
+                ))
+            }
+        };
+        let settings = match raw.settings {
+            Some(r) => Scenario::from_raw(r, text, file, "")?,
+            None => Scenario::default(),
+        };
+        if raw.steps.get_ref().is_empty() {
+            return Err(error(
+                Some(raw.steps.span()),
+                "steps",
+                "a lesson needs at least one [[steps]] table".to_string(),
+            ));
+        }
+        if raw.steps.get_ref().len() > MAX_STEPS {
+            return Err(error(
+                Some(raw.steps.span()),
+                "steps",
+                format!(
+                    "{} steps; a lesson has at most {MAX_STEPS}",
+                    raw.steps.get_ref().len()
+                ),
+            ));
+        }
+        let mut ids: Vec<String> = Vec::new();
+        let mut steps = Vec::new();
+        for st in raw.steps.into_inner() {
+            let line = super::text::line_of(text, st.span().start);
+            let st = st.into_inner();
+            let id = st.id.get_ref().trim().to_string();
+            let id_ok = !id.is_empty()
+                && id != "machine"
+                && id != "lesson"
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if !id_ok {
+                return Err(error(
+                    Some(st.id.span()),
+                    "id",
+                    format!(
+                        "must be letters, digits, '_' and '-' (not \"machine\" or \"lesson\"), got \"{}\"",
+                        st.id.get_ref()
+                    ),
+                ));
+            }
+            if ids.contains(&id) {
+                return Err(error(
+                    Some(st.id.span()),
+                    "id",
+                    format!("\"{id}\" names two steps; each step's id must be its own"),
+                ));
+            }
+            ids.push(id.clone());
+            let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
+            let template = Template::parse(&st.text, text, file, &known, Some(&id))?;
+            steps.push(Step {
+                id,
+                title: st.title.into_inner(),
+                text: template,
+                settings: match st.settings {
+                    Some(r) => Scenario::from_raw(r, text, file, "")?,
+                    None => Scenario::default(),
+                },
+                sweep: st.sweep.is_some_and(|b| *b.get_ref()),
+                memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
+                all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),
+                line,
+            });
+        }
+        let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let conclusion = match &raw.conclusion {
+            Some(c) => Template::parse(c, text, file, &known, None)?,
+            None => Template::default(),
+        };
+        Ok(Lesson {
+            name: raw
+                .name
+                .map(|n| n.into_inner())
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| stem.to_string()),
+            title: raw.title.into_inner(),
+            summary: raw.summary.map(|s| s.into_inner()).unwrap_or_default(),
+            file: file.to_string(),
+            settings,
+            units_from_cache,
+            spec: Spec::new(settle, frames),
+            steps,
+            conclusion,
+        })
+    }
+}

@@ -1,0 +1,344 @@
+//! Lessons: ordered steps a class follows, each setting the engine and the
+//! view, saying what to watch, measuring through the measurement engine
+//! ([`crate::measure`]) and quoting what it measured on this machine.
+//!
+//! A lesson is a TOML file ([`file`]; the bundled ones in `assets/lessons/`
+//! are compiled in, [`bundled`], so the browser build has them too). Its
+//! texts hold placeholders (`{grid.query_ms}`) filled from the measurements
+//! ([`text`]). [`LessonRun`] is the state of one pass through a lesson: the
+//! settings of each step, the results measured so far, the rendered texts and
+//! the chart's rows. The window's lessons panel steps it on the live
+//! simulation; `spatial-query-lab lesson` runs it headless ([`run`]).
+
+pub mod bundled;
+pub mod file;
+pub mod run;
+pub mod text;
+pub mod units;
+
+use crate::measure::compare::Comparison;
+use crate::measure::sweep::CellSweep;
+use crate::measure::{Outcome, Plan, Spec, Variant};
+use crate::scenario::{Scenario, ScenarioView};
+use crate::sim::budget::Budget;
+use crate::sim::Settings;
+use crate::spatial::Strategy;
+
+pub use file::LessonError;
+pub use text::{Piece, Template};
+pub use units::UnitChoice;
+
+/// Settling frames of a step unless the lesson says otherwise.
+pub const DEFAULT_SETTLE: usize = 2;
+/// Counted frames of a step unless the lesson says otherwise.
+pub const DEFAULT_FRAMES: usize = 8;
+
+/// One step of a lesson.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// Short name other steps' placeholders use (`{grid.query_ms}`).
+    pub id: String,
+    /// Heading shown above the text.
+    pub title: String,
+    /// What to watch and what the numbers say, with placeholders.
+    pub text: Template,
+    /// The settings this step changes from the lesson's (every field
+    /// optional, as in a scenario).
+    pub settings: Scenario,
+    /// The step measures a cell-size sweep (the standard ratios) instead of
+    /// one row.
+    pub sweep: bool,
+    /// The window opens the memory view for this step.
+    pub memory_view: bool,
+    /// The step runs on as many threads as this machine has cores
+    /// ([`crate::machine::Machine::cores`]), whatever `settings` says.
+    pub all_threads: bool,
+    /// 1-based line of the step's `[[steps]]` table in its file.
+    pub line: usize,
+}
+
+/// A validated lesson.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lesson {
+    /// Short name (`algorithms`), as `spatial-query-lab lesson NAME` takes it.
+    pub name: String,
+    /// Title for people.
+    pub title: String,
+    /// One or two sentences: what the lesson shows.
+    pub summary: String,
+    /// The file it came from, as named in messages.
+    pub file: String,
+    /// Settings every step starts from (over the engine's defaults).
+    pub settings: Scenario,
+    /// Choose the unit count so that the AoS working set is this many
+    /// times the last-level cache ([`units`]); `None` keeps the lesson's.
+    pub units_from_cache: Option<f64>,
+    /// Settling and counted frames of every step.
+    pub spec: Spec,
+    /// The steps, in order (at least one).
+    pub steps: Vec<Step>,
+    /// Closing text shown with the chart, with placeholders.
+    pub conclusion: Template,
+}
+
+/// What a step measured.
+// A lesson holds one result per step (tens): the row's size costs nothing
+// worth a box; the sweep is boxed because it is several kilobytes.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum StepResult {
+    /// One row: measured, or skipped with the reason.
+    Row(Outcome),
+    /// A cell-size sweep (finished or stopped).
+    Sweep(Box<CellSweep>),
+}
+
+impl StepResult {
+    /// The step's row: the outcome, or the sweep's fastest cell size.
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self {
+            StepResult::Row(o) => Some(o.clone()),
+            StepResult::Sweep(sw) => {
+                let best = sw.best()?;
+                sw.measurements()
+                    .filter(|m| m.cell_size == Some(best.cell_size))
+                    .min_by(|a, b| a.ms.query.median.total_cmp(&b.ms.query.median))
+                    .cloned()
+                    .map(Outcome::Measured)
+            }
+        }
+    }
+}
+
+/// Limits a caller puts on a run (the tests and quick demos): at most
+/// `max_units` units per step, `frames` counted frames per step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LessonOptions {
+    /// Cap on every step's unit count.
+    pub max_units: Option<usize>,
+    /// Counted frames per step instead of the lesson's.
+    pub frames: Option<usize>,
+}
+
+/// One pass through a lesson: its steps' settings and what each measured.
+#[derive(Clone, Debug)]
+pub struct LessonRun {
+    lesson: Lesson,
+    units: Option<UnitChoice>,
+    options: LessonOptions,
+    results: Vec<Option<StepResult>>,
+}
+
+impl LessonRun {
+    /// A run of `lesson` with nothing measured yet. When the lesson chooses
+    /// its unit count from the cache, the choice is made now (it spawns a
+    /// small simulation to measure the AoS bytes per unit).
+    pub fn new(lesson: Lesson, options: LessonOptions) -> Self {
+        let units = lesson.units_from_cache.map(|factor| {
+            let mut base = Settings::default();
+            lesson.settings.apply(&mut base);
+            units::choose(
+                factor,
+                &base,
+                crate::machine::Machine::current(),
+                options.max_units,
+            )
+        });
+        LessonRun {
+            results: vec![None; lesson.steps.len()],
+            lesson,
+            units,
+            options,
+        }
+    }
+
+    /// The lesson.
+    pub fn lesson(&self) -> &Lesson {
+        &self.lesson
+    }
+
+    /// The unit count chosen from the cache, if the lesson chooses one.
+    pub fn unit_choice(&self) -> Option<&UnitChoice> {
+        self.units.as_ref()
+    }
+
+    /// Number of steps.
+    pub fn len(&self) -> usize {
+        self.lesson.steps.len()
+    }
+
+    /// Always false: a lesson has at least one step.
+    pub fn is_empty(&self) -> bool {
+        self.lesson.steps.is_empty()
+    }
+
+    /// The step with index `k`. Panics if `k >= len()`.
+    pub fn step(&self, k: usize) -> &Step {
+        &self.lesson.steps[k]
+    }
+
+    /// The scenario of step `k`: the lesson's settings with the step's over them.
+    fn scenario(&self, k: usize) -> Scenario {
+        self.lesson.settings.overlay(&self.lesson.steps[k].settings)
+    }
+
+    /// The full settings of step `k` over the engine's defaults: the
+    /// lesson's, then the step's, then the chosen unit count (unless the
+    /// step names its own), then all cores for an `all_threads` step, then
+    /// the caller's cap. A kernel this CPU lacks
+    /// stays as named (the step is then skipped; [`LessonRun::plan`]).
+    pub fn settings(&self, k: usize) -> Settings {
+        let sc = self.scenario(k);
+        let mut s = Settings::default();
+        sc.apply(&mut s);
+        if let Some(kernel) = sc.kernel {
+            s.kernel = kernel;
+        }
+        if let (Some(c), None) = (&self.units, self.lesson.steps[k].settings.units) {
+            s.units = c.units;
+        }
+        if self.lesson.steps[k].all_threads {
+            s.threads = crate::machine::Machine::current().cores.max(1);
+        }
+        if let Some(cap) = self.options.max_units {
+            s.units = s.units.min(cap.max(1));
+        }
+        s
+    }
+
+    /// The view values of step `k` (the lesson's with the step's over them).
+    pub fn view(&self, k: usize) -> ScenarioView {
+        self.scenario(k).view
+    }
+
+    /// Settling and counted frames of every step (the caller's frames if set).
+    pub fn spec(&self) -> Spec {
+        match self.options.frames {
+            Some(f) => Spec::new(self.lesson.spec.settle, f.max(1)),
+            None => self.lesson.spec,
+        }
+    }
+
+    /// Why step `k` cannot run on this machine (a kernel this CPU lacks),
+    /// or `None`.
+    pub fn cannot_run(&self, k: usize) -> Option<String> {
+        let s = self.settings(k);
+        let uses_kernel = s.strategy != Strategy::Grid;
+        (uses_kernel && !s.kernel.is_available())
+            .then(|| format!("this CPU cannot run {}: not run", s.kernel.name()))
+    }
+
+    /// The plan measuring step `k` (one variant labeled with the step's
+    /// title; marked skipped when [`LessonRun::cannot_run`]), no guards
+    /// beyond the compare panel's. Not for sweep steps ([`LessonRun::sweep`]).
+    pub fn plan(&self, k: usize) -> Plan {
+        let mut v = Variant::new(self.lesson.steps[k].title.clone(), self.settings(k));
+        v.skip = self.cannot_run(k);
+        Plan::new(
+            vec![v],
+            self.spec(),
+            crate::measure::compare::MEASURE_GUARDS,
+        )
+    }
+
+    /// The cell-size sweep of step `k` (the standard ratios, the step's
+    /// frames, the engine's default budget), if it is a sweep step.
+    pub fn sweep(&self, k: usize) -> Option<CellSweep> {
+        self.lesson.steps[k].sweep.then(|| {
+            CellSweep::new(
+                &self.settings(k),
+                &crate::measure::sweep::standard_ratios(),
+                self.spec().frames,
+                &Budget::default(),
+            )
+        })
+    }
+
+    /// Keeps what step `k` measured (replacing an earlier result).
+    pub fn record(&mut self, k: usize, result: StepResult) {
+        if let Some(slot) = self.results.get_mut(k) {
+            *slot = Some(result);
+        }
+    }
+
+    /// Forgets every result (restart).
+    pub fn clear(&mut self) {
+        self.results.iter_mut().for_each(|r| *r = None);
+    }
+
+    /// What step `k` measured, if it has.
+    pub fn result(&self, k: usize) -> Option<&StepResult> {
+        self.results.get(k).and_then(Option::as_ref)
+    }
+
+    /// True when every step has a result.
+    pub fn is_complete(&self) -> bool {
+        self.results.iter().all(Option::is_some)
+    }
+
+    /// The text of step `k` with its placeholders filled from the results
+    /// so far (a value not measured yet is pending).
+    pub fn text(&self, k: usize) -> Vec<Piece> {
+        self.lesson.steps[k].text.render(&text::Context::of(self))
+    }
+
+    /// The conclusion with its placeholders filled.
+    pub fn conclusion(&self) -> Vec<Piece> {
+        self.lesson.conclusion.render(&text::Context::of(self))
+    }
+
+    /// The chart's rows: each measured step's row in step order (a sweep
+    /// adds its curve and its fastest cell size), labeled with the step's
+    /// title; the first row is the baseline.
+    pub fn comparison(&self) -> Comparison {
+        let mut c = Comparison::default();
+        for (step, r) in self.lesson.steps.iter().zip(&self.results) {
+            match r {
+                Some(StepResult::Row(Outcome::Measured(m))) => {
+                    let mut m = m.clone();
+                    m.label = step.title.clone();
+                    c.add(m);
+                }
+                Some(StepResult::Sweep(sw)) => c.add_sweep(sw),
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// The settings of step `k` that `live` does not have, by their
+    /// scenario field names (`strategy`, `units`, ...): the engine values a
+    /// measurement depends on. The cell size is not compared in a sweep
+    /// step (the sweep sets it). Empty when they agree.
+    pub fn differences(&self, k: usize, live: &Settings) -> Vec<&'static str> {
+        let s = self.settings(k);
+        let mut out = Vec::new();
+        let mut check = |name: &'static str, differs: bool| {
+            if differs {
+                out.push(name);
+            }
+        };
+        check("units", s.units != live.units);
+        check("workload", s.workload != live.workload);
+        check("strategy", s.strategy != live.strategy);
+        check(
+            "kernel",
+            s.strategy != Strategy::Grid && s.kernel.or_scalar() != live.kernel,
+        );
+        check("threads", s.threads != live.threads);
+        check("layout", s.layout != live.layout);
+        check("reorder", s.reorder != live.reorder);
+        check("pass", s.pass != live.pass);
+        check("radius", s.radius != live.radius);
+        check(
+            "cell_size",
+            !self.lesson.steps[k].sweep
+                && s.strategy != Strategy::Naive
+                && s.cell_size != live.cell_size,
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,285 @@
+//! Tests of lesson files, settings and bookkeeping (the headless runs of
+//! every bundled lesson are in `tests/lessons.rs`).
+use super::*;
+use crate::measure::{Measurement, Skipped};
+use crate::sim::{Layout, Workload};
+use crate::spatial::Kernel;
+
+fn parse(text: &str) -> Result<Lesson, LessonError> {
+    Lesson::parse(text, "l.toml", "l")
+}
+
+const SMALL: &str = r#"
+title = "t"
+conclusion = "a {a.query_ms} b {b.query_ms}"
+[settings]
+units = 3000
+strategy = "grid"
+layout = "aos"
+
+[[steps]]
+id = "a"
+title = "A"
+settings = { strategy = "naive" }
+text = "naive {query_ms} ms"
+
+[[steps]]
+id = "b"
+title = "B"
+settings = { units = 5000, cell_size = 20.0 }
+text = "grid {b.query_ms} vs {a.query_ms / b.query_ms}x"
+"#;
+
+fn measured(run: &LessonRun, k: usize, query_ms: f64) -> StepResult {
+    let mut m = Measurement {
+        label: "x".into(),
+        settings: run.settings(k),
+        settle: 0,
+        frames: 3,
+        ms: Default::default(),
+        candidates: 0,
+        neighbors: 0,
+        result_bytes: 0,
+        allocations: None,
+        working_set: Default::default(),
+        threads: 1,
+        cell_size: None,
+        sliced_frames: 0,
+        worker_frames: 0,
+        deaths: 0,
+        spawns: 0,
+        query_misses: None,
+        note: None,
+    };
+    m.ms.query.median = query_ms;
+    StepResult::Row(Outcome::Measured(m))
+}
+
+#[test]
+fn every_bundled_lesson_parses_and_every_file_is_bundled() {
+    let all = bundled::all().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(all.len(), 9);
+    for (l, name) in all.iter().zip(bundled::names()) {
+        assert_eq!(l.name, name);
+        assert!(!l.steps.is_empty() && !l.title.is_empty(), "{name}");
+        assert!(!l.conclusion.is_empty(), "{name} has no conclusion");
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/lessons");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut names: Vec<String> = bundled::names().map(str::to_string).collect();
+    names.sort();
+    assert_eq!(files, names, "assets/lessons and bundled::LESSONS differ");
+}
+
+#[test]
+fn step_settings_go_over_the_lessons_and_the_cap_over_both() {
+    let l = parse(SMALL).unwrap();
+    assert_eq!(l.name, "l");
+    let run = LessonRun::new(l.clone(), LessonOptions::default());
+    let a = run.settings(0);
+    assert_eq!(
+        (a.units, a.strategy, a.layout),
+        (3000, Strategy::Naive, Layout::Aos)
+    );
+    assert!(a.cell_follows_radius);
+    let b = run.settings(1);
+    assert_eq!(
+        (b.units, b.strategy, b.cell_size),
+        (5000, Strategy::Grid, 20.0)
+    );
+    assert!(!b.cell_follows_radius);
+    let capped = LessonRun::new(
+        l,
+        LessonOptions {
+            max_units: Some(4000),
+            frames: Some(2),
+        },
+    );
+    assert_eq!(capped.settings(0).units, 3000);
+    assert_eq!(capped.settings(1).units, 4000);
+    assert_eq!(capped.spec(), Spec::new(DEFAULT_SETTLE, 2));
+    assert_eq!(capped.plan(1).variants()[0].settings.units, 4000);
+}
+
+#[test]
+fn all_threads_and_the_cache_choice_set_threads_and_units() {
+    let text = r#"
+title = "t"
+units_from_cache = 0.1
+[[steps]]
+id = "a"
+title = "A"
+all_threads = true
+text = "{lesson.units} because {lesson.units_why}"
+[[steps]]
+id = "b"
+title = "B"
+settings = { units = 1234, threads = 1 }
+text = "x"
+"#;
+    let run = LessonRun::new(parse(text).unwrap(), LessonOptions::default());
+    let cores = crate::machine::Machine::current().cores.max(1);
+    assert_eq!(run.settings(0).threads, cores);
+    assert_eq!(run.settings(1).threads, 1);
+    let choice = run.unit_choice().expect("chosen").clone();
+    assert_eq!(run.settings(0).units, choice.units);
+    assert_eq!(run.settings(1).units, 1234, "a step's own count wins");
+    let shown = text::plain(&run.text(0));
+    assert!(
+        shown.starts_with(&crate::format::thousands(choice.units as u64)),
+        "{shown}"
+    );
+    assert!(shown.contains(&choice.why), "{shown}");
+}
+
+#[test]
+fn texts_are_pending_until_measured_and_quote_the_measurement() {
+    let mut run = LessonRun::new(parse(SMALL).unwrap(), LessonOptions::default());
+    assert_eq!(text::plain(&run.text(1)), "grid … vs …x");
+    run.record(0, measured(&run, 0, 58.0));
+    assert_eq!(text::plain(&run.text(0)), "naive 58.0 ms");
+    assert_eq!(text::plain(&run.text(1)), "grid … vs …x");
+    run.record(1, measured(&run, 1, 2.0));
+    assert_eq!(text::plain(&run.text(1)), "grid 2.00 vs 29x");
+    assert_eq!(text::plain(&run.conclusion()), "a 58.0 b 2.00");
+    assert!(run.is_complete());
+    let c = run.comparison();
+    let labels: Vec<&str> = c.rows().iter().map(|m| m.label.as_str()).collect();
+    assert_eq!(labels, ["A", "B"]);
+    run.clear();
+    assert!(run.result(0).is_none());
+    assert_eq!(text::plain(&run.text(0)), "naive … ms");
+}
+
+#[test]
+fn a_step_that_cannot_run_says_not_run() {
+    let missing = Kernel::ALL.into_iter().find(|k| !k.is_available());
+    let Some(k) = missing else {
+        return; // a CPU with every kernel: nothing to skip here
+    };
+    let text = format!(
+        "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\nsettings = {{ strategy = \"sorted-grid\", kernel = \"{}\" }}\ntext = \"{{query_ms}} ms\"\n",
+        k.key()
+    );
+    let mut run = LessonRun::new(parse(&text).unwrap(), LessonOptions::default());
+    let why = run.cannot_run(0).expect("cannot run");
+    assert!(why.contains(k.name()), "{why}");
+    let plan = run.plan(0);
+    assert!(plan.is_done(), "skipped at once");
+    run.record(0, StepResult::Row(plan.outcomes()[0].clone()));
+    assert_eq!(text::plain(&run.text(0)), format!("{} ms", text::NOT_RUN));
+    assert!(matches!(
+        plan.outcomes()[0],
+        Outcome::Skipped(Skipped { .. })
+    ));
+}
+
+#[test]
+fn differences_name_the_settings_the_user_changed() {
+    let text = r#"
+title = "t"
+[[steps]]
+id = "a"
+title = "A"
+settings = { strategy = "grid", layout = "soa", units = 2000 }
+text = "x"
+[[steps]]
+id = "s"
+title = "S"
+sweep = true
+settings = { strategy = "grid", units = 2000 }
+text = "x"
+"#;
+    let run = LessonRun::new(parse(text).unwrap(), LessonOptions::default());
+    let mut live = run.settings(0);
+    assert!(run.differences(0, &live).is_empty());
+    live.strategy = Strategy::SortedGrid;
+    live.layout = Layout::Aos;
+    assert_eq!(run.differences(0, &live), ["strategy", "layout"]);
+    let mut live = run.settings(1);
+    live.cell_size *= 2.0;
+    assert!(
+        run.differences(1, &live).is_empty(),
+        "a sweep sets the cell itself"
+    );
+    live.workload = Workload::Battle;
+    assert_eq!(run.differences(1, &live), ["workload"]);
+    assert!(run.sweep(1).is_some() && run.sweep(0).is_none());
+}
+
+/// Every kind of bad file: one line naming the file, the line and the field.
+#[test]
+fn bad_files_give_one_line_with_file_line_and_field() {
+    let cases: [(&str, &str); 10] = [
+        (
+            "title = \"t\"\n[settings]\nunits = 0\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\n",
+            "l.toml:3: units: must be 1 to 1000000 units, got 0",
+        ),
+        (
+            "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\nsettings = { strategy = \"fast\" }\ntext = \"x\"\n",
+            "l.toml:5: strategy: must be one of naive, grid, sorted-grid, got \"fast\"",
+        ),
+        (
+            "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\nsettings = { unitz = 3 }\ntext = \"x\"\n",
+            "l.toml:5: unitz: unknown field `unitz`",
+        ),
+        (
+            "title = \"t\"\nframes = 0\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\n",
+            "l.toml:2: frames: must be a whole number from 1 to 1000, got 0",
+        ),
+        (
+            "title = \"t\"\nframes = \"many\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\n",
+            "l.toml:2: frames: must be a whole number from 1 to 1000, got \"many\"",
+        ),
+        (
+            "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"\"\"\nline one\n{a.speed_ms}\"\"\"\n",
+            "l.toml:7: text: {a.speed_ms}: \"speed_ms\" is not a metric",
+        ),
+        (
+            "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"{b.query_ms}\"\n[[steps]]\nid = \"b\"\ntitle = \"B\"\ntext = \"x\"\n",
+            "l.toml:5: text: {b.query_ms}: \"b\" is not the id of this step or an earlier one",
+        ),
+        (
+            "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\n[[steps]]\nid = \"a\"\ntitle = \"B\"\ntext = \"x\"\n",
+            "l.toml:7: id: \"a\" names two steps",
+        ),
+        (
+            "title = \"t\"\nsteps = []\n",
+            "l.toml:2: steps: a lesson needs at least one [[steps]] table",
+        ),
+        (
+            "title = \"t\"\n[[steps]]\nid = \"a b\"\ntitle = \"A\"\ntext = \"x\"\n",
+            "l.toml:3: id: must be letters, digits",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = parse(text).expect_err(text).to_string();
+        assert!(e.starts_with(want), "{text}\ngot:  {e}\nwant: {want}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    let e = parse("[[steps]]\nid = \"a\"\ntext = \"x\"\ntitle = \"A\"\n").unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("title"), "{e}");
+}
+
+#[test]
+fn a_missing_or_non_utf8_file_is_one_line() {
+    let e = Lesson::load(std::path::Path::new("/no/such/lesson.toml")).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("/no/such/lesson.toml: cannot read"),
+        "{e}"
+    );
+    let dir = std::env::temp_dir().join(format!("sql-lesson-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.toml");
+    std::fs::write(&p, b"title = \"\xff\"").unwrap();
+    let e = Lesson::load(&p).unwrap_err().to_string();
+    assert!(e.contains("not UTF-8"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

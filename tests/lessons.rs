@@ -1,0 +1,239 @@
+//! Every bundled lesson run headless against the engine at small unit
+//! counts (issue 20): each step produces its row with the step's settings,
+//! and every number in each rendered text equals the value computed here,
+//! independently, from the rows (`bench`'s keys) and the sweeps' points.
+
+use spatial_query_lab::lesson::run::run_all;
+use spatial_query_lab::lesson::text::{
+    kind, llc_text, number_text, ratio_text, Kind, Piece, Value, METRICS,
+};
+use spatial_query_lab::lesson::{bundled, LessonOptions, LessonRun, StepResult};
+use spatial_query_lab::machine::Machine;
+use spatial_query_lab::measure::{Outcome, Row};
+use spatial_query_lab::spatial::Strategy;
+use spatial_query_lab::view::{NormalPrecision, VertexLayout};
+
+const OPTIONS: LessonOptions = LessonOptions {
+    max_units: Some(2_000),
+    frames: Some(2),
+};
+
+/// The value of `reference` (`step.metric`, `metric` of step `this`, or a
+/// global) computed from the run's rows.
+fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
+    let reference = reference.trim();
+    match reference {
+        "machine.cores" => return Some(Machine::current().cores as f64),
+        "lesson.units" => return run.unit_choice().map(|c| c.units as f64),
+        _ => {}
+    }
+    let (k, metric) = match reference.split_once('.') {
+        Some((id, m)) => (run.lesson().steps.iter().position(|s| s.id == id)?, m),
+        None => (this, reference),
+    };
+    let view = run.view(k);
+    let layout = view.vertex_layout.unwrap_or(VertexLayout::Compressed);
+    let bits = view.normal_bits.unwrap_or(NormalPrecision::Oct16);
+    match metric {
+        "bytes_per_vertex" => return Some(layout.vertex_bytes() as f64),
+        "bytes_per_instance" => return Some(layout.instance_bytes() as f64),
+        "normal_error_max" => return Some(bits.sphere_error_deg(4096).0),
+        "normal_error_mean" => return Some(bits.sphere_error_deg(4096).1),
+        _ => {}
+    }
+    let result = run.result(k)?;
+    if let Some(m) = metric.strip_prefix("sweep_") {
+        let StepResult::Sweep(sw) = result else {
+            return None;
+        };
+        let pts = sw.points();
+        return match m {
+            "best_cell_over_r" => pts
+                .iter()
+                .min_by(|a, b| a.query_ms.total_cmp(&b.query_ms))
+                .map(|p| p.ratio as f64),
+            "cpn_at_r" => pts
+                .iter()
+                .find(|p| (p.ratio - 1.0).abs() < 1e-3)
+                .map(|p| p.candidates_per_neighbor),
+            "cpn_at_max" => pts.last().map(|p| p.candidates_per_neighbor),
+            _ => None,
+        };
+    }
+    let Outcome::Measured(_) = result.outcome()? else {
+        return None;
+    };
+    let row = Row::of(&result.outcome()?);
+    let med = row.median_ms?;
+    let units = row.units as f64;
+    Some(match metric {
+        "query_ms" => med.query,
+        "total_ms" => med.total,
+        "move_ms" => med.move_,
+        "rebuild_ms" => med.rebuild,
+        "apply_ms" => med.apply,
+        "query_min_ms" => row.min_ms?.query,
+        "query_max_ms" => row.max_ms?.query,
+        "candidates_per_unit" => row.candidates as f64 / units,
+        "neighbors_per_unit" => row.neighbors as f64 / units,
+        "candidates_per_neighbor" => row.candidates_per_neighbor?,
+        "neighbors" => row.neighbors as f64,
+        "candidates" => row.candidates as f64,
+        "units" => units,
+        "threads" => row.threads as f64,
+        "cell" => row.cell_size? as f64,
+        "cell_over_r" => row.cell_over_r?,
+        "result_bytes" => row.result_bytes as f64,
+        "working_set" => row.working_set_bytes? as f64,
+        "frames" => row.frames as f64,
+        "allocations" => row.allocations? as f64,
+        "deaths" => row.deaths as f64,
+        "spawns" => row.spawns as f64,
+        _ => return None,
+    })
+}
+
+/// The kind of a reference's metric (globals: their own).
+fn kind_of(run: &LessonRun, reference: &str) -> Kind {
+    let name = reference.rsplit('.').next().unwrap().trim();
+    match reference.trim() {
+        "machine.cores" | "lesson.units" => return Kind::Count,
+        _ => {}
+    }
+    let _ = run;
+    let m = METRICS.iter().find(|m| m.0 == name).expect("a metric");
+    m.1
+}
+
+/// Checks every value piece of `pieces` (the text of step `this`, or the
+/// conclusion with `this` = the last step) against the rows.
+fn check(run: &LessonRun, this: usize, pieces: &[Piece], what: &str) -> usize {
+    let mut numbers = 0;
+    for p in pieces {
+        let Piece::Value { expr, value, shown } = p else {
+            continue;
+        };
+        assert_ne!(*value, Value::Pending, "{what}: {{{expr}}} still pending");
+        let (a, b) = match expr.split_once('/') {
+            Some((a, b)) => (a, Some(b)),
+            None => (expr.as_str(), None),
+        };
+        match value {
+            Value::Number(x) => {
+                let ea = expected(run, this, a)
+                    .unwrap_or_else(|| panic!("{what}: {{{expr}}} has no row value"));
+                let (want, text) = match b {
+                    Some(b) => {
+                        let eb = expected(run, this, b).expect("denominator");
+                        (ea / eb, ratio_text(ea / eb))
+                    }
+                    None => (ea, number_text(ea, kind_of(run, a))),
+                };
+                assert!(
+                    (x - want).abs() <= 1e-9 * want.abs().max(1.0),
+                    "{what}: {{{expr}}} = {x}, the rows give {want}"
+                );
+                assert_eq!(shown, &text, "{what}: {{{expr}}}");
+                numbers += 1;
+            }
+            Value::Words(w) => {
+                let want = match a.trim() {
+                    "machine.llc" => llc_text(Machine::current()),
+                    "machine.cpu" => Machine::current().cpu.clone(),
+                    "lesson.units_why" => run.unit_choice().unwrap().why.clone(),
+                    _ => w.clone(),
+                };
+                assert_eq!(w, &want, "{what}: {{{expr}}}");
+            }
+            Value::NotRun => {
+                // Only a step that did not run (a kernel this CPU lacks)
+                // or a count that could not be taken.
+                assert!(
+                    expected(run, this, a).is_none()
+                        || b.is_some_and(|b| expected(run, this, b).is_none()),
+                    "{what}: {{{expr}}} shown as not run but the rows have it"
+                );
+            }
+            Value::Pending => unreachable!(),
+        }
+    }
+    let _ = kind;
+    numbers
+}
+
+#[test]
+fn every_bundled_lesson_measures_its_steps_and_quotes_its_rows() {
+    for lesson in bundled::all().unwrap_or_else(|e| panic!("{e}")) {
+        let name = lesson.name.clone();
+        let mut run = LessonRun::new(lesson, OPTIONS);
+        let mut quoted = 0;
+        run_all(&mut run, |_, _| {});
+        assert!(run.is_complete(), "{name}");
+        for k in 0..run.len() {
+            let want = run.settings(k);
+            let what = format!("{name} step {}", run.step(k).id);
+            let result = run.result(k).unwrap();
+            let outcome = result.outcome().unwrap_or_else(|| panic!("{what}: no row"));
+            let s = outcome.settings();
+            assert_eq!(s.units, want.units.min(2_000), "{what}");
+            assert_eq!(s.strategy, want.strategy, "{what}");
+            assert_eq!(s.layout, want.layout, "{what}");
+            assert_eq!(s.reorder, want.reorder, "{what}");
+            assert_eq!(s.pass, want.pass, "{what}");
+            assert_eq!(s.workload, want.workload, "{what}");
+            assert_eq!(s.threads, want.threads, "{what}");
+            if want.strategy != Strategy::Grid {
+                assert_eq!(s.kernel, want.kernel, "{what}");
+            }
+            match (&outcome, run.cannot_run(k)) {
+                (Outcome::Skipped(sk), Some(why)) => assert_eq!(sk.why, why, "{what}"),
+                (Outcome::Measured(m), None) => {
+                    assert_eq!(m.frames, 2, "{what}");
+                    if !run.step(k).sweep {
+                        assert_eq!(m.settings.cell_size, want.cell_size, "{what}");
+                    }
+                    assert!(m.neighbors > 0, "{what}");
+                }
+                (o, why) => panic!("{what}: {o:?} but cannot_run = {why:?}"),
+            }
+            quoted += check(&run, k, &run.text(k), &what);
+        }
+        quoted += check(
+            &run,
+            run.len() - 1,
+            &run.conclusion(),
+            &format!("{name} conclusion"),
+        );
+        assert!(quoted >= 3, "{name}: only {quoted} numbers quoted");
+        // The chart holds one row per measured step, in step order.
+        let measured = (0..run.len())
+            .filter(|&k| {
+                matches!(
+                    run.result(k).and_then(StepResult::outcome),
+                    Some(Outcome::Measured(_))
+                )
+            })
+            .count();
+        assert_eq!(run.comparison().rows().len(), measured, "{name}");
+    }
+}
+
+/// Every strategy, kernel and layout finds the same neighbors at the same
+/// frame: the lessons' comparisons are of the same work.
+#[test]
+fn the_algorithms_lesson_finds_the_same_neighbors_with_every_strategy() {
+    let lesson = bundled::get("algorithms").unwrap().unwrap();
+    let mut run = LessonRun::new(lesson, OPTIONS);
+    run_all(&mut run, |_, _| {});
+    let rows: Vec<Row> = (0..run.len())
+        .map(|k| Row::of(&run.result(k).unwrap().outcome().unwrap()))
+        .collect();
+    assert_eq!(rows[0].strategy, "naive");
+    assert!(rows
+        .iter()
+        .all(|r| r.neighbors == rows[0].neighbors && r.neighbors > 0));
+    assert!(
+        rows[1].candidates < rows[0].candidates / 10,
+        "the grid tests far fewer"
+    );
+}
