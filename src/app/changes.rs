@@ -25,9 +25,14 @@ impl App {
     /// Carries out the overlay's requests.
     pub(super) fn overlay_actions(&mut self, mut a: OverlayActions) {
         self.chart_rect = a.compare_chart;
+        self.lesson_chart_rect = a.lesson_chart;
         let compare = std::mem::take(&mut a.compare);
         if !compare.is_empty() {
             self.compare_actions(compare);
+        }
+        let lesson = std::mem::take(&mut a.lesson);
+        if !lesson.is_empty() {
+            self.lesson_actions(lesson);
         }
         self.respawn |= a.respawn;
         if a.reset_camera {
@@ -138,6 +143,10 @@ impl App {
             .is_some_and(|p| p.current() != Some(&self.settings))
         {
             self.cancel_measuring("cancelled: a setting changed while it ran");
+        }
+        // The lesson's notice follows the user's changes at once.
+        if self.lesson.is_some() && self.settings != *before {
+            self.refresh_lesson();
         }
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
             if !sw.matches(&self.settings) {

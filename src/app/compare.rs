@@ -81,11 +81,12 @@ impl App {
         self.toast(message);
     }
 
-    /// Saves the compare chart alone (`rect`, in points) as the next free
+    /// Saves a chart alone (`rect`, in points: the compare panel's or the
+    /// lesson's, `which` in the message) as the next free
     /// `spatial-query-lab-chart-NNN.png`; call after the overlay is drawn.
-    pub(super) fn save_chart(&mut self) {
-        let Some(rect) = self.chart_rect else {
-            self.toast("Not saved: the compare chart is not on screen.".to_string());
+    pub(super) fn save_chart(&mut self, rect: Option<egui_macroquad::egui::Rect>, which: &str) {
+        let Some(rect) = rect else {
+            self.toast(format!("Not saved: the {which} chart is not on screen."));
             return;
         };
         let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));

@@ -13,6 +13,7 @@ use super::{aspect, App};
 use crate::render::{CameraInput, OrbitCamera, PassInput};
 use crate::sim::{Layout, Pass};
 use crate::spatial::{Kernel, Query};
+use crate::ui::lesson::LessonAction;
 use crate::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE};
 use crate::ui::sweep::SweepAction;
 
@@ -141,6 +142,9 @@ impl App {
             Action::ToggleHelp => self.view.show_help = !self.view.show_help,
             Action::ToggleMemory => self.view.show_memory = !self.view.show_memory,
             Action::Measure => self.start_measuring(),
+            Action::ToggleLessons => self.view.show_lessons = !self.view.show_lessons,
+            Action::LessonNext => self.lesson_actions(vec![LessonAction::Next]),
+            Action::LessonBack => self.lesson_actions(vec![LessonAction::Back]),
             Action::Deselect => self.selection.clear(),
             Action::PanForward
             | Action::PanBack

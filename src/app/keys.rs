@@ -60,6 +60,12 @@ pub enum Action {
     ToggleMemory,
     /// Measure the current settings and add a row to the compare panel.
     Measure,
+    /// Open or close the lessons panel.
+    ToggleLessons,
+    /// The lesson's next step.
+    LessonNext,
+    /// The lesson's previous step.
+    LessonBack,
     /// Deselect the selected unit.
     Deselect,
     /// Pan the camera forward while held.
@@ -211,6 +217,21 @@ pub const BINDINGS: &[Binding] = &[
         Action::Measure,
         "measure the current settings and add a row to the compare panel",
     ),
+    bind(
+        &[KeyCode::F2],
+        Action::ToggleLessons,
+        "lessons: guided steps that measure on this machine as they go",
+    ),
+    bind(
+        &[KeyCode::PageDown],
+        Action::LessonNext,
+        "the lesson's next step (a presenter's clicker sends this key)",
+    ),
+    bind(
+        &[KeyCode::PageUp],
+        Action::LessonBack,
+        "the lesson's previous step",
+    ),
     bind(&[KeyCode::Escape], Action::Deselect, "deselect"),
     bind(&[KeyCode::W, KeyCode::Up], Action::PanForward, PAN),
     bind(&[KeyCode::A, KeyCode::Left], Action::PanLeft, PAN),
@@ -246,7 +267,10 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Escape => "Esc",
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
+        KeyCode::F2 => "F2",
         KeyCode::F12 => "F12",
+        KeyCode::PageDown => "Page Down",
+        KeyCode::PageUp => "Page Up",
         KeyCode::Enter => "Enter",
         KeyCode::M => "M",
         KeyCode::N => "N",

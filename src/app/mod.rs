@@ -34,6 +34,7 @@ mod changes;
 mod compare;
 mod input;
 pub mod keys;
+mod lesson;
 mod picture;
 pub mod pointer;
 pub mod render_bench;
@@ -100,6 +101,9 @@ pub struct AppOptions {
     /// The scenario loaded with `--scenario` (its file and values), already
     /// applied to `settings`.
     pub scenario: Option<(PathBuf, Scenario)>,
+    /// The lesson `--lesson` opens at its first step (its settings replace
+    /// the command line's).
+    pub lesson: Option<crate::lesson::Lesson>,
 }
 
 /// Respawns and layout changes at this many units or more run on a worker
@@ -177,6 +181,12 @@ struct App {
     chart_rect: Option<egui_macroquad::egui::Rect>,
     /// "Save chart PNG" was pressed: save it at the end of this frame.
     chart_requested: bool,
+    /// The lesson being followed in the lessons panel.
+    lesson: Option<crate::lesson::session::Session>,
+    /// Where the lesson chart was drawn in the last overlay pass, points.
+    lesson_chart_rect: Option<egui_macroquad::egui::Rect>,
+    /// The lesson's "Save chart PNG" was pressed.
+    lesson_chart_requested: bool,
     /// The units per cell of the last step, when the view shows them.
     heatmap: CellHeatmap,
     /// The selected unit's query of the last step, and its storage index then.
@@ -291,6 +301,9 @@ impl App {
             measuring: None,
             chart_rect: None,
             chart_requested: false,
+            lesson: None,
+            lesson_chart_rect: None,
+            lesson_chart_requested: false,
             heatmap: CellHeatmap::default(),
             inspection: Inspection::default(),
             inspected: None,
@@ -310,6 +323,10 @@ impl App {
             click_at: None,
         };
         app.start(opts.select, opts.scenario, notices);
+        if let Some(lesson) = opts.lesson {
+            app.start_lesson(lesson);
+            app.refresh_lesson();
+        }
         Ok(app)
     }
 
@@ -324,6 +341,7 @@ impl App {
         notices: Vec<GuardNotice>,
     ) {
         self.list_scenarios();
+        self.list_lessons();
         if self.settings.units >= WORKER_UNITS {
             // `--select` waits for the units.
             self.select_at_start = select;
@@ -452,7 +470,10 @@ impl App {
                     });
         }
         if std::mem::take(&mut self.chart_requested) {
-            self.save_chart();
+            self.save_chart(self.chart_rect, "compare");
+        }
+        if std::mem::take(&mut self.lesson_chart_requested) {
+            self.save_chart(self.lesson_chart_rect, "lesson");
         }
         if std::mem::take(&mut self.shot_requested) {
             let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));

@@ -174,6 +174,7 @@ impl App {
             self.stats.sweep.clone_from(&self.sweep);
         }
         self.record_compare(frame, &settings);
+        self.record_lesson(frame, &settings);
         if std::mem::take(&mut self.sweep_at_launch) {
             self.sweep_action(SweepAction::Start);
         }

@@ -100,6 +100,9 @@ pub(crate) struct RenderBenchArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct WindowArgs {
+    /// Open the lessons panel at the first step of this lesson: a bundled one (algorithms, simd, layouts, memory-order, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml). Page Down / Page Up step through it.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub(crate) lesson: Option<String>,
     /// Load a scenario file (TOML, e.g. assets/scenarios/battle.toml); flags given next to it override its values.
     #[arg(long, value_name = "FILE")]
     pub(crate) scenario: Option<PathBuf>,

@@ -237,6 +237,18 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
             let _ = std::fs::remove_file(path);
         }
     }
+    let lesson = match w
+        .lesson
+        .as_deref()
+        .map(spatial_query_lab::lesson::bundled::resolve)
+    {
+        None => None,
+        Some(Ok(l)) => Some(l),
+        Some(Err(e)) => {
+            eprintln!("error: --lesson: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if let Some(code) = require_display() {
         return code;
     }
@@ -262,6 +274,7 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         normal_precision: w.normal_bits,
         unit_mesh: w.mesh,
         scenario,
+        lesson,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),

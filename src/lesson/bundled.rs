@@ -52,3 +52,27 @@ pub fn get(name: &str) -> Option<Result<Lesson, LessonError>> {
 pub fn all() -> Result<Vec<Lesson>, LessonError> {
     names().map(|n| get(n).expect("listed")).collect()
 }
+
+/// The lesson `which` names: a lesson file when it ends in `.toml`,
+/// holds a `/` or names an existing file ([`Lesson::load`]); else the
+/// bundled lesson of that name.
+///
+/// # Errors
+/// One line: the file's error, or that no bundled lesson has that name
+/// (listing the names).
+pub fn resolve(which: &str) -> Result<Lesson, String> {
+    let path = std::path::Path::new(which);
+    if which.ends_with(".toml") || which.contains('/') || path.is_file() {
+        return Lesson::load(path).map_err(|e| e.to_string());
+    }
+    match get(which) {
+        Some(r) => r.map_err(|e| e.to_string()),
+        None => {
+            let names: Vec<&str> = names().collect();
+            Err(format!(
+                "no bundled lesson \"{which}\"; one of {}, or a FILE.toml",
+                names.join(", ")
+            ))
+        }
+    }
+}

@@ -11,8 +11,10 @@
 //! simulation; `spatial-query-lab lesson` runs it headless ([`run`]).
 
 pub mod bundled;
+pub mod export;
 pub mod file;
 pub mod run;
+pub mod session;
 pub mod text;
 pub mod units;
 
@@ -306,38 +308,43 @@ impl LessonRun {
         c
     }
 
-    /// The settings of step `k` that `live` does not have, by their
-    /// scenario field names (`strategy`, `units`, ...): the engine values a
-    /// measurement depends on. The cell size is not compared in a sweep
-    /// step (the sweep sets it). Empty when they agree.
+    /// The settings of step `k` that `live` does not have ([`differences`]
+    /// against [`LessonRun::settings`]). Empty when they agree.
     pub fn differences(&self, k: usize, live: &Settings) -> Vec<&'static str> {
-        let s = self.settings(k);
-        let mut out = Vec::new();
-        let mut check = |name: &'static str, differs: bool| {
-            if differs {
-                out.push(name);
-            }
-        };
-        check("units", s.units != live.units);
-        check("workload", s.workload != live.workload);
-        check("strategy", s.strategy != live.strategy);
-        check(
-            "kernel",
-            s.strategy != Strategy::Grid && s.kernel.or_scalar() != live.kernel,
-        );
-        check("threads", s.threads != live.threads);
-        check("layout", s.layout != live.layout);
-        check("reorder", s.reorder != live.reorder);
-        check("pass", s.pass != live.pass);
-        check("radius", s.radius != live.radius);
-        check(
-            "cell_size",
-            !self.lesson.steps[k].sweep
-                && s.strategy != Strategy::Naive
-                && s.cell_size != live.cell_size,
-        );
-        out
+        differences(&self.settings(k), live, self.lesson.steps[k].sweep)
     }
+}
+
+/// The engine settings of `want` that `live` does not have, by their
+/// scenario field names (`strategy`, `units`, ...): those a measurement
+/// depends on. The kernel is compared as this CPU runs it, and not for
+/// Grid (which uses none); the cell size not for Naive, nor in a sweep
+/// step (`sweep`: the sweep sets it). Empty when they agree.
+pub fn differences(want: &Settings, live: &Settings, sweep: bool) -> Vec<&'static str> {
+    let s = want;
+    let mut out = Vec::new();
+    let mut check = |name: &'static str, differs: bool| {
+        if differs {
+            out.push(name);
+        }
+    };
+    check("units", s.units != live.units);
+    check("workload", s.workload != live.workload);
+    check("strategy", s.strategy != live.strategy);
+    check(
+        "kernel",
+        s.strategy != Strategy::Grid && s.kernel.or_scalar() != live.kernel.or_scalar(),
+    );
+    check("threads", s.threads != live.threads);
+    check("layout", s.layout != live.layout);
+    check("reorder", s.reorder != live.reorder);
+    check("pass", s.pass != live.pass);
+    check("radius", s.radius != live.radius);
+    check(
+        "cell_size",
+        !sweep && s.strategy != Strategy::Naive && s.cell_size != live.cell_size,
+    );
+    out
 }
 
 #[cfg(test)]

@@ -130,7 +130,7 @@ pub fn window(
             }
             rows(ui, st, &mut acts);
             if !c.rows().is_empty() {
-                chart = Some(bar_chart(ui, c));
+                chart = Some(bar_chart(ui, c, COMPARE_CHART));
             }
             if !c.curves().is_empty() {
                 curves(ui, c, &mut acts);
@@ -244,8 +244,10 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
 }
 
 /// The rows' steps as bars stacked by phase, in units of the baseline's
-/// step (the baseline's bar is about 1); returns the plot's rectangle.
-fn bar_chart(ui: &mut egui::Ui, c: &Comparison) -> egui::Rect {
+/// step (the baseline's bar is about 1), as the plot `id`; returns the
+/// rectangle of the plot and its caption. The lessons panel draws its
+/// chart with it too.
+pub(crate) fn bar_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Rect {
     let n = c.rows().len();
     let mut charts: Vec<BarChart> = Vec::with_capacity(4);
     for (k, (name, color)) in PHASE_NAMES.iter().zip(PHASE_COLORS).enumerate() {
@@ -281,8 +283,8 @@ fn bar_chart(ui: &mut egui::Ui, c: &Comparison) -> egui::Rect {
         ui.label(format!(
             "Step time per row, stacked by phase, in units of the baseline's ({base})"
         ));
-        super::plot::fixed(COMPARE_CHART, 220.0)
-            .id(egui::Id::new(COMPARE_CHART))
+        super::plot::fixed(id, 220.0)
+            .id(egui::Id::new(id))
             .legend(Legend::default())
             .include_y(0.0)
             .include_x(-0.6)
@@ -336,7 +338,13 @@ fn curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
             }
         });
     }
-    super::plot::fixed("compare sweeps", 150.0)
+    curves_plot(ui, c, "compare sweeps");
+}
+
+/// Every kept sweep of `c` as one colored curve of median query ms
+/// against cell / r (log scale), as the plot `id`.
+pub(crate) fn curves_plot(ui: &mut egui::Ui, c: &Comparison, id: &str) {
+    super::plot::fixed(id, 150.0)
         .include_y(0.0)
         .x_axis_label("cell / r (log scale)")
         .y_axis_label("query ms")

@@ -1,12 +1,13 @@
 //! The egui overlay widgets: the panel and its controls ([`overlay`]), its
 //! numbers and graph of the last frames ([`timings`]), its vertex-data rows
 //! ([`vertex_data`]), the cell-size sweep's window ([`sweep`]), the compare
-//! panel ([`compare`]) and the memory view ([`memory_view`]). They edit a plain
+//! panel ([`compare`]), the lessons panel ([`lesson`]) and the memory view ([`memory_view`]). They edit a plain
 //! [`crate::sim::Settings`] and read a plain [`stats::FrameStats`], which the
 //! frame loop ([`crate::app`]) fills; they never reach into the engine or
 //! back up into the frame loop.
 
 pub mod compare;
+pub mod lesson;
 pub mod memory_view;
 pub mod overlay;
 pub mod plot;

@@ -42,6 +42,10 @@ pub struct ViewOptions {
     pub show_memory: bool,
     /// Compare panel visible.
     pub show_compare: bool,
+    /// Lessons panel visible.
+    pub show_lessons: bool,
+    /// The first-launch hint that points at the lessons (until they are opened).
+    pub lesson_hint: bool,
     /// Uniform scale of the unit meshes.
     pub unit_scale: f32,
     /// How units are colored.
@@ -64,6 +68,8 @@ impl Default for ViewOptions {
             show_help: false,
             show_memory: false,
             show_compare: false,
+            show_lessons: false,
+            lesson_hint: true,
             unit_scale: 2.0,
             color_mode: ColorMode::Team,
             vertex_layout: VertexLayout::Compressed,
@@ -81,6 +87,10 @@ pub struct OverlayActions {
     pub compare: Vec<CompareAction>,
     /// Where the compare chart was drawn this frame, points.
     pub compare_chart: Option<egui::Rect>,
+    /// The lessons panel's requests, in the order clicked.
+    pub lesson: Vec<crate::ui::lesson::LessonAction>,
+    /// Where the lesson chart was drawn this frame, points.
+    pub lesson_chart: Option<egui::Rect>,
     /// Respawn the units with the current settings.
     pub respawn: bool,
     /// Re-frame the camera on the world.
@@ -139,6 +149,13 @@ impl Overlay {
             act.compare = acts;
             act.compare_chart = chart;
         }
+        if view.show_lessons {
+            view.lesson_hint = false;
+            let (acts, chart) =
+                crate::ui::lesson::window(ctx, &mut view.show_lessons, &stats.lessons);
+            act.lesson = acts;
+            act.lesson_chart = chart;
+        }
         if let Some((msg, _)) = &stats.status {
             status_toast(ctx, msg);
         }
@@ -164,6 +181,9 @@ impl Overlay {
         }
         window.show(ctx, |ui| {
             let mut body = |ui: &mut egui::Ui| {
+                if view.lesson_hint {
+                    crate::ui::lesson::hint(ui, &mut view.show_lessons);
+                }
                 notices(ui, stats, &mut act);
                 self.controls(ui, settings, view, stats, &mut act);
                 ui.separator();
@@ -247,6 +267,7 @@ impl Overlay {
                 .clicked();
             ui.toggle_value(&mut view.show_memory, "memory")
                 .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
+            crate::ui::lesson::button(ui, &mut view.show_lessons);
             ui.toggle_value(&mut view.show_compare, "compare")
                 .on_hover_text("Compare panel: measure the current settings into a row (Enter), keep rows across setting changes, compare them with a baseline, export them (Markdown, CSV, JSON, chart PNG).");
             if ui

@@ -365,6 +365,8 @@ pub struct FrameStats {
     pub comparison: Comparison,
     /// The compare measurement in progress: its label and progress, 0 to 1.
     pub measuring: Option<(String, f64)>,
+    /// The lessons panel: the list, the page being followed.
+    pub lessons: crate::ui::lesson::LessonPanel,
 }
 
 impl FrameStats {

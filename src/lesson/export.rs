@@ -1,0 +1,130 @@
+//! A lesson's exports, for the command line and the window's panel: its
+//! texts and table as Markdown, its table as CSV, and JSON with every
+//! step's text and row (`bench`'s keys).
+
+use serde::Serialize;
+
+use super::text::plain;
+use super::{LessonRun, StepResult};
+use crate::machine::Machine;
+use crate::measure::compare::SweepCurve;
+use crate::measure::{Outcome, Row};
+
+/// The heading of the Markdown document: title, summary, machine.
+pub fn markdown_head(run: &LessonRun, machine: &Machine) -> String {
+    let l = run.lesson();
+    let mut s = format!(
+        "# {}\n\n{}\n\nMeasured on {}.\n\n",
+        l.title,
+        l.summary,
+        machine.summary()
+    );
+    if let Some(c) = run.unit_choice() {
+        s += &format!("Units: {}.\n\n", c.why);
+    }
+    s
+}
+
+/// Step `k` as Markdown: its heading and its filled text (and why it was
+/// not measured, if it was not).
+pub fn markdown_step(run: &LessonRun, k: usize) -> String {
+    let mut s = format!(
+        "## {}. {}\n\n{}\n\n",
+        k + 1,
+        run.step(k).title,
+        plain(&run.text(k))
+    );
+    if let Some(why) = skipped(run, k) {
+        s += &format!("*Not measured: {why}.*\n\n");
+    }
+    s
+}
+
+/// The end of the Markdown document: the filled conclusion and the table
+/// (the compare panel's, [`crate::measure::compare::Comparison::to_markdown`]).
+pub fn markdown_tail(run: &LessonRun, machine: &Machine) -> String {
+    format!(
+        "## What it showed\n\n{}\n\n{}",
+        plain(&run.conclusion()),
+        run.comparison().to_markdown(machine)
+    )
+}
+
+/// The whole lesson as one Markdown document.
+pub fn to_markdown(run: &LessonRun, machine: &Machine) -> String {
+    let mut s = markdown_head(run, machine);
+    for k in 0..run.len() {
+        s += &markdown_step(run, k);
+    }
+    s + &markdown_tail(run, machine)
+}
+
+/// Why step `k` has no measurement, if it has a result without one.
+pub fn skipped(run: &LessonRun, k: usize) -> Option<String> {
+    match run.result(k)? {
+        StepResult::Row(Outcome::Skipped(s)) => Some(s.why.clone()),
+        StepResult::Sweep(sw) if sw.points().is_empty() => {
+            Some("the sweep measured no cell size".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The lesson as JSON: name, title, the machine, the unit choice, each
+/// step's id, title, filled text and index into `rows`, the conclusion,
+/// `rows` ([`Row`], `bench`'s keys; a sweep step's fastest cell size; a
+/// step that could not run as a skipped row) and the sweep curves.
+///
+/// # Errors
+/// If serde_json cannot encode a value (not expected).
+pub fn to_json(run: &LessonRun) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct StepDoc {
+        id: String,
+        title: String,
+        text: String,
+        row: Option<usize>,
+    }
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        lesson: &'a str,
+        title: &'a str,
+        machine: &'a Machine,
+        units_chosen: Option<usize>,
+        units_why: Option<&'a str>,
+        steps: Vec<StepDoc>,
+        conclusion: String,
+        rows: Vec<Row>,
+        sweeps: Vec<SweepCurve>,
+    }
+    let mut rows = Vec::new();
+    let mut steps = Vec::new();
+    for k in 0..run.len() {
+        let step = run.step(k);
+        let row = run.result(k).and_then(StepResult::outcome).map(|o| {
+            let mut r = Row::of(&o);
+            r.label.clone_from(&step.title);
+            rows.push(r);
+            rows.len() - 1
+        });
+        steps.push(StepDoc {
+            id: step.id.clone(),
+            title: step.title.clone(),
+            text: plain(&run.text(k)),
+            row,
+        });
+    }
+    let doc = Doc {
+        lesson: &run.lesson().name,
+        title: &run.lesson().title,
+        machine: Machine::current(),
+        units_chosen: run.unit_choice().map(|c| c.units),
+        units_why: run.unit_choice().map(|c| c.why.as_str()),
+        steps,
+        conclusion: plain(&run.conclusion()),
+        rows,
+        sweeps: run.comparison().curves().to_vec(),
+    };
+    serde_json::to_string_pretty(&doc)
+        .map_err(|e| format!("could not encode the lesson as JSON: {e}"))
+}
