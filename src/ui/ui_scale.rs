@@ -20,23 +20,21 @@ pub fn clamp_ui_scale(scale: f32) -> f32 {
 }
 
 /// Ctrl+= (or Ctrl++) one step larger, Ctrl+- one step smaller, Ctrl+0 back to
-/// 1 (Cmd on macOS), consumed from `ctx`'s input so egui's own zoom keys never
-/// see them. Returns whether `scale` changed.
+/// 1 (Cmd on macOS), each press of the frame counted, consumed from `ctx`'s
+/// input so egui's own zoom keys never see them. Returns whether `scale`
+/// changed.
 pub fn shortcuts(ctx: &egui::Context, scale: &mut f32) -> bool {
-    use egui::{Key, KeyboardShortcut, Modifiers};
-    let shortcut = |key| KeyboardShortcut::new(Modifiers::COMMAND, key);
+    use egui::{Key, Modifiers};
     let before = *scale;
     ctx.input_mut(|i| {
-        if i.consume_shortcut(&shortcut(Key::Num0)) {
+        // Every press of a slow frame counts.
+        let mut presses = |key| i.count_and_consume_key(Modifiers::COMMAND, key) as f32;
+        if presses(Key::Num0) > 0.0 {
             *scale = 1.0;
         }
-        let larger =
-            i.consume_shortcut(&shortcut(Key::Plus)) || i.consume_shortcut(&shortcut(Key::Equals));
-        if larger {
-            *scale = clamp_ui_scale(*scale + UI_SCALE_STEP);
-        }
-        if i.consume_shortcut(&shortcut(Key::Minus)) {
-            *scale = clamp_ui_scale(*scale - UI_SCALE_STEP);
+        let steps = presses(Key::Plus) + presses(Key::Equals) - presses(Key::Minus);
+        if steps != 0.0 {
+            *scale = clamp_ui_scale(*scale + steps * UI_SCALE_STEP);
         }
     });
     *scale != before
