@@ -16,8 +16,6 @@ use crate::ui::compare::{CompareAction, CompareState};
 use crate::ui::stats::FrameStats;
 use crate::ui::sweep::{self, SweepAction};
 use crate::ui::timings::{self, allocations_text, PENDING, PENDING_TIP};
-#[allow(unused_imports)] // named in doc links
-use crate::ui::ui_scale::UI_SCALE_RANGE;
 use crate::ui::vertex_data;
 
 /// Range of the unit-count slider (the command line allows up to 1,000,000).
@@ -56,7 +54,8 @@ pub struct ViewOptions {
     pub unit_mesh: UnitMeshKind,
     /// Heat map of units per grid cell on the ground.
     pub cell_occupancy: bool,
-    /// Scale of the overlay's text and controls, in [`UI_SCALE_RANGE`]
+    /// Scale of the overlay's text and controls, in
+    /// [`UI_SCALE_RANGE`](crate::ui::ui_scale::UI_SCALE_RANGE)
     /// (the frame loop multiplies the display's own scale by it).
     pub ui_scale: f32,
     /// The window fills the screen (F11; the frame loop applies changes).
