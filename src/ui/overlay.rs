@@ -554,6 +554,7 @@ fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
         act.reload_scenario |= ui
             .add_enabled(stats.scenario.is_some(), egui::Button::new("reload"))
             .on_hover_text("Read the loaded scenario's file again (after editing it).")
+            .on_disabled_hover_text("Reads the loaded scenario's file again; no scenario is loaded (pick one from the list, or start with --scenario).")
             .clicked();
     });
     if let Some((_, d)) = stats.scenario.as_ref().filter(|(_, d)| !d.is_empty()) {
