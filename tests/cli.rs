@@ -44,11 +44,19 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["--vertex-layout", "zip"], "--vertex-layout"),
         (&["--normal-bits", "12"], "--normal-bits"),
         (&["--mesh", "dragon"], "--mesh"),
-        (&["--window-size", "0x600"], "--window-size"),
-        (&["--window-size", "1280"], "--window-size"),
-        (&["--window-size", "32768x10"], "--window-size"),
-        (&["--window-size=-5x10"], "--window-size"),
-        (&["--window-size", "800xabc"], "--window-size"),
+        // --window-size is an alias of --window: clap names --window.
+        (&["--window-size", "0x600"], "--window"),
+        (&["--window-size", "1280"], "--window"),
+        (&["--window-size", "32768x10"], "--window"),
+        (&["--window-size=-5x10"], "--window"),
+        (&["--window", "800xabc"], "--window"),
+        (&["--window", "0x768"], "--window"),
+        (&["--ui-scale", "0.2"], "--ui-scale"),
+        (&["--ui-scale", "3.5"], "--ui-scale"),
+        (&["--ui-scale", "abc"], "--ui-scale"),
+        (&["--ui-scale", "nan"], "--ui-scale"),
+        (&["--ui-scale", "-1"], "--ui-scale"),
+        (&["--fullscreen=yes"], "--fullscreen"),
         (&["render-bench", "--frames", "0"], "--frames"),
         (&["render-bench", "--units", "0"], "--units"),
         (&["render-bench", "--warmup", "-1"], "--warmup"),
@@ -613,6 +621,28 @@ fn a_display_with_no_x_server_is_one_line_and_exit_code_2() {
         });
         assert!(err.contains(&format!("DISPLAY={display}")), "{err}");
         assert!(err.contains("xvfb-run -a -s"), "{err}");
+    }
+}
+
+/// The presenter flags parse (`--window`, its alias `--window-size`,
+/// `--fullscreen`, `--ui-scale` at both ends of its range): the run gets as
+/// far as the display check, which refuses for want of an X server.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_presenter_flags_are_accepted_up_to_the_display_check() {
+    let display = format!(":{}", free_display());
+    for args in [
+        &["--window", "1024x768", "--fullscreen", "--ui-scale", "1.5"][..],
+        &["--window-size", "1024x768", "--ui-scale", "0.5"],
+        &["--ui-scale", "3", "--frames", "1"],
+    ] {
+        let err = window_refused(args, |c| {
+            c.env("DISPLAY", &display).env_remove("WAYLAND_DISPLAY");
+        });
+        assert!(
+            err.contains(&format!("DISPLAY={display}")),
+            "{args:?}: {err}"
+        );
     }
 }
 

@@ -537,3 +537,48 @@ fn a_window_wider_than_the_gl_limit_draws_the_scene_or_refuses_the_screenshot() 
         "the world is not drawn: {blue} blue and {orange} orange unit pixels; stderr: {stderr}"
     );
 }
+
+/// Issue 20's presenter mode: `--window 1024x768` writes a 1024x768
+/// picture with the panel at the top left and the world beside it (units of
+/// both teams right of the panel, which is about 450 pixels wide).
+#[test]
+fn a_1024x768_window_shows_the_panel_and_the_world_beside_it() {
+    let path = out_dir().join("window_1024x768.png");
+    let _ = std::fs::remove_file(&path);
+    let args = [
+        "--window",
+        "1024x768",
+        "--screenshot",
+        path.to_str().unwrap(),
+        "--frames",
+        "10",
+    ];
+    let Some(out) = run_gui_on("1024x768x24", &args) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "binary failed: {stderr}");
+    let (w, h, px) = read_png(&path);
+    assert_eq!((w, h), (1024, 768), "screenshot size");
+    let (mut blue, mut orange, mut panel_grey) = (0usize, 0usize, 0usize);
+    for y in 0..h as usize {
+        for x in 0..w as usize {
+            let p = &px[(y * w as usize + x) * 4..][..3];
+            let (r, g, b) = (p[0] as i32, p[1] as i32, p[2] as i32);
+            if x >= 470 {
+                blue += (b > 110 && b > r + 40 && g > r) as usize;
+                orange += (r > 140 && r > b + 70 && g < r) as usize;
+            } else if y < 300 && (r - g).abs() < 6 && (g - b).abs() < 6 && (20..80).contains(&r) {
+                panel_grey += 1;
+            }
+        }
+    }
+    assert!(
+        blue > 2_000 && orange > 2_000,
+        "the world is not beside the panel: {blue} blue and {orange} orange unit pixels"
+    );
+    assert!(
+        panel_grey > 10_000,
+        "the panel seems missing ({panel_grey} grey pixels)"
+    );
+}

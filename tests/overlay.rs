@@ -18,7 +18,7 @@ use spatial_query_lab::spatial::{GridGeometry, Strategy};
 use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
 use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::timings::PENDING;
-use spatial_query_lab::ui::{Overlay, OverlayActions, ViewOptions};
+use spatial_query_lab::ui::{Overlay, OverlayActions, Section, ViewOptions, UI_SCALE_RANGE};
 
 /// The overlay and everything it reads and writes.
 struct State {
@@ -39,14 +39,24 @@ fn harness_with(stats: FrameStats, settings: Settings) -> Harness<'static, State
     harness_sized(stats, settings, egui::vec2(1280.0, 800.0))
 }
 
-/// The overlay in a window of `size` points.
+/// The overlay, every section open, in a window of `size` points.
 fn harness_sized(
     stats: FrameStats,
     settings: Settings,
     size: egui::Vec2,
 ) -> Harness<'static, State> {
+    harness_of(Overlay::expanded(), stats, settings, size)
+}
+
+/// `overlay` in a window of `size` points.
+fn harness_of(
+    overlay: Overlay,
+    stats: FrameStats,
+    settings: Settings,
+    size: egui::Vec2,
+) -> Harness<'static, State> {
     let state = State {
-        overlay: Overlay::default(),
+        overlay,
         settings,
         view: ViewOptions::default(),
         stats,
@@ -353,9 +363,10 @@ fn on_a_short_window_the_panel_scrolls_instead_of_running_off_screen() {
     assert!(legend.raw_bounds().is_some());
 }
 
-/// The top of the "units" slider, inside the panel's scroll area.
-fn units_top(h: &Harness<'_, State>) -> f32 {
-    slider(h, "units").top()
+/// The top of the "threads" slider (the first section's), inside the
+/// panel's scroll area.
+fn threads_top(h: &Harness<'_, State>) -> f32 {
+    slider(h, "threads").top()
 }
 
 #[test]
@@ -375,8 +386,8 @@ fn ten_wheel_notches_scroll_the_panel_ten_lines() {
             .options_mut(|o| o.line_scroll_speed = LINE_SCROLL_POINTS);
         h.set_size(egui::vec2(1280.0, 360.0));
         h.run();
-        let before = units_top(&h);
-        let over = slider(&h, "units").center();
+        let before = threads_top(&h);
+        let over = slider(&h, "threads").center();
         frame(&mut h, vec![egui::Event::PointerMoved(over)]);
         let notch = egui::Event::MouseWheel {
             unit: egui::MouseWheelUnit::Line,
@@ -386,7 +397,7 @@ fn ten_wheel_notches_scroll_the_panel_ten_lines() {
         frame(&mut h, vec![notch; 10]);
         // egui spreads a wheel's scroll over a few passes; twenty settle it.
         h.run_steps(20);
-        let moved = before - units_top(&h);
+        let moved = before - threads_top(&h);
         assert!(
             h.state().claims_pointer,
             "{source:?}: the wheel over the panel is the overlay's"
@@ -518,10 +529,11 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .is_some());
     assert!(h.query_by_label("Use best").is_none());
     click(&mut h, "Cell-size sweep");
-    assert!(h.state().actions.contains(&OverlayActions {
-        sweep: Some(SweepAction::Start),
-        ..Default::default()
-    }));
+    assert!(h
+        .state()
+        .actions
+        .iter()
+        .any(|a| a.sweep == Some(SweepAction::Start)));
     let naive = Settings {
         strategy: Strategy::Naive,
         units: 2_000,
@@ -760,4 +772,207 @@ fn a_passing_message_does_not_move_the_controls() {
         "the message is shown"
     );
     assert_eq!(slider(&h, "sim speed"), before, "the controls stay put");
+}
+
+/// Stats with 120 frames of history, so the timings graph has lines.
+fn stats_with_history() -> FrameStats {
+    let mut st = stats();
+    for k in 0..120 {
+        st.history.record(PhaseSample {
+            t: k as f64 / 60.0,
+            ms: [1.0, 2.0, 3.0 + (k % 7) as f32, 1.0, 9.0],
+        });
+    }
+    st
+}
+
+/// The section header titled `title` (the leftmost of the labels so
+/// named: the strategy "Grid" is further right).
+fn header(h: &Harness<'_, State>, title: &str) -> egui::Rect {
+    h.get_all_by_label(title)
+        .map(|n| bounds(&n))
+        .min_by(|a, b| a.left().total_cmp(&b.left()))
+        .unwrap_or_else(|| panic!("no header {title}"))
+}
+
+/// The overlay window's bounds.
+fn panel(h: &Harness<'_, State>) -> egui::Rect {
+    h.get_all_by_role(Role::Window)
+        .find(|n| n.label().as_deref() == Some("Spatial Query Lab"))
+        .map(|n| bounds(&n))
+        .expect("the overlay window")
+}
+
+#[test]
+fn the_compact_first_launch_shows_the_timings_graph_without_scrolling() {
+    use spatial_query_lab::ui::timings::TIMINGS_PLOT;
+    for size in [egui::vec2(1280.0, 800.0), egui::vec2(1024.0, 768.0)] {
+        let mut h = harness_of(
+            Overlay::default(),
+            stats_with_history(),
+            Settings::default(),
+            size,
+        );
+        h.run();
+        for section in Section::ALL {
+            assert_eq!(
+                h.state().overlay.is_open(section),
+                matches!(section, Section::Algorithm | Section::Timings),
+                "{section:?} at first launch"
+            );
+            header(&h, section.title());
+        }
+        // The algorithm's controls are there, the closed sections' are not.
+        assert!(h.query_by_label("SortedGrid").is_some());
+        assert!(h
+            .get_all_by_role(Role::Slider)
+            .any(|n| n.label().as_deref() == Some("threads")));
+        assert!(!h
+            .get_all_by_role(Role::Slider)
+            .any(|n| n.label().as_deref() == Some("query radius")));
+        let plot = egui_plot::PlotMemory::load(&h.ctx, egui::Id::new(TIMINGS_PLOT))
+            .expect("the timings graph is drawn");
+        let frame = *plot.transform().frame();
+        let window = panel(&h);
+        assert!(
+            frame.bottom() <= window.bottom() && frame.bottom() <= size.y,
+            "at {size:?} the graph {frame:?} is below the panel {window:?}"
+        );
+        // The first row's buttons are the panel's first widgets.
+        let first = bounds(&button_node(&h, "respawn"));
+        let top = header(&h, "Algorithm");
+        assert!(
+            first.bottom() <= top.top(),
+            "first row {first:?} above {top:?}"
+        );
+    }
+}
+
+#[test]
+fn a_click_on_a_header_opens_or_closes_its_section_for_the_session() {
+    let mut h = harness_of(
+        Overlay::default(),
+        stats(),
+        Settings::default(),
+        egui::vec2(1280.0, 800.0),
+    );
+    h.run();
+    let radius = |h: &Harness<'_, State>| {
+        h.get_all_by_role(Role::Slider)
+            .any(|n| n.label().as_deref() == Some("query radius"))
+    };
+    assert!(!radius(&h));
+    let click_header = |h: &mut Harness<'_, State>, title: &str| {
+        let at = header(h, title).center();
+        frame(h, vec![egui::Event::PointerMoved(at)]);
+        frame(h, vec![button(at, true)]);
+        frame(h, vec![button(at, false)]);
+        h.run();
+    };
+    click_header(&mut h, "Grid");
+    assert!(h.state().overlay.is_open(Section::Grid));
+    assert!(radius(&h), "the grid section shows the radius slider");
+    // It stays open over later frames, and closes on the next click.
+    h.run_steps(10);
+    assert!(radius(&h));
+    click_header(&mut h, "Grid");
+    assert!(!h.state().overlay.is_open(Section::Grid));
+    assert!(!radius(&h));
+    click_header(&mut h, "Timings");
+    assert!(!h.state().overlay.is_open(Section::Timings));
+    assert!(
+        h.query_by_label("— query").is_none(),
+        "the graph's legend is gone"
+    );
+}
+
+#[test]
+fn the_ui_scale_buttons_and_keys_change_the_scale_within_its_range() {
+    let mut h = harness_of(
+        Overlay::default(),
+        stats(),
+        Settings::default(),
+        egui::vec2(1280.0, 800.0),
+    );
+    h.run();
+    assert_eq!(h.state().view.ui_scale, 1.0);
+    click(&mut h, "+");
+    assert_eq!(h.state().view.ui_scale, 1.1);
+    let key = |key| egui::Event::Key {
+        key,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: egui::Modifiers::COMMAND,
+    };
+    frame(&mut h, vec![key(egui::Key::Equals)]);
+    assert_eq!(h.state().view.ui_scale, 1.2);
+    frame(
+        &mut h,
+        vec![
+            key(egui::Key::Minus),
+            key(egui::Key::Minus),
+            key(egui::Key::Minus),
+        ],
+    );
+    assert_eq!(h.state().view.ui_scale, 0.9);
+    frame(&mut h, vec![key(egui::Key::Num0)]);
+    assert_eq!(h.state().view.ui_scale, 1.0);
+    // Never past the range, and the radius keys do not fire with Ctrl.
+    frame(&mut h, vec![key(egui::Key::Equals); 40]);
+    assert_eq!(h.state().view.ui_scale, UI_SCALE_RANGE.1);
+    assert!(button_node(&h, "+").is_disabled());
+    frame(&mut h, vec![key(egui::Key::Minus); 40]);
+    assert_eq!(h.state().view.ui_scale, UI_SCALE_RANGE.0);
+    assert_eq!(h.state().settings.radius, Settings::default().radius);
+}
+
+#[test]
+fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
+    // Issue 20: every control's tooltip reachable by hover. Every section
+    // open, on a screen tall enough that nothing scrolls; a tooltip shows as
+    // new text beside the panel's own.
+    let mut st = stats_with_grid();
+    st.selected = Some(spatial_query_lab::ui::stats::SelectedUnit {
+        id: 7,
+        neighbors: 3,
+        enemies: 1,
+        follow: false,
+        inspected: None,
+    });
+    let mut h = harness_sized(st, Settings::default(), egui::vec2(1280.0, 1600.0));
+    h.ctx.style_mut(|s| s.interaction.tooltip_delay = 0.0);
+    h.run();
+    let window = panel(&h);
+    let controls: Vec<(Role, String, egui::Rect)> = h
+        .get_all_by_role(Role::Button)
+        .chain(h.get_all_by_role(Role::CheckBox))
+        .chain(h.get_all_by_role(Role::Slider))
+        .chain(h.get_all_by_role(Role::SpinButton))
+        .chain(h.get_all_by_role(Role::ComboBox))
+        .map(|n| (n.role(), n.label().unwrap_or_default(), bounds(&n)))
+        // Inside the panel, below its title bar (egui's own collapse button).
+        .filter(|(_, _, r)| window.contains(r.center()) && r.top() > window.top() + 30.0)
+        .collect();
+    assert!(
+        controls.len() > 30,
+        "found only {} controls",
+        controls.len()
+    );
+    let mut silent = Vec::new();
+    for (role, label, r) in &controls {
+        frame(
+            &mut h,
+            vec![egui::Event::PointerMoved(egui::pos2(5.0, 1590.0))],
+        );
+        h.run_steps(3);
+        let before = texts(&h);
+        frame(&mut h, vec![egui::Event::PointerMoved(r.center())]);
+        h.run_steps(5);
+        let after = texts(&h);
+        if !after.iter().any(|t| !before.contains(t)) {
+            silent.push(format!("{role:?} {label:?} at {:?}", r.center()));
+        }
+    }
+    assert!(silent.is_empty(), "no tooltip on hover: {silent:#?}");
 }

@@ -140,6 +140,7 @@ impl App {
             Action::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
             Action::ToggleOverlay => self.view.show_overlay = !self.view.show_overlay,
             Action::ToggleHelp => self.view.show_help = !self.view.show_help,
+            Action::ToggleFullscreen => self.view.fullscreen = !self.view.fullscreen,
             Action::ToggleMemory => self.view.show_memory = !self.view.show_memory,
             Action::Measure => self.start_measuring(),
             Action::ToggleLessons => self.view.show_lessons = !self.view.show_lessons,

@@ -54,6 +54,8 @@ pub enum Action {
     ToggleOverlay,
     /// Open or close the help window.
     ToggleHelp,
+    /// Enter or leave full screen.
+    ToggleFullscreen,
     /// Save a PNG of the window in the current folder.
     SaveScreenshot,
     /// Show or hide the memory view.
@@ -203,6 +205,11 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(&[KeyCode::F1], Action::ToggleHelp, "help window"),
     bind(
+        &[KeyCode::F11],
+        Action::ToggleFullscreen,
+        "full screen on / off",
+    ),
+    bind(
         &[KeyCode::F12],
         Action::SaveScreenshot,
         "save a screenshot (PNG, in the current folder; the overlay names it)",
@@ -252,6 +259,13 @@ pub const MOUSE: &[(&str, &str)] = &[
     ),
 ];
 
+/// The overlay's UI-scale chords, for the help window (the overlay handles
+/// them, [`crate::ui::ui_scale::shortcuts`]; Cmd instead of Ctrl on macOS).
+pub const CHORDS: &[(&str, &str)] = &[(
+    "Ctrl+= / Ctrl+- / Ctrl+0",
+    "UI scale: larger / smaller / 100% (text and controls of the overlay)",
+)];
+
 /// The name of a key as the help window shows it.
 pub fn key_name(k: KeyCode) -> &'static str {
     match k {
@@ -268,6 +282,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
         KeyCode::F2 => "F2",
+        KeyCode::F11 => "F11",
         KeyCode::F12 => "F12",
         KeyCode::PageDown => "Page Down",
         KeyCode::PageUp => "Page Up",
@@ -303,7 +318,7 @@ pub fn key_name(k: KeyCode) -> &'static str {
 
 /// The help window's rows, keys first (consecutive bindings with the same
 /// help text merged: "1 / 2 / 3"; a binding's alternative keys joined with
-/// "or"), then the mouse. Allocates the key labels.
+/// "or"), then the UI-scale chords and the mouse. Allocates the key labels.
 pub fn help_rows() -> Vec<(String, &'static str)> {
     let mut rows: Vec<(String, &'static str)> = Vec::new();
     for b in BINDINGS {
@@ -321,6 +336,7 @@ pub fn help_rows() -> Vec<(String, &'static str)> {
             _ => rows.push((keys, b.help)),
         }
     }
+    rows.extend(CHORDS.iter().map(|&(k, what)| (k.to_string(), what)));
     rows.extend(MOUSE.iter().map(|&(m, what)| (m.to_string(), what)));
     rows
 }

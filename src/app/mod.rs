@@ -37,6 +37,7 @@ pub mod keys;
 mod lesson;
 mod picture;
 pub mod pointer;
+mod presentation;
 pub mod render_bench;
 pub mod selection;
 mod stepping;
@@ -104,6 +105,14 @@ pub struct AppOptions {
     /// The lesson `--lesson` opens at its first step (its settings replace
     /// the command line's).
     pub lesson: Option<crate::lesson::Lesson>,
+    /// Scale of the overlay's text and controls at start (`--ui-scale`;
+    /// `None`: 1), clamped to [`crate::ui::UI_SCALE_RANGE`].
+    pub ui_scale: Option<f32>,
+    /// The window was opened full screen (`--fullscreen`; the `Conf` does it).
+    pub fullscreen: bool,
+    /// The window's size when not full screen, pixels (`--window`): what
+    /// leaving full screen asks for.
+    pub window_size: (i32, i32),
 }
 
 /// Respawns and layout changes at this many units or more run on a worker
@@ -220,6 +229,15 @@ struct App {
     /// A click not yet picked: the ground point under it (`None` inside:
     /// the click missed the ground), picked when the simulation is here.
     click_at: Option<Option<Vec3>>,
+    /// Where the overlay panel was last drawn, points (`None` before the
+    /// first pass or while hidden).
+    panel: Option<egui_macroquad::egui::Rect>,
+    /// What the camera was last framed for ([`App::keep_framed`]).
+    framed: Option<presentation::Framed>,
+    /// The window is full screen (as last applied).
+    fullscreen: bool,
+    /// `--window`'s size, pixels.
+    window_size: (i32, i32),
 }
 
 /// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
@@ -238,6 +256,8 @@ impl AppOptions {
             unit_mesh: self.unit_mesh,
             cell_occupancy: self.cell_occupancy,
             show_memory: self.memory_view,
+            ui_scale: crate::ui::ui_scale::clamp_ui_scale(self.ui_scale.unwrap_or(1.0)),
+            fullscreen: self.fullscreen,
             ..ViewOptions::default()
         }
     }
@@ -252,7 +272,8 @@ impl App {
         let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
             .map_err(|e| format!("render pipeline: {e}"))?;
         let egui = EguiHost::new();
-        egui.ctx().set_pixels_per_point(screen_dpi_scale());
+        egui.ctx()
+            .set_pixels_per_point(screen_dpi_scale() * view.ui_scale);
 
         let naive_cost = NaiveCost::measure(Kernel::available(), settings.seed, settings.workload);
         let budget = Budget::default();
@@ -264,7 +285,8 @@ impl App {
         } else {
             Simulation::new(&settings)
         };
-        let camera = framed(sim.world);
+        // Framed in the whole window until the first pass shows the panel.
+        let (camera, framed) = presentation::framed_in(sim.world, (Vec2::ZERO, window()));
         let mut stats = FrameStats {
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             help: keys::help_rows(),
@@ -321,6 +343,10 @@ impl App {
             last_call_s: 0.0,
             select_at_start: None,
             click_at: None,
+            panel: None,
+            framed: Some(framed),
+            fullscreen: opts.fullscreen,
+            window_size: opts.window_size,
         };
         app.start(opts.select, opts.scenario, notices);
         if let Some(lesson) = opts.lesson {
@@ -372,6 +398,7 @@ impl App {
         };
         self.input(pass);
         self.overlay_actions(actions);
+        self.keep_framed();
         self.settle(&before);
         self.since_step += get_frame_time();
         self.next_picture(last);
@@ -398,6 +425,8 @@ impl App {
         } = self;
         let mut actions = OverlayActions::default();
         let pass = egui.run_overlay(|ctx| actions = overlay.show(ctx, settings, view, stats));
+        self.panel = actions.panel;
+        self.apply_presentation();
         (actions, pass)
     }
 
@@ -506,19 +535,20 @@ impl App {
         }
         Some(0)
     }
-
-    /// Frames the whole world and stops following the selected unit.
-    fn frame_world(&mut self) {
-        self.camera = framed(self.world);
-        self.selection.set_follow(false);
-    }
 }
 
-/// The default view of the whole world (edge `world`, world units) in this window.
+/// The default view of the whole world (edge `world`, world units) in the
+/// whole window (`render-bench`; the window frames it beside the panel,
+/// [`App::frame_world`]).
 fn framed(world: f32) -> OrbitCamera {
     let mut camera = OrbitCamera::looking_at_world(world);
     camera.frame_world_for_aspect(world, aspect());
     camera
+}
+
+/// The window's size, logical pixels.
+fn window() -> glam::Vec2 {
+    glam::Vec2::new(screen_width(), screen_height())
 }
 
 /// Width / height of the window.

@@ -175,9 +175,15 @@ pub(crate) struct WindowArgs {
     /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture.
     #[arg(long)]
     pub(crate) paused: bool,
-    /// Window size in pixels, WIDTHxHEIGHT (each 1 to 32767; default 1280x800). Windows larger than the GPU's texture or viewport limit are drawn at the limit's resolution.
-    #[arg(long = "window-size", value_name = "WxH", value_parser = parse_window_size, default_value = "1280x800")]
+    /// Window size in pixels, WIDTHxHEIGHT (each 1 to 32767; default 1280x800; --window-size is the same flag). Windows larger than the GPU's texture or viewport limit are drawn at the limit's resolution.
+    #[arg(long = "window", alias = "window-size", value_name = "WxH", value_parser = parse_window_size, default_value = "1280x800")]
     pub(crate) window_size: (i32, i32),
+    /// Start full screen (key F11 toggles; the window keeps --window's size for when it leaves full screen).
+    #[arg(long)]
+    pub(crate) fullscreen: bool,
+    /// Scale of the overlay's text and controls, 0.5 to 3.0 (default 1; on top of the display's own scale). Ctrl+= / Ctrl+- / Ctrl+0 and the overlay's UI control change it while running.
+    #[arg(long = "ui-scale", value_name = "S", default_value_t = 1.0, value_parser = parse_ui_scale)]
+    pub(crate) ui_scale: f32,
     /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key backslash) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
     #[arg(long)]
     pub(crate) sweep: bool,

@@ -5,6 +5,7 @@ use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, Vertex
 use spatial_query_lab::scenario::MAX_UNITS;
 use spatial_query_lab::sim::{Layout, Pass, Reorder};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
+use spatial_query_lab::ui::UI_SCALE_RANGE;
 
 pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
     let v: i128 = s
@@ -30,6 +31,17 @@ pub(crate) fn parse_window_size(s: &str) -> Result<(i32, i32), String> {
             .filter(|v| (1..=32767).contains(v))
     };
     Ok((edge(w).ok_or_else(err)?, edge(h).ok_or_else(err)?))
+}
+
+/// The overlay's scale, a number from [`UI_SCALE_RANGE`]'s low to high end.
+pub(crate) fn parse_ui_scale(s: &str) -> Result<f32, String> {
+    let (lo, hi) = UI_SCALE_RANGE;
+    match s.trim().parse::<f32>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "expected a number from {lo} to {hi}, e.g. 1.5 (got {s})"
+        )),
+    }
 }
 
 pub(crate) fn parse_seed(s: &str) -> Result<u64, String> {

@@ -275,12 +275,16 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         unit_mesh: w.mesh,
         scenario,
         lesson,
+        ui_scale: Some(w.ui_scale),
+        fullscreen: w.fullscreen,
+        window_size: w.window_size,
     };
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),
         window_width: w.window_size.0,
         window_height: w.window_size.1,
         high_dpi: true,
+        fullscreen: w.fullscreen,
         ..Default::default()
     };
     one_line_window_errors();

@@ -147,6 +147,75 @@ impl OrbitCamera {
         self.sanitize(&fallback);
     }
 
+    /// Re-fits the view so that the world `[0, L] x [0, L]` (`L = world_size`,
+    /// world units) sits inside `region` (its min and max corner, y down) of a
+    /// window of `window` size (any unit, e.g. logical pixels, as long as both
+    /// agree), keeping the current yaw and pitch: the world's picture is
+    /// centered in the region and fills it up to a 6% margin. The projection
+    /// stays the whole window's ([`view_proj`](Self::view_proj) with its aspect);
+    /// only the target and the distance move. A region that is empty, not
+    /// finite or outside the window is replaced by the whole window. See
+    /// [`view_region`] for the region beside the overlay.
+    pub fn frame_world_in_region(&mut self, world_size: f32, window: Vec2, region: (Vec2, Vec2)) {
+        let window = if window.is_finite() {
+            window.max(Vec2::ONE)
+        } else {
+            Vec2::ONE
+        };
+        let (lo, hi) = (region.0.max(Vec2::ZERO), region.1.min(window));
+        let (lo, hi) = if lo.is_finite() && hi.is_finite() && (hi - lo).min_element() >= 1.0 {
+            (lo, hi)
+        } else {
+            (Vec2::ZERO, window)
+        };
+        let aspect = window.x / window.y;
+        let size = if world_size.is_finite() && world_size > 0.0 {
+            world_size
+        } else {
+            1.0
+        };
+        // A first guess: the world fitted to a view of the region's shape.
+        let extent = hi - lo;
+        self.frame_world_for_aspect(size, extent.x / extent.y * window.y / extent.y);
+        let before = *self;
+        let corners = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(size, 0.0, 0.0),
+            Vec3::new(size, 0.0, size),
+            Vec3::new(0.0, 0.0, size),
+        ];
+        // The region in normalized device coordinates (y up).
+        let ndc_lo = Vec2::new(2.0 * lo.x / window.x - 1.0, 1.0 - 2.0 * hi.y / window.y);
+        let ndc_hi = Vec2::new(2.0 * hi.x / window.x - 1.0, 1.0 - 2.0 * lo.y / window.y);
+        let want_mid = 0.5 * (ndc_lo + ndc_hi);
+        let want_size = ndc_hi - ndc_lo;
+        let tan_half = (0.5 * FOVY).tan();
+        // Move the target to center the picture and scale the distance to
+        // fit it; perspective makes both approximate, so a few rounds.
+        for _ in 0..24 {
+            let m = self.view_proj(aspect);
+            let (mut p_lo, mut p_hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
+            for &c in &corners {
+                let clip = m * c.extend(1.0);
+                let p = Vec2::new(clip.x, clip.y) / clip.w;
+                p_lo = p_lo.min(p);
+                p_hi = p_hi.max(p);
+            }
+            if !(p_lo.is_finite() && p_hi.is_finite()) {
+                break;
+            }
+            let mid = 0.5 * (p_lo + p_hi);
+            let fill = ((p_hi - p_lo) / want_size).max_element();
+            let (right, forward) = self.ground_axes();
+            let shift = want_mid - mid;
+            self.target -= right * shift.x * self.distance * tan_half * aspect;
+            self.target +=
+                forward * -shift.y * self.distance * tan_half / self.pitch.sin().max(0.2);
+            self.distance = (self.distance * fill * 1.06).clamp(MIN_DISTANCE, MAX_DISTANCE);
+        }
+        self.sanitize(&before);
+    }
+
     /// The default orientation centered on the world, used when fitting fails.
     fn looking_at_center(size: f32) -> Self {
         Self {
@@ -341,6 +410,28 @@ impl OrbitCamera {
     }
 }
 
+/// The part of a window of `window` size (any unit, y down) where the world
+/// should be framed when an overlay panel covers `panel` (its min and max
+/// corner, same unit): the wider of the full-height strips left and right of
+/// the panel, or the whole window when there is no panel or the wider strip
+/// is narrower than 30% of the window (a panel that covers most of it).
+/// Returns (min corner, max corner).
+pub fn view_region(window: Vec2, panel: Option<(Vec2, Vec2)>) -> (Vec2, Vec2) {
+    let whole = (Vec2::ZERO, window);
+    let Some((p_lo, p_hi)) = panel.filter(|(a, b)| a.is_finite() && b.is_finite()) else {
+        return whole;
+    };
+    let left = p_lo.x.clamp(0.0, window.x);
+    let right = window.x - p_hi.x.clamp(0.0, window.x);
+    if left.max(right) < 0.3 * window.x {
+        whole
+    } else if right >= left {
+        (Vec2::new(window.x - right, 0.0), window)
+    } else {
+        (Vec2::ZERO, Vec2::new(left, window.y))
+    }
+}
+
 fn sane_aspect(aspect: f32) -> f32 {
     if aspect.is_finite() && aspect > 0.0 {
         aspect
@@ -438,6 +529,89 @@ mod tests {
             extent = extent.max(ndc.x.abs()).max(ndc.y.abs());
         }
         assert!(extent > 0.85, "world fills only {extent} of the view");
+    }
+
+    /// The world's corners in window coordinates (y down) of `window`.
+    fn corners_on_screen(cam: &OrbitCamera, size: f32, window: Vec2) -> Vec<Vec2> {
+        let m = cam.view_proj(window.x / window.y);
+        [(0.0, 0.0), (size, 0.0), (size, size), (0.0, size)]
+            .iter()
+            .map(|&(x, z)| {
+                let clip = m * glam::Vec4::new(x, 0.0, z, 1.0);
+                assert!(clip.w > 0.0, "corner behind the eye");
+                let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+                Vec2::new(
+                    (ndc.x + 1.0) * 0.5 * window.x,
+                    (1.0 - ndc.y) * 0.5 * window.y,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_world_is_framed_beside_the_panel_and_fills_that_part() {
+        // The overlay panel at the left (10..380 points wide, full height).
+        for (window, panel_right) in [
+            (Vec2::new(1280.0, 800.0), 380.0),
+            (Vec2::new(1024.0, 768.0), 380.0),
+            (Vec2::new(1920.0, 1080.0), 560.0),
+            (Vec2::new(800.0, 1200.0), 380.0),
+        ] {
+            let panel = (
+                Vec2::new(10.0, 10.0),
+                Vec2::new(panel_right, window.y - 10.0),
+            );
+            let region = view_region(window, Some(panel));
+            assert_eq!(region, (Vec2::new(panel_right, 0.0), window));
+            for size in [100.0, 443.0, 10_000.0] {
+                let mut cam = OrbitCamera::looking_at_world(size);
+                cam.frame_world_in_region(size, window, region);
+                let pts = corners_on_screen(&cam, size, window);
+                let lo = pts.iter().fold(Vec2::INFINITY, |a, &p| a.min(p));
+                let hi = pts.iter().fold(Vec2::NEG_INFINITY, |a, &p| a.max(p));
+                let what = format!("{window} panel to {panel_right}, world {size}: {lo}..{hi}");
+                assert!(lo.x >= panel_right - 0.5, "covered by the panel: {what}");
+                assert!(
+                    hi.x <= window.x + 0.5 && lo.y >= -0.5 && hi.y <= window.y + 0.5,
+                    "off screen: {what}"
+                );
+                let mid = 0.5 * (lo + hi);
+                let want = 0.5 * (region.0 + region.1);
+                assert!(
+                    (mid - want).abs().max_element() < 2.0,
+                    "not centered: {what}"
+                );
+                let fill = ((hi - lo) / (region.1 - region.0)).max_element();
+                assert!(fill > 0.9, "fills only {fill}: {what}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_panel_or_a_panel_covering_most_of_the_window_frames_the_whole_window() {
+        let window = Vec2::new(1280.0, 800.0);
+        assert_eq!(view_region(window, None), (Vec2::ZERO, window));
+        let wide = (Vec2::ZERO, Vec2::new(1000.0, 800.0));
+        assert_eq!(view_region(window, Some(wide)), (Vec2::ZERO, window));
+        let nan = (Vec2::ZERO, Vec2::new(f32::NAN, 800.0));
+        assert_eq!(view_region(window, Some(nan)), (Vec2::ZERO, window));
+        // A panel at the right: the strip at its left.
+        let right = (Vec2::new(900.0, 0.0), Vec2::new(1270.0, 800.0));
+        assert_eq!(
+            view_region(window, Some(right)),
+            (Vec2::ZERO, Vec2::new(900.0, 800.0))
+        );
+        // The whole window as the region is the plain fit, centered.
+        let mut a = OrbitCamera::looking_at_world(443.0);
+        a.frame_world_in_region(443.0, window, (Vec2::ZERO, window));
+        let pts = corners_on_screen(&a, 443.0, window);
+        let lo = pts.iter().fold(Vec2::INFINITY, |a, &p| a.min(p));
+        let hi = pts.iter().fold(Vec2::NEG_INFINITY, |a, &p| a.max(p));
+        assert!((0.5 * (lo + hi) - 0.5 * window).abs().max_element() < 2.0);
+        // A degenerate region falls back to the whole window, never NaN.
+        let mut b = OrbitCamera::looking_at_world(443.0);
+        b.frame_world_in_region(443.0, window, (Vec2::splat(f32::NAN), Vec2::ZERO));
+        assert!(b.target.is_finite() && b.distance.is_finite());
     }
 
     #[test]

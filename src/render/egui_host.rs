@@ -281,8 +281,13 @@ impl EguiHost {
         // we run inside the window, on its thread); the borrow is a temporary
         // that ends with this statement, before any other macroquad call.
         let mq = EguiMq::new(unsafe { get_internal_gl() }.quad_context);
-        mq.egui_ctx()
-            .options_mut(|o| o.line_scroll_speed = LINE_SCROLL_POINTS);
+        mq.egui_ctx().options_mut(|o| {
+            o.line_scroll_speed = LINE_SCROLL_POINTS;
+            // The overlay's UI scale owns Ctrl+= / Ctrl+- / Ctrl+0
+            // (`ui::ui_scale`): egui's own zoom keys would reset a HiDPI
+            // display's scale to 1 on Ctrl+0.
+            o.zoom_with_keyboard = false;
+        });
         EguiHost {
             mq,
             subscriber: register_input_subscriber(),

@@ -52,7 +52,7 @@ pub mod screenshot;
 pub mod units;
 pub mod world;
 
-pub use camera::{CameraInput, OrbitCamera};
+pub use camera::{view_region, CameraInput, OrbitCamera};
 pub use egui_host::{EguiHost, PassInput, UiClaims};
 pub use gl_limits::GlLimits;
 pub use heatmap::CellHeatmap;

@@ -1,7 +1,8 @@
 //! The egui overlay widgets: the panel and its controls ([`overlay`]), its
 //! numbers and graph of the last frames ([`timings`]), its vertex-data rows
 //! ([`vertex_data`]), the cell-size sweep's window ([`sweep`]), the compare
-//! panel ([`compare`]), the lessons panel ([`lesson`]) and the memory view ([`memory_view`]). They edit a plain
+//! panel ([`compare`]), the lessons panel ([`lesson`]), the memory view
+//! ([`memory_view`]) and the UI scale ([`ui_scale`]). They edit a plain
 //! [`crate::sim::Settings`] and read a plain [`stats::FrameStats`], which the
 //! frame loop ([`crate::app`]) fills; they never reach into the engine or
 //! back up into the frame loop.
@@ -14,6 +15,8 @@ pub mod plot;
 pub mod stats;
 pub mod sweep;
 pub mod timings;
+pub mod ui_scale;
 pub mod vertex_data;
 
-pub use overlay::{Overlay, OverlayActions, ViewOptions};
+pub use overlay::{Overlay, OverlayActions, Section, ViewOptions};
+pub use ui_scale::UI_SCALE_RANGE;

@@ -58,6 +58,12 @@ pub struct ViewOptions {
     pub unit_mesh: UnitMeshKind,
     /// Heat map of units per grid cell on the ground.
     pub cell_occupancy: bool,
+    /// Scale of the overlay's text and controls, in
+    /// [`UI_SCALE_RANGE`](crate::ui::ui_scale::UI_SCALE_RANGE)
+    /// (the frame loop multiplies the display's own scale by it).
+    pub ui_scale: f32,
+    /// The window fills the screen (F11; the frame loop applies changes).
+    pub fullscreen: bool,
 }
 
 impl Default for ViewOptions {
@@ -76,6 +82,8 @@ impl Default for ViewOptions {
             normal_precision: NormalPrecision::Oct16,
             unit_mesh: UnitMeshKind::Tank,
             cell_occupancy: false,
+            ui_scale: 1.0,
+            fullscreen: false,
         }
     }
 }
@@ -107,19 +115,113 @@ pub struct OverlayActions {
     pub load_scenario: Option<usize>,
     /// Read the loaded scenario's file again (and the folder's list).
     pub reload_scenario: bool,
+    /// Where the panel was drawn this frame, points (`None` while hidden):
+    /// the camera frames the world beside it.
+    pub panel: Option<egui::Rect>,
+}
+
+/// A collapsible section of the panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// Strategy, kernel, threads, pass.
+    Algorithm,
+    /// Data layout and memory order.
+    Memory,
+    /// Radius, cell size and sweep, grid lines, occupancy heat map.
+    Grid,
+    /// Unit colors and the vertex-data rows.
+    Rendering,
+    /// Scenario, units, workload, speed, separation, pause, the selection hint.
+    Scene,
+    /// The step's headline, the timings graph, the phase table.
+    Timings,
+}
+
+impl Section {
+    /// Every section, top to bottom.
+    pub const ALL: [Section; 6] = [
+        Section::Algorithm,
+        Section::Memory,
+        Section::Grid,
+        Section::Rendering,
+        Section::Scene,
+        Section::Timings,
+    ];
+
+    /// The section's header.
+    pub fn title(self) -> &'static str {
+        match self {
+            Section::Algorithm => "Algorithm",
+            Section::Memory => "Memory",
+            Section::Grid => "Grid",
+            Section::Rendering => "Rendering",
+            Section::Scene => "Scene",
+            Section::Timings => "Timings",
+        }
+    }
+
+    /// The header's tooltip: what the section holds.
+    pub fn tip(self) -> &'static str {
+        match self {
+            Section::Algorithm => "How the neighbors are found: strategy, SIMD kernel, threads and how results reach the steering. Click to open or close.",
+            Section::Memory => "How the units are stored and ordered in memory: data layout and unit order. Click to open or close.",
+            Section::Grid => "Query radius, cell size and the cell-size sweep, grid lines and the occupancy heat map. Click to open or close.",
+            Section::Rendering => "Unit colors and the vertex data: layout, normal precision, mesh and what they cost in bytes. Click to open or close.",
+            Section::Scene => "Scenario presets, unit count, workload, speed, separation and pause. Click to open or close.",
+            Section::Timings => "What a step costs: the headline, the graph of recent frames and the per-phase table. Click to open or close.",
+        }
+    }
+
+    /// Open on first launch: the compact state shows the algorithm and the
+    /// timings, the rest is one click away.
+    pub fn open_at_start(self) -> bool {
+        matches!(self, Section::Algorithm | Section::Timings)
+    }
 }
 
 /// The overlay's own state: a unit count being edited (applied when the
-/// drag or the text edit ends, since it respawns the world) and the panel's
-/// height (it scrolls when the window is shorter).
-#[derive(Clone, Debug, Default)]
+/// drag or the text edit ends, since it respawns the world), the panel's
+/// height (it scrolls when the window is shorter) and which sections are
+/// open (for the session; [`Overlay::default`] is the compact first-launch
+/// state, [`Section::open_at_start`]).
+#[derive(Clone, Debug)]
 pub struct Overlay {
     units_edit: Option<usize>,
     /// Height of the panel's content in the last frame, points.
     content_height: f32,
+    /// Open or closed, per [`Section::ALL`] index.
+    open: [bool; 6],
+}
+
+impl Default for Overlay {
+    fn default() -> Self {
+        Overlay {
+            units_edit: None,
+            content_height: 0.0,
+            open: Section::ALL.map(Section::open_at_start),
+        }
+    }
 }
 
 impl Overlay {
+    /// The overlay with every section open.
+    pub fn expanded() -> Self {
+        Overlay {
+            open: [true; 6],
+            ..Overlay::default()
+        }
+    }
+
+    /// Whether `section` is open.
+    pub fn is_open(&self, section: Section) -> bool {
+        self.open[section as usize]
+    }
+
+    /// Opens or closes `section`.
+    pub fn set_open(&mut self, section: Section, open: bool) {
+        self.open[section as usize] = open;
+    }
+
     /// Draws the overlay and the help window, editing `settings` and `view` in place.
     pub fn show(
         &mut self,
@@ -159,6 +261,8 @@ impl Overlay {
         if let Some((msg, _)) = &stats.status {
             status_toast(ctx, msg);
         }
+        // The UI scale's keys work with the panel hidden too.
+        super::ui_scale::shortcuts(ctx, &mut view.ui_scale);
         if !view.show_overlay {
             return act;
         }
@@ -179,17 +283,15 @@ impl Overlay {
         if scroll {
             window = window.default_height(limit).max_height(limit);
         }
-        window.show(ctx, |ui| {
+        let shown = window.show(ctx, |ui| {
             let mut body = |ui: &mut egui::Ui| {
                 if view.lesson_hint {
                     crate::ui::lesson::hint(ui, &mut view.show_lessons);
                 }
+                first_row(ui, view, &mut act);
                 notices(ui, stats, &mut act);
-                self.controls(ui, settings, view, stats, &mut act);
-                ui.separator();
-                timings::timings(ui, settings, stats);
-                vertex_data::vertex_rows(ui, view, stats);
-                timings::timing_graph(ui, stats);
+                selected_row(ui, stats, &mut act);
+                self.sections(ui, settings, view, stats, &mut act);
             };
             self.content_height = if scroll {
                 egui::ScrollArea::vertical()
@@ -202,13 +304,15 @@ impl Overlay {
                 ui.min_rect().height()
             };
         });
+        act.panel = shown.map(|r| r.response.rect);
         if let Some(sw) = &stats.sweep {
             act.sweep = sweep::window(ctx, sw, settings.cell_size).or(act.sweep);
         }
         act
     }
 
-    fn controls(
+    /// The collapsible sections, in [`Section::ALL`] order.
+    fn sections(
         &mut self,
         ui: &mut egui::Ui,
         s: &mut Settings,
@@ -216,135 +320,204 @@ impl Overlay {
         stats: &FrameStats,
         act: &mut OverlayActions,
     ) {
-        scenario_row(ui, stats, act);
-        strategy_row(ui, s, stats);
-        kernel_row(ui, s);
+        let Overlay {
+            units_edit, open, ..
+        } = self;
+        for section in Section::ALL {
+            let k = section as usize;
+            let r = egui::CollapsingHeader::new(section.title())
+                .id_salt(("overlay section", k))
+                .open(Some(open[k]))
+                .show(ui, |ui| match section {
+                    Section::Algorithm => algorithm(ui, s, stats),
+                    Section::Memory => {
+                        layout_row(ui, s);
+                        order_row(ui, s);
+                    }
+                    Section::Grid => {
+                        act.sweep = radius_and_cell_rows(ui, s, stats).or(act.sweep);
+                        ui.horizontal(|ui| {
+                            ui.checkbox(&mut view.show_grid, "grid lines")
+                                .on_hover_text("Draw the grid at the cell size (G).");
+                            occupancy_box(ui, view);
+                        });
+                    }
+                    Section::Rendering => {
+                        colors_row(ui, view);
+                        vertex_data::vertex_rows(ui, view, stats);
+                    }
+                    Section::Scene => scene(ui, units_edit, s, stats, act),
+                    Section::Timings => {
+                        timings::headline(ui, s, stats);
+                        timings::timing_graph(ui, stats);
+                        timings::details(ui, s, stats);
+                    }
+                });
+            if r.header_response.clicked() {
+                open[k] = !open[k];
+            }
+            r.header_response.on_hover_text(section.tip());
+        }
+    }
+}
+
+/// The panel's first row: a compact row of buttons that is always shown,
+/// whatever the sections (wraps on a narrow panel). Add a button here for
+/// anything that opens a window of its own.
+pub fn first_row(ui: &mut egui::Ui, view: &mut ViewOptions, act: &mut OverlayActions) {
+    ui.horizontal_wrapped(|ui| {
+        crate::ui::lesson::button(ui, &mut view.show_lessons);
+        act.respawn |= ui
+            .button("respawn")
+            .on_hover_text("Respawn units from the seed (R).")
+            .clicked();
+        act.reset_camera |= ui
+            .button("camera")
+            .on_hover_text("Frame the whole world beside this panel (C).")
+            .clicked();
+        ui.toggle_value(&mut view.show_memory, "memory")
+            .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
+        ui.toggle_value(&mut view.show_compare, "compare")
+            .on_hover_text("Compare panel: measure the current settings into a row (Enter), keep rows across setting changes, compare them with a baseline, export them (Markdown, CSV, JSON, chart PNG).");
+        ui.toggle_value(&mut view.fullscreen, "full screen")
+            .on_hover_text("Fill the screen with the window, or leave full screen (F11; --fullscreen at start).");
+        if ui
+            .button("?")
+            .on_hover_text("Keyboard and mouse (F1).")
+            .clicked()
+        {
+            view.show_help = !view.show_help;
+        }
+        ui.horizontal(|ui| {
+            ui.label("UI").on_hover_text(
+                "Scale of the overlay's text and controls (Ctrl+= / Ctrl+- / Ctrl+0).",
+            );
+            super::ui_scale::control(ui, &mut view.ui_scale);
+        });
+    });
+}
+
+/// The selected unit's line (with follow and deselect) while a unit is
+/// selected: outside the sections, so it shows whichever are open.
+fn selected_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
+    let Some(sel) = stats.selected else {
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "unit #{}: {} neighbors, {} enemies in range",
+            sel.id, sel.neighbors, sel.enemies
+        ))
+        .on_hover_text("The selected unit (click another unit to select it): its neighbors within the radius and the enemies among them.");
+        let follow = if sel.follow { "unfollow" } else { "follow" };
+        act.toggle_follow |= ui
+            .small_button(follow)
+            .on_hover_text("Camera follows the selected unit, or stops (F).")
+            .clicked();
+        act.deselect |= ui
+            .small_button("x")
+            .on_hover_text("Deselect (Esc).")
+            .clicked();
+    });
+    if let Some(line) = sel.inspection_line() {
+        ui.label(line).on_hover_text("The selected unit's query in the last step: every unit run through the distance test (magenta; the searched cells are outlined) and the ones within the radius (yellow). Naive tests every unit; a grid tests the units of the cells its block covers.");
+    }
+}
+
+/// The algorithm section: strategy, kernel, threads and pass.
+fn algorithm(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
+    strategy_row(ui, s, stats);
+    kernel_row(ui, s);
+    ui.horizontal(|ui| {
         let max_threads = stats.cores.max(s.threads).max(1);
         ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
             .on_hover_text("Threads for move, rebuild, query and apply (rayon). Results are identical for every count (key T).");
-        self.units_row(ui, s);
-        egui::ComboBox::from_label("workload")
-            .selected_text(s.workload.key())
-            .show_ui(ui, |ui| {
-                for w in Workload::ALL {
-                    ui.selectable_value(&mut s.workload, w, w.key());
-                }
-            })
-            .response
-            .on_hover_text("Initial positions (respawns). uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case); battle: two teams closing on each other, units die when outnumbered and reinforcements spawn at the edges (churn every frame).");
-        if s.workload == Workload::Battle {
-            let (d, sp) = stats.churn_per_s;
-            ui.label(format!(
-                "battle: {d:.0} deaths/s, {sp:.0} spawns/s, {} allocations in the last step",
-                allocations_text(stats.step_allocations, stats.is_current(s))
-            ))
-            .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
-        }
-        act.sweep = radius_and_cell_rows(ui, s, stats).or(act.sweep);
-        order_row(ui, s);
-        ui.horizontal(|ui| {
-            layout_row(ui, s);
-            pass_row(ui, s, stats);
-            colors_row(ui, view);
-        });
-        ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
-            .on_hover_text("Simulated seconds per real second.");
-        ui.add(egui::Slider::new(&mut s.separation, 0.0..=5.0).text("separation"))
-            .on_hover_text("How strongly units steer away from their neighbors (the query results drive this).");
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut s.paused, "pause").on_hover_text(
-                "Freeze movement; the index and queries still run every frame (Space).",
-            );
-            ui.checkbox(&mut view.show_grid, "grid lines")
-                .on_hover_text("Draw the grid at the cell size (G).");
-            act.respawn |= ui
-                .button("respawn")
-                .on_hover_text("Respawn units from the seed (R).")
-                .clicked();
-            act.reset_camera |= ui
-                .button("camera")
-                .on_hover_text("Frame the whole world (C).")
-                .clicked();
-            ui.toggle_value(&mut view.show_memory, "memory")
-                .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
-            crate::ui::lesson::button(ui, &mut view.show_lessons);
-            ui.toggle_value(&mut view.show_compare, "compare")
-                .on_hover_text("Compare panel: measure the current settings into a row (Enter), keep rows across setting changes, compare them with a baseline, export them (Markdown, CSV, JSON, chart PNG).");
-            if ui
-                .button("?")
-                .on_hover_text("Keyboard and mouse (F1).")
-                .clicked()
-            {
-                view.show_help = !view.show_help;
-            }
-        });
-        match stats.selected {
-            Some(sel) => {
-                ui.horizontal(|ui| {
-                    ui.label(format!(
-                        "unit #{}: {} neighbors, {} enemies in range",
-                        sel.id, sel.neighbors, sel.enemies
-                    ));
-                    let follow = if sel.follow { "unfollow" } else { "follow" };
-                    act.toggle_follow |= ui
-                        .small_button(follow)
-                        .on_hover_text("Camera follows the selected unit, or stops (F).")
-                        .clicked();
-                    act.deselect |= ui
-                        .small_button("x")
-                        .on_hover_text("Deselect (Esc).")
-                        .clicked();
-                });
-                if let Some(line) = sel.inspection_line() {
-                    ui.label(line).on_hover_text("The selected unit's query in the last step: every unit run through the distance test (magenta; the searched cells are outlined) and the ones within the radius (yellow). Naive tests every unit; a grid tests the units of the cells its block covers.");
-                }
-            }
-            None => {
-                ui.label("Click a unit to show its query circle and neighbors.");
-            }
-        }
-    }
+        pass_row(ui, s, stats);
+    });
+}
 
-    /// The unit count: a slider and a number box, applied when the drag ends
-    /// or the edit is committed (Enter or focus lost), never per keystroke.
-    fn units_row(&mut self, ui: &mut egui::Ui, s: &mut Settings) {
-        let current = self.units_edit.unwrap_or(s.units);
-        // Each widget edits its own copy: the slider clamps to its range, and
-        // a value typed or dragged in the box must not pass through it.
-        let (mut from_slider, mut from_box) = (current, current);
-        let tip = "Unit count (respawns); the world grows to keep 16 neighbors per unit on average. Applied when you let go of the slider or press Enter.";
-        ui.horizontal(|ui| {
-            let slider = ui
-                .add(
-                    egui::Slider::new(
-                        &mut from_slider,
-                        widened(UNITS_RANGE.0, UNITS_RANGE.1, current),
-                    )
-                    .logarithmic(true)
-                    .show_value(false),
-                )
-                .on_hover_text(tip);
-            let shown = from_slider as f64;
-            slider.widget_info(|| egui::WidgetInfo::slider(true, shown, "units"));
-            let number = ui
-                .add(
-                    egui::DragValue::new(&mut from_box)
-                        .range(1..=1_000_000)
-                        .speed(50.0)
-                        .update_while_editing(false),
-                )
-                .on_hover_text(tip);
-            ui.label("units");
-            for (r, v) in [(&slider, from_slider), (&number, from_box)] {
-                if r.dragged() {
-                    self.units_edit = Some(v);
-                } else if r.drag_stopped() || r.changed() {
-                    s.units = v.max(1);
-                    self.units_edit = None;
-                }
+/// The scene section: scenario, units, workload (and the battle's churn),
+/// speed, separation, pause, and the hint to click a unit.
+fn scene(
+    ui: &mut egui::Ui,
+    units_edit: &mut Option<usize>,
+    s: &mut Settings,
+    stats: &FrameStats,
+    act: &mut OverlayActions,
+) {
+    scenario_row(ui, stats, act);
+    units_row(ui, units_edit, s);
+    egui::ComboBox::from_label("workload")
+        .selected_text(s.workload.key())
+        .show_ui(ui, |ui| {
+            for w in Workload::ALL {
+                ui.selectable_value(&mut s.workload, w, w.key());
             }
-        });
+        })
+        .response
+        .on_hover_text("Initial positions (respawns). uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case); battle: two teams closing on each other, units die when outnumbered and reinforcements spawn at the edges (churn every frame).");
+    if s.workload == Workload::Battle {
+        let (d, sp) = stats.churn_per_s;
+        ui.label(format!(
+            "battle: {d:.0} deaths/s, {sp:.0} spawns/s, {} allocations in the last step",
+            allocations_text(stats.step_allocations, stats.is_current(s))
+        ))
+        .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
     }
+    ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
+        .on_hover_text("Simulated seconds per real second.");
+    ui.add(egui::Slider::new(&mut s.separation, 0.0..=5.0).text("separation"))
+        .on_hover_text(
+            "How strongly units steer away from their neighbors (the query results drive this).",
+        );
+    ui.checkbox(&mut s.paused, "pause")
+        .on_hover_text("Freeze movement; the index and queries still run every frame (Space).");
+    if stats.selected.is_none() {
+        ui.label(egui::RichText::new("Click a unit to show its query circle and neighbors.").weak())
+            .on_hover_text("Picking: the unit under the pointer is selected; its query circle, the cells it searched, the units it tested (magenta) and its neighbors (yellow) are drawn. Esc deselects.");
+    }
+}
+
+/// The unit count: a slider and a number box, applied when the drag ends
+/// or the edit is committed (Enter or focus lost), never per keystroke
+/// (`units_edit` holds the value being dragged).
+fn units_row(ui: &mut egui::Ui, units_edit: &mut Option<usize>, s: &mut Settings) {
+    let current = units_edit.unwrap_or(s.units);
+    // Each widget edits its own copy: the slider clamps to its range, and
+    // a value typed or dragged in the box must not pass through it.
+    let (mut from_slider, mut from_box) = (current, current);
+    let tip = "Unit count (respawns); the world grows to keep 16 neighbors per unit on average. Applied when you let go of the slider or press Enter.";
+    ui.horizontal(|ui| {
+        let slider = ui
+            .add(
+                egui::Slider::new(
+                    &mut from_slider,
+                    widened(UNITS_RANGE.0, UNITS_RANGE.1, current),
+                )
+                .logarithmic(true)
+                .show_value(false),
+            )
+            .on_hover_text(tip);
+        let shown = from_slider as f64;
+        slider.widget_info(|| egui::WidgetInfo::slider(true, shown, "units"));
+        let number = ui
+            .add(
+                egui::DragValue::new(&mut from_box)
+                    .range(1..=1_000_000)
+                    .speed(50.0)
+                    .update_while_editing(false),
+            )
+            .on_hover_text(tip);
+        ui.label("units");
+        for (r, v) in [(&slider, from_slider), (&number, from_box)] {
+            if r.dragged() {
+                *units_edit = Some(v);
+            } else if r.drag_stopped() || r.changed() {
+                s.units = v.max(1);
+                *units_edit = None;
+            }
+        }
+    });
 }
 
 /// `lo..=hi`, widened to include `current` (a value set elsewhere, e.g. on
@@ -402,6 +575,7 @@ fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
         act.reload_scenario |= ui
             .add_enabled(stats.scenario.is_some(), egui::Button::new("reload"))
             .on_hover_text("Read the loaded scenario's file again (after editing it).")
+            .on_disabled_hover_text("Reads the loaded scenario's file again; no scenario is loaded (pick one from the list, or start with --scenario).")
             .clicked();
     });
     if let Some((_, d)) = stats.scenario.as_ref().filter(|(_, d)| !d.is_empty()) {
@@ -540,8 +714,7 @@ fn radius_and_cell_rows(
     .inner
 }
 
-/// How units are colored, and the cell occupancy heat map (short labels:
-/// they share a row with the layout).
+/// How units are colored.
 fn colors_row(ui: &mut egui::Ui, view: &mut ViewOptions) {
     let short = match view.color_mode {
         ColorMode::Team => "team",
@@ -563,6 +736,10 @@ fn colors_row(ui: &mut egui::Ui, view: &mut ViewOptions) {
             view.color_mode.name(),
             view.color_mode.describe()
         ));
+}
+
+/// The cell occupancy heat map's switch.
+fn occupancy_box(ui: &mut egui::Ui, view: &mut ViewOptions) {
     ui.checkbox(&mut view.cell_occupancy, "occupancy")
         .on_hover_text("Cell occupancy: a heat map of units per grid cell on the ground (dark blue: few, white: twice the mean of the occupied cells or more; empty cells clear), from the index of the last step. Nothing for Naive, which has no cells (O).");
 }

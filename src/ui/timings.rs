@@ -39,7 +39,9 @@ pub(crate) fn allocations_text(n: Option<u64>, current: bool) -> String {
     }
 }
 
-pub(crate) fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
+/// The headline of the timings section: the step's mean cost (with its
+/// spread) and the secondary line with FPS and the render time.
+pub(crate) fn headline(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
     let m = st.means();
     // Numbers of another setting's frames, or none yet, show as pending.
     let current = st.is_current(s);
@@ -89,6 +91,15 @@ pub(crate) fn timings(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         .weak(),
     )
     .on_hover_text("Secondary: frames per second over the last half second, and the time spent drawing the picture (CPU side; a software rasterizer here). Both depend on the drawing as much as on the simulation.");
+}
+
+/// The timings section under the graph: the slowest refresh, what the means
+/// cover, the cache counters, progress of slow frames and pictures, the phase
+/// table and the unit count.
+pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
+    let m = st.means();
+    let current = st.is_current(s);
+    let means = st.means_current(s);
     if let Some(slow) = st.slowest_s {
         ui.label(egui::RichText::new(format!("slowest refresh of the last 128: {:.0} ms", slow * 1e3)).weak())
             .on_hover_text("The longest wait between two window refreshes lately: what the window felt like at its worst. A naive frame, a big picture, a respawn or a sweep is spread over refreshes so this stays below 250 ms.");

@@ -1,0 +1,100 @@
+//! How the window presents itself: where the camera frames the world (in
+//! the part of the window the overlay panel leaves free), the overlay's UI
+//! scale and full screen.
+
+use glam::Vec2;
+use macroquad::prelude::{screen_dpi_scale, screen_height, screen_width};
+
+use super::App;
+use crate::render::{view_region, OrbitCamera};
+use crate::ui::ui_scale::clamp_ui_scale;
+
+/// What the world was last framed for: the camera the framing produced,
+/// and the world edge and the region of the window it was fitted into.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Framed {
+    camera: OrbitCamera,
+    world: f32,
+    region: (Vec2, Vec2),
+}
+
+/// The world (edge `world`, world units) framed in `region` of the window
+/// (logical pixels, y down), and what it was framed for.
+pub(super) fn framed_in(world: f32, region: (Vec2, Vec2)) -> (OrbitCamera, Framed) {
+    let mut camera = OrbitCamera::looking_at_world(world);
+    camera.frame_world_in_region(world, window_size(), region);
+    let framed = Framed {
+        camera,
+        world,
+        region,
+    };
+    (camera, framed)
+}
+
+/// The window's size, logical pixels (macroquad's `screen_width`, `screen_height`).
+fn window_size() -> Vec2 {
+    Vec2::new(screen_width(), screen_height())
+}
+
+/// Whether two regions differ by more than a pixel on some edge.
+fn moved(a: (Vec2, Vec2), b: (Vec2, Vec2)) -> bool {
+    (a.0 - b.0).abs().max_element() > 1.0 || (a.1 - b.1).abs().max_element() > 1.0
+}
+
+impl App {
+    /// The part of the window beside the overlay panel (the whole window
+    /// while the overlay is hidden), logical pixels: see [`view_region`].
+    fn free_region(&self) -> (Vec2, Vec2) {
+        // egui points to macroquad's logical pixels: the UI scale.
+        let k = self.egui.ctx().pixels_per_point() / screen_dpi_scale().max(1e-3);
+        let panel = self.panel.filter(|_| self.view.show_overlay).map(|r| {
+            (
+                Vec2::new(r.min.x, r.min.y) * k,
+                Vec2::new(r.max.x, r.max.y) * k,
+            )
+        });
+        view_region(window_size(), panel)
+    }
+
+    /// Frames the whole world beside the overlay panel and stops following
+    /// the selected unit (C, the overlay's "camera" button, a new world).
+    pub(super) fn frame_world(&mut self) {
+        let (camera, framed) = framed_in(self.world, self.free_region());
+        self.camera = camera;
+        self.framed = Some(framed);
+        self.selection.set_follow(false);
+    }
+
+    /// Frames the world again when the camera is still where the last
+    /// framing put it but the free part of the window changed since: the
+    /// first frame's panel, a resize, full screen, the UI scale, a section
+    /// opened wider. A camera the user moved (or `--select` placed) stays.
+    pub(super) fn keep_framed(&mut self) {
+        let Some(f) = self.framed else {
+            return;
+        };
+        if f.camera == self.camera && f.world == self.world && moved(f.region, self.free_region()) {
+            self.frame_world();
+        }
+    }
+
+    /// Hands the UI scale to egui (times the display's own scale; takes effect
+    /// in the next pass) and enters or leaves full screen when the overlay or
+    /// F11 asked for it.
+    pub(super) fn apply_presentation(&mut self) {
+        self.view.ui_scale = clamp_ui_scale(self.view.ui_scale);
+        self.egui
+            .ctx()
+            .set_pixels_per_point(screen_dpi_scale() * self.view.ui_scale);
+        if self.view.fullscreen != self.fullscreen {
+            self.fullscreen = self.view.fullscreen;
+            macroquad::window::set_fullscreen(self.fullscreen);
+            if !self.fullscreen {
+                // miniquad's X11 backend only drops the full-screen state;
+                // ask for the start-up size back as well.
+                let (w, h) = self.window_size;
+                macroquad::window::request_new_screen_size(w as f32, h as f32);
+            }
+        }
+    }
+}
