@@ -1,0 +1,147 @@
+//! `spatial-query-lab lesson` (issue 20): bundled lessons and a teacher's
+//! own file run headless, their texts quote what was measured, the JSON
+//! uses `bench`'s keys, and a bad file is one line.
+
+use std::process::Command;
+
+fn exe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spatial-query-lab"))
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = exe().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The issue's check: the algorithms lesson's JSON rows, Grid's query
+/// median below Naive's, the same neighbor totals, texts quoting them.
+#[test]
+fn the_algorithms_lesson_json_has_grid_faster_than_naive_on_the_same_neighbors() {
+    let (code, out, err) = run(&[
+        "lesson",
+        "algorithms",
+        "--format",
+        "json",
+        "--max-units",
+        "3000",
+        "--frames",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["lesson"], "algorithms");
+    let rows = doc["rows"].as_array().unwrap();
+    let by = |s: &str| rows.iter().find(|r| r["strategy"] == s).unwrap();
+    let (naive, grid) = (by("naive"), by("grid"));
+    for key in [
+        "strategy",
+        "kernel",
+        "layout",
+        "reorder",
+        "pass",
+        "threads",
+        "units",
+        "median_ms",
+        "neighbors",
+        "candidates",
+        "machine",
+    ] {
+        assert!(!naive[key].is_null(), "rows have bench's key {key}");
+    }
+    let q = |r: &serde_json::Value| r["median_ms"]["query"].as_f64().unwrap();
+    assert!(
+        q(grid) < q(naive),
+        "grid {} ms, naive {} ms",
+        q(grid),
+        q(naive)
+    );
+    assert_eq!(naive["neighbors"], grid["neighbors"]);
+    assert!(naive["neighbors"].as_u64().unwrap() > 0);
+    assert_eq!(naive["units"], 3000);
+    // Each step's text and the row it quotes.
+    let steps = doc["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    let grid_text = steps[1]["text"].as_str().unwrap();
+    let cpu = grid["candidates"].as_f64().unwrap() / 3000.0;
+    assert!(
+        grid_text.contains(&format!("Grid tested {cpu:.1} candidates per unit")),
+        "{grid_text}"
+    );
+    assert!(
+        !grid_text.contains('{') && !grid_text.contains('…'),
+        "{grid_text}"
+    );
+    assert!(err.starts_with("lesson: machine: "), "{err}");
+}
+
+/// The layouts lesson names this machine's last-level cache and the unit
+/// count it chose, in its text and on stderr.
+#[test]
+fn the_layouts_lesson_names_the_cache_and_the_unit_count_it_chose() {
+    let (code, out, err) = run(&["lesson", "layouts", "--max-units", "2000", "--frames", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let machine = spatial_query_lab::machine::Machine::current();
+    let llc = spatial_query_lab::lesson::text::llc_text(machine);
+    assert!(err.contains(&llc) || machine.l3().is_none(), "{err}");
+    assert!(out.contains("Why this many units: 2,000 units"), "{out}");
+    assert!(out.contains(&llc), "{out}");
+    assert!(out.starts_with("# Data layouts"), "{out}");
+    assert!(
+        out.contains("| row | step ms (median)"),
+        "the table ends it"
+    );
+}
+
+/// A teacher's own file runs as the bundled ones do (CSV here); a bad one
+/// is one line naming file, line and field; an unknown name lists the
+/// bundled ones; no name lists them.
+#[test]
+fn a_teachers_file_runs_and_a_bad_one_is_one_line() {
+    let dir = std::env::temp_dir().join(format!("sql-cli-lesson-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("mine.toml");
+    std::fs::write(
+        &good,
+        "title = \"Mine\"\n[settings]\nunits = 1500\n[[steps]]\nid = \"g\"\ntitle = \"Grid\"\nsettings = { strategy = \"grid\" }\ntext = \"grid took {query_ms} ms\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&[
+        "lesson",
+        good.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--frames",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("label,strategy,kernel"), "{out}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(err.contains("grid took ") && err.contains(" ms"), "{err}");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "title = \"Bad\"\n[settings]\nunits = 0\n[[steps]]\nid = \"g\"\ntitle = \"G\"\ntext = \"x\"\n").unwrap();
+    let (code, out, err) = run(&["lesson", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("bad.toml:3: units: must be 1 to 1000000 units, got 0"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["lesson", "nosuch"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no bundled lesson \"nosuch\"; one of algorithms, simd"),
+        "{err}"
+    );
+    let (code, out, _) = run(&["lesson"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("\n  ").count(), 9, "{out}");
+    let (code, _, err) = run(&["--lesson", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "the window refuses it before opening: {err}");
+    assert!(err.starts_with("error: --lesson: "), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
