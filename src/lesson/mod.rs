@@ -227,7 +227,7 @@ impl LessonRun {
         let s = self.settings(k);
         let uses_kernel = s.strategy != Strategy::Grid;
         (uses_kernel && !s.kernel.is_available())
-            .then(|| format!("this CPU cannot run {}: not run", s.kernel.name()))
+            .then(|| format!("this CPU cannot run {}", s.kernel.name()))
     }
 
     /// The plan measuring step `k` (one variant labeled with the step's

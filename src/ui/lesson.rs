@@ -193,10 +193,11 @@ fn nav(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
         } else {
             "Next ⏵"
         };
-        if ui
-            .button(next)
-            .on_hover_text("Next step (Page Down); it measures as it opens.")
-            .clicked()
+        if p.step < p.steps
+            && ui
+                .button(next)
+                .on_hover_text("Next step (Page Down); it measures as it opens.")
+                .clicked()
         {
             acts.push(LessonAction::Next);
         }
@@ -237,7 +238,7 @@ fn summary(
     pieces(ui, &p.text);
     let mut rect = None;
     if !p.chart.rows().is_empty() {
-        rect = Some(super::compare::bar_chart(ui, &p.chart, LESSON_CHART));
+        rect = Some(log_chart(ui, &p.chart));
     }
     if !p.chart.curves().is_empty() {
         ui.label("Cell-size sweeps: median query ms against cell / r");
@@ -268,6 +269,90 @@ fn summary(
     });
     nav(ui, p, acts);
     rect
+}
+
+/// Each step's median step and query time as bars on a log scale (the
+/// steps of a lesson differ by up to 1,000x: on a linear scale the fast
+/// ones vanish); returns the rectangle of the plot and its caption.
+fn log_chart(ui: &mut egui::Ui, c: &crate::measure::compare::Comparison) -> egui::Rect {
+    use egui_plot::{Bar, BarChart, Legend};
+    let rows = c.rows();
+    let n = rows.len();
+    let smallest = rows
+        .iter()
+        .flat_map(|m| [m.ms.total.median, m.ms.query.median])
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    // Bars start at the power of ten below the smallest value.
+    let floor = if smallest.is_finite() {
+        10f64.powf(smallest.log10().floor())
+    } else {
+        1.0
+    };
+    let height = |ms: f64| (ms.max(floor) / floor).log10();
+    let series = |name: &str, offset: f64, pick: fn(&crate::measure::Measurement) -> f64| {
+        let bars: Vec<Bar> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                Bar::new(i as f64 + offset, height(pick(m)))
+                    .width(0.35)
+                    .name(format!("{}: {name} {:.3} ms", c.name(i), pick(m)))
+            })
+            .collect();
+        BarChart::new(bars).name(name)
+    };
+    let labels: Vec<String> = (0..n)
+        .map(|i| format!("{} {:.2} ms", c.name(i), rows[i].ms.total.median))
+        .collect();
+    ui.scope(|ui| {
+        ui.label("Median step and query time per step (log scale), measured here");
+        super::plot::fixed(LESSON_CHART, 200.0)
+            .id(egui::Id::new(LESSON_CHART))
+            .legend(Legend::default())
+            .include_y(0.0)
+            .include_x(-0.6)
+            .include_x(n as f64 - 0.4)
+            .y_axis_label("ms (log)")
+            .y_axis_formatter(move |m, _| {
+                let v = floor * 10f64.powf(m.value);
+                if (m.value - m.value.round()).abs() < 1e-6 {
+                    format!("{v}")
+                } else {
+                    String::new()
+                }
+            })
+            .x_grid_spacer(move |input: egui_plot::GridInput| {
+                (0..n)
+                    .filter(|&i| (input.bounds.0..=input.bounds.1).contains(&(i as f64)))
+                    .map(|i| egui_plot::GridMark {
+                        value: i as f64,
+                        step_size: 1.0,
+                    })
+                    .collect()
+            })
+            .x_axis_formatter(move |m, _| {
+                let i = m.value.round();
+                if (m.value - i).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_axis_min_width(30.0)
+            .show(ui, |pl| {
+                pl.bar_chart(
+                    series("step", -0.18, |m| m.ms.total.median)
+                        .color(egui::Color32::from_rgb(90, 150, 255)),
+                );
+                pl.bar_chart(
+                    series("query", 0.18, |m| m.ms.query.median)
+                        .color(super::timings::PHASE_COLORS[2]),
+                );
+            });
+    })
+    .response
+    .rect
 }
 
 /// A filled text: measured values stand out; pending and not-run values

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Takes the README's lesson screenshots from a release build: the algorithms
+# lesson mid-way (step 2, measured) and its summary page with the chart.
+# Needs Xvfb and xdotool. Usage: docs/lesson-shots.sh [BIN] [OUTDIR]
+set -eu
+BIN=${1:-target/release/spatial-query-lab}
+OUT=${2:-docs}
+BIN=$(realpath "$BIN")
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+WORK=$(mktemp -d)
+cd "$WORK"
+Xvfb :93 -screen 0 1280x800x24 >/dev/null 2>&1 &
+XV=$!
+trap 'kill $XV 2>/dev/null; rm -rf "$WORK"' EXIT
+sleep 1
+export DISPLAY=:93
+"$BIN" --lesson algorithms >app.log 2>&1 &
+APP=$!
+key() { xdotool key "$1"; sleep "$2"; }
+sleep 12          # step 1 (Naive) measures: about 10 frames of 0.2 s
+key Next 10       # Page Down: step 2 (Grid) measures
+key F12 2         # spatial-query-lab-001.png: a lesson mid-way
+key Next 8        # step 3 (SortedGrid)
+key Next 3        # the summary page and its chart
+key F12 2         # spatial-query-lab-002.png
+kill $APP
+mv spatial-query-lab-001.png "$OUT/lesson-step.png"
+mv spatial-query-lab-002.png "$OUT/lesson-chart.png"
+echo "wrote $OUT/lesson-step.png and $OUT/lesson-chart.png"
