@@ -83,3 +83,13 @@ fn the_sphere_error_of_8_bits_is_far_above_16_bits() {
     assert!(mean16 < max16 && mean8 < max8);
     assert_eq!(NormalPrecision::Oct8.sphere_error_deg(0), (0.0, 0.0));
 }
+
+#[test]
+fn the_readme_lists_every_metric() {
+    let readme = include_str!("../../../README.md");
+    assert!(
+        readme.contains(&metrics_markdown()),
+        "README.md's table of lesson metrics differs from METRICS; paste metrics_markdown():\n{}",
+        metrics_markdown()
+    );
+}
