@@ -50,11 +50,11 @@ impl App {
                 }
                 CompareAction::SaveCsv => {
                     let text = c.to_csv();
-                    self.save_text("csv", Ok(text));
+                    self.save_text("spatial-query-lab-compare", "csv", Ok(text));
                 }
                 CompareAction::SaveJson => {
                     let text = c.to_json();
-                    self.save_text("json", text);
+                    self.save_text("spatial-query-lab-compare", "json", text);
                 }
                 CompareAction::SaveChart => self.chart_requested = true,
             }
@@ -63,14 +63,13 @@ impl App {
     }
 
     /// Writes `text` (or says why there is none) to the next free
-    /// `spatial-query-lab-compare-NNN.{ext}` in the current folder, and says
-    /// where in a toast.
-    fn save_text(&mut self, ext: &str, text: Result<String, String>) {
+    /// `{stem}-NNN.{ext}` in the current folder, and says where in a toast.
+    pub(super) fn save_text(&mut self, stem: &str, ext: &str, text: Result<String, String>) {
         let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let message = match (text, next_free_path(&dir, "spatial-query-lab-compare", ext)) {
+        let message = match (text, next_free_path(&dir, stem, ext)) {
             (Err(e), _) => format!("Not saved: {e}"),
             (_, None) => format!(
-                "Not saved: {} already holds spatial-query-lab-compare-001.{ext} to -999.{ext}.",
+                "Not saved: {} already holds {stem}-001.{ext} to -999.{ext}.",
                 dir.display()
             ),
             (Ok(t), Some(path)) => match std::fs::write(&path, t) {

@@ -3,9 +3,6 @@
 //! engine on the live simulation (one step at a time while the window keeps
 //! answering), and the exports.
 
-use std::path::PathBuf;
-
-use super::compare::next_free_path;
 use super::App;
 use crate::lesson::session::{Entered, Session};
 use crate::lesson::{bundled, export, Lesson, LessonOptions};
@@ -58,12 +55,12 @@ impl App {
                 }
                 (LessonAction::SaveCsv, Some(s)) => {
                     let text = Ok(s.run().comparison().to_csv());
-                    self.save_lesson_text("csv", text);
+                    self.save_text("spatial-query-lab-lesson", "csv", text);
                     None
                 }
                 (LessonAction::SaveJson, Some(s)) => {
                     let text = export::to_json(s.run());
-                    self.save_lesson_text("json", text);
+                    self.save_text("spatial-query-lab-lesson", "json", text);
                     None
                 }
                 (LessonAction::SaveChart, _) => {
@@ -145,23 +142,5 @@ impl App {
             .lesson
             .as_ref()
             .map(|s| s.page(&self.settings, progress));
-    }
-
-    /// Writes `text` to the next free `spatial-query-lab-lesson-NNN.{ext}`
-    /// in the current folder and says where in a toast.
-    fn save_lesson_text(&mut self, ext: &str, text: Result<String, String>) {
-        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let message = match (text, next_free_path(&dir, "spatial-query-lab-lesson", ext)) {
-            (Err(e), _) => format!("Not saved: {e}"),
-            (_, None) => format!(
-                "Not saved: {} already holds spatial-query-lab-lesson-001.{ext} to -999.{ext}.",
-                dir.display()
-            ),
-            (Ok(t), Some(path)) => match std::fs::write(&path, t) {
-                Ok(()) => format!("Saved {}", path.display()),
-                Err(e) => format!("Not saved: cannot write {}: {e}", path.display()),
-            },
-        };
-        self.toast(message);
     }
 }

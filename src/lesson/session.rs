@@ -183,7 +183,10 @@ impl Session {
         }
         let mut v = Variant::new(self.run.step(k).title.clone(), settings.clone());
         v.skip = self.run.cannot_run(k);
-        self.plan = Some(Plan::new(vec![v], self.run.spec(), MEASURE_GUARDS));
+        let mut plan = Plan::new(vec![v], self.run.spec(), MEASURE_GUARDS);
+        // This step ran with the step's settings: it is the first recorded.
+        plan.record(frame, working_set);
+        self.plan = Some(plan);
         self.finish_plan();
         false
     }
@@ -270,5 +273,97 @@ impl Session {
             differs,
             chart: run.comparison(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::StepStats;
+    use crate::spatial::{GridGeometry, QueryStats};
+
+    const SWEEP: &str = r#"
+title = "t"
+frames = 1
+settle = 0
+[settings]
+units = 2000
+strategy = "grid"
+[[steps]]
+id = "a"
+title = "A"
+sweep = true
+text = "best {sweep_best_cell_over_r} r"
+[[steps]]
+id = "b"
+title = "B"
+text = "{query_ms} ms"
+"#;
+
+    fn step(cell: f32, query_ms: f64) -> StepStats {
+        StepStats {
+            query_s: query_ms * 1e-3,
+            query: QueryStats {
+                candidates: 1_000,
+                neighbors: 100,
+            },
+            grid: Some(GridGeometry {
+                cell,
+                ..Default::default()
+            }),
+            threads: 1,
+            ..Default::default()
+        }
+    }
+
+    /// A sweep step asks the frame loop for its sweep once its settings
+    /// run, records the finished sweep, and a refused start waits.
+    #[test]
+    fn a_sweep_step_starts_the_sweep_and_keeps_it() {
+        let lesson = Lesson::parse(SWEEP, "s.toml", "s").unwrap();
+        let mut s = Session::new(lesson, LessonOptions::default());
+        let budget = Budget::default();
+        let e = s.enter(0, &budget, false).unwrap();
+        let live = e.settings;
+        let st = step(live.cell_size, 1.0);
+        let frame = FrameRecord::headless(&st, live.units, 0, 0);
+        // Other settings running: nothing starts.
+        let other = Settings {
+            units: 3000,
+            ..live.clone()
+        };
+        assert!(!s.record(frame, &other, WorkingSet::default));
+        assert!(
+            s.record(frame, &live, WorkingSet::default),
+            "start the sweep"
+        );
+        // Refused (a compare measurement runs): asked again at the next step.
+        s.sweep_started(false);
+        assert!(s.record(frame, &live, WorkingSet::default));
+        s.sweep_started(true);
+        assert!(s.sweeping());
+        let mut sw = s.run().sweep(0).unwrap();
+        s.sweep_update(Some(&sw));
+        assert!(s.run().result(0).is_none(), "not done yet");
+        while let Some(cell) = sw.cell_size() {
+            let st = step(cell, (cell as f64 - 12.0).abs() + 1.0);
+            sw.record_step(&st);
+        }
+        s.sweep_update(Some(&sw));
+        assert!(!s.sweeping());
+        let page = s.page(&live, None);
+        assert!(page.measured && page.measuring.is_none());
+        assert_eq!(page.chart.curves().len(), 1);
+        let text = super::super::text::plain(&page.text);
+        let best = sw.best().unwrap().ratio;
+        assert_eq!(text, format!("best {} r", crate::format::length(best)));
+        // The next step measures a row; a closed sweep would have ended it.
+        let e = s.go(1, &budget).unwrap();
+        assert_eq!(s.step(), 1);
+        let st = step(e.settings.cell_size, 2.0);
+        let frame = FrameRecord::headless(&st, e.settings.units, 0, 0);
+        assert!(!s.record(frame, &e.settings, WorkingSet::default));
+        assert!(s.page(&e.settings, None).measured, "one counted frame");
+        assert_eq!(super::super::text::plain(&s.run().text(1)), "2.00 ms");
     }
 }
