@@ -976,3 +976,34 @@ fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
     }
     assert!(silent.is_empty(), "no tooltip on hover: {silent:#?}");
 }
+
+/// Every kernel this CPU runs is chosen by a click on its name (a
+/// lecturer reported AVX2 could not be clicked).
+#[test]
+fn every_available_kernel_is_chosen_by_a_click() {
+    use spatial_query_lab::spatial::{Kernel, Strategy};
+    for k in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
+        let start = if k == Kernel::Scalar {
+            Kernel::Sse
+        } else {
+            Kernel::Scalar
+        };
+        let start = if start.is_available() {
+            start
+        } else {
+            continue;
+        };
+        let mut h = harness_with(
+            stats(),
+            Settings {
+                strategy: Strategy::SortedGrid,
+                kernel: start,
+                ..Settings::default()
+            },
+        );
+        h.run();
+        h.get_by_label(k.name()).click();
+        h.run();
+        assert_eq!(h.state().settings.kernel, k, "clicking {}", k.name());
+    }
+}

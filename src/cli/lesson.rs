@@ -6,7 +6,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use spatial_query_lab::lesson::run::run_all;
+use spatial_query_lab::format::thousands;
+use spatial_query_lab::lesson::run::measure_step;
 use spatial_query_lab::lesson::text::plain;
 use spatial_query_lab::lesson::{bundled, export, LessonOptions, LessonRun};
 use spatial_query_lab::machine::Machine;
@@ -46,7 +47,22 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
         print!("{}", export::markdown_head(&run, machine));
     }
     let n = run.len();
-    run_all(&mut run, |k, run| {
+    for k in 0..n {
+        let s = run.settings(k);
+        let _ = writeln!(
+            std::io::stderr(),
+            "  step {}/{n} {}: measuring {} units{}...",
+            k + 1,
+            run.step(k).id,
+            thousands(s.units as u64),
+            if run.step(k).sweep {
+                " over 13 cell sizes"
+            } else {
+                ""
+            }
+        );
+        measure_step(&mut run, k);
+        let run = &run;
         let step = run.step(k);
         if md {
             print!("{}", export::markdown_step(run, k));
@@ -62,7 +78,7 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
             export::skipped(run, k)
                 .map_or_else(|| "measured".to_string(), |w| format!("not measured: {w}"))
         );
-    });
+    }
     match a.format {
         TableFormat::Md => print!("{}", export::markdown_tail(&run, machine)),
         TableFormat::Csv => {

@@ -19,6 +19,9 @@
 //! sweep = false                            # optional: a cell-size sweep
 //! memory_view = false                      # optional: open the memory view
 //! all_threads = false                      # optional: as many threads as cores
+//! absent = "..."                           # optional: shown instead of `text`
+//!                                          # where the step cannot run (a kernel
+//!                                          # this CPU lacks)
 //! text = "Naive tested {naive.candidates_per_unit} candidates per unit."
 //! ```
 //!
@@ -49,7 +52,7 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 pub const MAX_STEPS: usize = 64;
 
 /// The lesson's own fields and what each takes, for messages.
-const FIELDS: [(&str, &str); 13] = [
+const FIELDS: [(&str, &str); 14] = [
     ("title", "text in quotes"),
     ("summary", "text in quotes"),
     ("conclusion", "text in quotes"),
@@ -62,6 +65,7 @@ const FIELDS: [(&str, &str); 13] = [
     ("sweep", "true or false"),
     ("memory_view", "true or false"),
     ("all_threads", "true or false"),
+    ("absent", "text in quotes"),
     ("settings", "a table of scenario fields"),
 ];
 
@@ -89,6 +93,7 @@ struct RawStep {
     sweep: Option<Spanned<bool>>,
     memory_view: Option<Spanned<bool>>,
     all_threads: Option<Spanned<bool>>,
+    absent: Option<Spanned<String>>,
 }
 
 impl Lesson {
@@ -227,6 +232,7 @@ impl Lesson {
                 sweep: st.sweep.is_some_and(|b| *b.get_ref()),
                 memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
                 all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),
+                absent: st.absent.map(|a| a.into_inner()),
                 line,
             });
         }

@@ -52,6 +52,9 @@ pub struct Step {
     pub sweep: bool,
     /// The window opens the memory view for this step.
     pub memory_view: bool,
+    /// Shown instead of `text` where the step cannot run here (a kernel
+    /// this CPU lacks): what it would show elsewhere.
+    pub absent: Option<String>,
     /// The step runs on as many threads as this machine has cores
     /// ([`crate::machine::Machine::cores`]), whatever `settings` says.
     pub all_threads: bool,
@@ -231,16 +234,20 @@ impl LessonRun {
     }
 
     /// The plan measuring step `k` (one variant labeled with the step's
-    /// title; marked skipped when [`LessonRun::cannot_run`]), no guards
-    /// beyond the compare panel's. Not for sweep steps ([`LessonRun::sweep`]).
+    /// title; marked skipped when [`LessonRun::cannot_run`]) with the
+    /// compare panel's guards and `bench`'s naive predictor, so a naive step
+    /// whose frame would take over a minute is skipped with the estimate,
+    /// not run for hours. Not for sweep steps ([`LessonRun::sweep`]).
     pub fn plan(&self, k: usize) -> Plan {
-        let mut v = Variant::new(self.lesson.steps[k].title.clone(), self.settings(k));
+        let s = self.settings(k);
+        let mut v = Variant::new(self.lesson.steps[k].title.clone(), s.clone());
         v.skip = self.cannot_run(k);
         Plan::new(
             vec![v],
             self.spec(),
             crate::measure::compare::MEASURE_GUARDS,
         )
+        .with_predictor(crate::bench::naive_predictor(s.seed, s.workload))
     }
 
     /// The cell-size sweep of step `k` (the standard ratios, the step's
@@ -279,9 +286,14 @@ impl LessonRun {
     }
 
     /// The text of step `k` with its placeholders filled from the results
-    /// so far (a value not measured yet is pending).
+    /// so far (a value not measured yet is pending); its `absent` text
+    /// instead where the step cannot run here.
     pub fn text(&self, k: usize) -> Vec<Piece> {
-        self.lesson.steps[k].text.render(&text::Context::of(self))
+        let step = &self.lesson.steps[k];
+        match (&step.absent, self.cannot_run(k)) {
+            (Some(a), Some(_)) => vec![Piece::Text(a.clone())],
+            _ => step.text.render(&text::Context::of(self)),
+        }
     }
 
     /// The conclusion with its placeholders filled.

@@ -119,7 +119,10 @@ impl Session {
         }
         let k = self.step;
         let mut settings = self.run.settings(k);
-        settings.kernel = settings.kernel.or_scalar();
+        if !settings.kernel.is_available() {
+            // Not measured here: the window keeps the widest kernel it has.
+            settings.kernel = crate::spatial::Kernel::best();
+        }
         let notices = budget::settle(&mut settings, budget);
         self.applied = settings.clone();
         self.pending = force || self.run.result(k).is_none();
@@ -183,7 +186,9 @@ impl Session {
         }
         let mut v = Variant::new(self.run.step(k).title.clone(), settings.clone());
         v.skip = self.run.cannot_run(k);
-        let mut plan = Plan::new(vec![v], self.run.spec(), MEASURE_GUARDS);
+        let predictor = crate::bench::naive_predictor(settings.seed, settings.workload);
+        let mut plan =
+            Plan::new(vec![v], self.run.spec(), MEASURE_GUARDS).with_predictor(predictor);
         // This step ran with the step's settings: it is the first recorded.
         plan.record(frame, working_set);
         self.plan = Some(plan);

@@ -91,7 +91,7 @@ pub fn choose_with(
         )
     } else {
         format!(
-            "{} units, the limit: {factor}x this machine's {llc_name} would need {} units ({per}); at the limit the AoS working set is only {:.1}x the cache, so expect a smaller gap between the layouts than on a machine with a smaller cache",
+            "{} units, the limit: {factor}x this machine's {llc_name} would need {} units ({per}); at the limit the AoS working set is only {:.1}x the cache, so cache effects show less than on a machine with a smaller cache",
             thousands(units as u64),
             thousands(want as u64),
             reached

@@ -89,24 +89,38 @@ pub fn window(
 ) -> (Vec<LessonAction>, Option<egui::Rect>) {
     let mut acts = Vec::new();
     let mut chart = None;
-    let x = ctx.screen_rect().right() - 470.0;
+    // Bottom right: the memory view and the sweep window open at the top
+    // right, the panel at the left. Never taller than the screen: the
+    // content scrolls (a projector at 1024x768 with a large UI scale).
+    let screen = ctx.screen_rect();
+    let width = 440.0f32.min(screen.width() - 20.0).max(200.0);
     egui::Window::new("Lessons")
         .open(open)
-        .default_pos([x.max(380.0), 40.0])
-        .default_width(440.0)
+        // Above the panel, whose window id follows the screen's height (a
+        // new id comes out on top), and above the memory view: the lesson
+        // is what the class follows.
+        .order(egui::Order::Foreground)
+        .pivot(egui::Align2::RIGHT_BOTTOM)
+        .default_pos([screen.right() - 10.0, screen.bottom() - 10.0])
+        .default_width(width)
+        .max_height(screen.height() - 60.0)
         .resizable(false)
         .show(ctx, |ui| {
-            ui.set_max_width(440.0);
-            if let Some(e) = &panel.error {
-                ui.add(egui::Label::new(egui::RichText::new(e).color(NOTICE_COLOR)).wrap());
-            }
-            match &panel.page {
-                None => list(ui, panel, &mut acts),
-                Some(p) if p.step >= p.steps => {
-                    chart = summary(ui, p, panel.can_save, &mut acts);
-                }
-                Some(p) => step(ui, p, &mut acts),
-            }
+            egui::ScrollArea::vertical()
+                .id_salt("lesson page")
+                .show(ui, |ui| {
+                    ui.set_max_width(width);
+                    if let Some(e) = &panel.error {
+                        ui.add(egui::Label::new(egui::RichText::new(e).color(NOTICE_COLOR)).wrap());
+                    }
+                    match &panel.page {
+                        None => list(ui, panel, &mut acts),
+                        Some(p) if p.step >= p.steps => {
+                            chart = summary(ui, p, panel.can_save, &mut acts);
+                        }
+                        Some(p) => step(ui, p, &mut acts),
+                    }
+                });
         });
     (acts, chart)
 }
@@ -302,9 +316,7 @@ fn log_chart(ui: &mut egui::Ui, c: &crate::measure::compare::Comparison) -> egui
             .collect();
         BarChart::new(bars).name(name)
     };
-    let labels: Vec<String> = (0..n)
-        .map(|i| format!("{} {:.2} ms", c.name(i), rows[i].ms.total.median))
-        .collect();
+    let labels: Vec<String> = (0..n).map(|i| c.name(i)).collect();
     ui.scope(|ui| {
         ui.label("Median step and query time per step (log scale), measured here");
         super::plot::fixed(LESSON_CHART, 200.0)
@@ -316,11 +328,9 @@ fn log_chart(ui: &mut egui::Ui, c: &crate::measure::compare::Comparison) -> egui
             .y_axis_label("ms (log)")
             .y_axis_formatter(move |m, _| {
                 let v = floor * 10f64.powf(m.value);
-                if (m.value - m.value.round()).abs() < 1e-6 {
-                    format!("{v}")
-                } else {
-                    String::new()
-                }
+                // Two significant digits at every mark egui places.
+                let digits = (1 - v.log10().floor() as i32).max(0) as usize;
+                format!("{v:.digits$}")
             })
             .x_grid_spacer(move |input: egui_plot::GridInput| {
                 (0..n)

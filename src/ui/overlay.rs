@@ -251,19 +251,13 @@ impl Overlay {
             act.compare = acts;
             act.compare_chart = chart;
         }
-        if view.show_lessons {
-            view.lesson_hint = false;
-            let (acts, chart) =
-                crate::ui::lesson::window(ctx, &mut view.show_lessons, &stats.lessons);
-            act.lesson = acts;
-            act.lesson_chart = chart;
-        }
         if let Some((msg, _)) = &stats.status {
             status_toast(ctx, msg);
         }
         // The UI scale's keys work with the panel hidden too.
         super::ui_scale::shortcuts(ctx, &mut view.ui_scale);
         if !view.show_overlay {
+            lessons_window(ctx, view, stats, &mut act);
             return act;
         }
         // On a window too short for the whole panel, the panel scrolls
@@ -308,6 +302,8 @@ impl Overlay {
         if let Some(sw) = &stats.sweep {
             act.sweep = sweep::window(ctx, sw, settings.cell_size).or(act.sweep);
         }
+        // After the panel, so that it opens on top of it.
+        lessons_window(ctx, view, stats, &mut act);
         act
     }
 
@@ -358,6 +354,21 @@ impl Overlay {
             }
             r.header_response.on_hover_text(section.tip());
         }
+    }
+}
+
+/// The lessons window while it is open (the hint goes once it was).
+fn lessons_window(
+    ctx: &egui::Context,
+    view: &mut ViewOptions,
+    stats: &FrameStats,
+    act: &mut OverlayActions,
+) {
+    if view.show_lessons {
+        view.lesson_hint = false;
+        let (acts, chart) = crate::ui::lesson::window(ctx, &mut view.show_lessons, &stats.lessons);
+        act.lesson = acts;
+        act.lesson_chart = chart;
     }
 }
 
