@@ -10,11 +10,13 @@ mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 WORK=$(mktemp -d)
 cd "$WORK"
-Xvfb :93 -screen 0 1280x800x24 >/dev/null 2>&1 &
+# -displayfd: the server picks a free display and writes its number once
+# it accepts connections.
+Xvfb -displayfd 3 -screen 0 1280x800x24 3>display >/dev/null 2>&1 &
 XV=$!
 trap 'kill $XV 2>/dev/null; rm -rf "$WORK"' EXIT
-sleep 1
-export DISPLAY=:93
+for _ in $(seq 50); do [ -s display ] && break; sleep 0.2; done
+export DISPLAY=:$(cat display)
 "$BIN" --lesson algorithms >app.log 2>&1 &
 APP=$!
 key() { xdotool key "$1"; sleep "$2"; }
@@ -24,7 +26,7 @@ key F12 2         # spatial-query-lab-001.png: a lesson mid-way
 key Next 8        # step 3 (SortedGrid)
 key Next 3        # the summary page and its chart
 key F12 2         # spatial-query-lab-002.png
-kill $APP
+kill $APP || { echo "the window exited early:" >&2; cat app.log >&2; exit 1; }
 mv spatial-query-lab-001.png "$OUT/lesson-step.png"
 mv spatial-query-lab-002.png "$OUT/lesson-chart.png"
 echo "wrote $OUT/lesson-step.png and $OUT/lesson-chart.png"
