@@ -44,7 +44,7 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
 /// (the compare panel's, [`crate::measure::compare::Comparison::to_markdown`]).
 pub fn markdown_tail(run: &LessonRun, machine: &Machine) -> String {
     format!(
-        "## What it showed\n\n{}\n\n{}",
+        "## What it showed\n\n{}\n\nThe table compares whole steps (\"vs baseline\": the first step's); the texts quote the phase they name.\n\n{}",
         plain(&run.conclusion()),
         run.comparison().to_markdown(machine)
     )
