@@ -78,12 +78,17 @@ pub fn button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> Option<Swe
 /// plots. Returns the button clicked, if any.
 pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<SweepAction> {
     let mut action = None;
-    let x = ctx.screen_rect().right() - 460.0;
+    let screen = ctx.screen_rect();
+    let x = screen.right() - 460.0;
+    // Never taller than the screen: on a small one (a projector at a large
+    // UI scale) the content scrolls and its buttons stay reachable.
     egui::Window::new("Cell-size sweep")
         .default_pos([x.max(380.0), 10.0])
-        .default_width(440.0)
+        .default_width(440.0f32.min(screen.width() - 20.0).max(200.0))
+        .max_height(screen.height() - 30.0)
         .resizable(false)
         .show(ctx, |ui| {
+          egui::ScrollArea::vertical().id_salt("sweep window").show(ui, |ui| {
             let w = sw.work();
             // Grid tests one unit at a time through the layout: no kernel to name.
             let kernel = match w.strategy {
@@ -152,6 +157,7 @@ pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<
                     action = Some(SweepAction::Close);
                 }
             });
+          });
         });
     action
 }
