@@ -283,32 +283,9 @@ pub(crate) fn bar_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Re
         ui.label(format!(
             "Step time per row, stacked by phase, in units of the baseline's ({base})"
         ));
-        super::plot::fixed(id, 220.0)
-            .id(egui::Id::new(id))
+        super::plot::bars(id, 220.0, labels)
             .legend(Legend::default())
-            .include_y(0.0)
-            .include_x(-0.6)
-            .include_x(n as f64 - 0.4)
             .y_axis_label("x baseline step")
-            // A mark under every bar, so no row's label is left out.
-            .x_grid_spacer(move |input: egui_plot::GridInput| {
-                (0..n)
-                    .filter(|&i| (input.bounds.0..=input.bounds.1).contains(&(i as f64)))
-                    .map(|i| egui_plot::GridMark {
-                        value: i as f64,
-                        step_size: 1.0,
-                    })
-                    .collect()
-            })
-            .x_axis_formatter(move |m, _| {
-                let i = m.value.round();
-                if (m.value - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
-            .y_axis_min_width(30.0)
             .show(ui, |p| {
                 for ch in charts {
                     p.bar_chart(ch);

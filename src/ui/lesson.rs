@@ -319,12 +319,8 @@ fn log_chart(ui: &mut egui::Ui, c: &crate::measure::compare::Comparison) -> egui
     let labels: Vec<String> = (0..n).map(|i| c.name(i)).collect();
     ui.scope(|ui| {
         ui.label("Median step and query time per step (log scale), measured here");
-        super::plot::fixed(LESSON_CHART, 200.0)
-            .id(egui::Id::new(LESSON_CHART))
+        super::plot::bars(LESSON_CHART, 200.0, labels)
             .legend(Legend::default())
-            .include_y(0.0)
-            .include_x(-0.6)
-            .include_x(n as f64 - 0.4)
             .y_axis_label("ms (log)")
             .y_axis_formatter(move |m, _| {
                 let v = floor * 10f64.powf(m.value);
@@ -332,24 +328,6 @@ fn log_chart(ui: &mut egui::Ui, c: &crate::measure::compare::Comparison) -> egui
                 let digits = (1 - v.log10().floor() as i32).max(0) as usize;
                 format!("{v:.digits$}")
             })
-            .x_grid_spacer(move |input: egui_plot::GridInput| {
-                (0..n)
-                    .filter(|&i| (input.bounds.0..=input.bounds.1).contains(&(i as f64)))
-                    .map(|i| egui_plot::GridMark {
-                        value: i as f64,
-                        step_size: 1.0,
-                    })
-                    .collect()
-            })
-            .x_axis_formatter(move |m, _| {
-                let i = m.value.round();
-                if (m.value - i).abs() < 1e-6 && i >= 0.0 {
-                    labels.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
-            .y_axis_min_width(30.0)
             .show(ui, |pl| {
                 pl.bar_chart(
                     series("step", -0.18, |m| m.ms.total.median)
