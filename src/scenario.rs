@@ -177,7 +177,7 @@ pub(crate) struct Raw {
 }
 
 /// 1-based line of byte offset `at` in `text`.
-fn line_of(text: &str, at: usize) -> usize {
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
     let at = at.min(text.len());
     text.as_bytes()[..at]
         .iter()
@@ -331,6 +331,43 @@ fn range_text(name: &str) -> String {
     }
 }
 
+/// The text of the TOML file at `path` and its stem, read whole: at most
+/// `max_bytes` (`what` names the kind of file in that message).
+///
+/// # Errors
+/// One line naming the file: it cannot be read, is not a file, is larger
+/// than `max_bytes`, or is not UTF-8.
+pub(crate) fn read_toml_file(
+    path: &Path,
+    max_bytes: u64,
+    what: &str,
+) -> Result<(String, String), ScenarioError> {
+    let file = path.display().to_string();
+    let fail = |message: String| one_line_error("", &file, None, None, message);
+    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        return Err(fail("not a file".to_string()));
+    }
+    if meta.len() > max_bytes {
+        return Err(fail(format!(
+            "{} bytes; {what} is at most {max_bytes} bytes",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((text, stem))
+}
+
 /// The one-line error of `file` (whose text is `text`) at byte range
 /// `span`: its line, the field, and `message` with its white space
 /// collapsed (a quoted key or a value may hold newlines).
@@ -412,35 +449,8 @@ impl Scenario {
     /// A [`ScenarioError`] when the file cannot be read (missing, a folder,
     /// too large, not UTF-8) or does not parse or validate.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let file = path.display().to_string();
-        let fail = |message: String| ScenarioError {
-            file: file.clone(),
-            line: None,
-            field: None,
-            message,
-        };
-        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        if !meta.is_file() {
-            return Err(fail("not a file".to_string()));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(fail(format!(
-                "{} bytes; a scenario file is at most {MAX_FILE_BYTES} bytes",
-                meta.len()
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            fail(format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ))
-        })?;
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Scenario::parse(&text, &file, &stem)
+        let (text, stem) = read_toml_file(path, MAX_FILE_BYTES, "a scenario file")?;
+        Scenario::parse(&text, &path.display().to_string(), &stem)
     }
 
     /// Parses and validates the TOML `text` of the file named `file` (used

@@ -40,7 +40,9 @@ use toml::Spanned;
 use super::text::Template;
 use super::{Lesson, Step, DEFAULT_FRAMES, DEFAULT_SETTLE};
 use crate::measure::Spec;
-use crate::scenario::{de_error, one_line_error, Raw, Scenario, ScenarioError};
+use crate::scenario::{
+    de_error, line_of, one_line_error, read_toml_file, Raw, Scenario, ScenarioError,
+};
 
 /// Why a lesson could not be read; `Display` gives `FILE:LINE: FIELD: MESSAGE`
 /// (the scenario files' error).
@@ -103,30 +105,8 @@ impl Lesson {
     /// A [`LessonError`] when the file cannot be read (missing, a folder,
     /// larger than [`MAX_FILE_BYTES`], not UTF-8) or does not validate.
     pub fn load(path: &Path) -> Result<Lesson, LessonError> {
-        let file = path.display().to_string();
-        let fail = |message: String| one_line_error("", &file, None, None, message);
-        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        if !meta.is_file() {
-            return Err(fail("not a file".to_string()));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(fail(format!(
-                "{} bytes; a lesson file is at most {MAX_FILE_BYTES} bytes",
-                meta.len()
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            fail(format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ))
-        })?;
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Lesson::parse(&text, &file, &stem)
+        let (text, stem) = read_toml_file(path, MAX_FILE_BYTES, "a lesson file")?;
+        Lesson::parse(&text, &path.display().to_string(), &stem)
     }
 
     /// Parses and validates the TOML `text` of the lesson file named `file`
@@ -192,7 +172,7 @@ impl Lesson {
         let mut ids: Vec<String> = Vec::new();
         let mut steps = Vec::new();
         for st in raw.steps.into_inner() {
-            let line = super::text::line_of(text, st.span().start);
+            let line = line_of(text, st.span().start);
             let st = st.into_inner();
             let id = st.id.get_ref().trim().to_string();
             let id_ok = !id.is_empty()

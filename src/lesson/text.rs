@@ -21,7 +21,7 @@ use super::{LessonRun, StepResult};
 use crate::format::{length, size, thousands};
 use crate::machine::Machine;
 use crate::measure::{Measurement, Outcome};
-use crate::scenario::{one_line_error, ScenarioError};
+use crate::scenario::{line_of, one_line_error, ScenarioError};
 use crate::view::{NormalPrecision, VertexLayout};
 
 /// Shown for a value not measured yet.
@@ -238,16 +238,6 @@ pub fn plain(pieces: &[Piece]) -> String {
         }
     }
     s
-}
-
-/// 1-based line of byte offset `at` in `text`.
-pub fn line_of(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 /// A metric's index in [`METRICS`].
