@@ -91,10 +91,10 @@ pub fn choose_with(
         )
     } else {
         format!(
-            "{} units, the limit: {factor}x this machine's {llc_name} would need {} units ({per}); at the limit the AoS working set is only {:.1}x the cache, so cache effects show less than on a machine with a smaller cache",
+            "{} units, the limit: {factor}x this machine's {llc_name} would need {} units ({per}); at the limit the AoS working set is only {}x the cache, so cache effects show less than on a machine with a smaller cache",
             thousands(units as u64),
             thousands(want as u64),
-            reached
+            crate::lesson::text::ratio_text(reached)
         )
     };
     UnitChoice {
