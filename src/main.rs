@@ -33,3 +33,16 @@ fn main() -> ExitCode {
         None => cli::window::run_window(cli.window, &matches),
     }
 }
+
+/// In the browser a panic aborts the module with no message: say it on the
+/// console and on the page instead. Installed inside the window's future,
+/// after macroquad's own hook (which logs only the panic's debug form).
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub(crate) fn browser_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        macroquad::logging::error!("{}", info);
+        spatial_query_lab::app::browser::page_failed(&format!(
+            "Spatial Query Lab stopped: {info}. Reload the page to start again."
+        ));
+    }));
+}

@@ -3,24 +3,14 @@
 //! while the window keeps answering), keeping finished sweeps, and the
 //! exports (clipboard, CSV, JSON, the chart as PNG).
 
-use std::path::{Path, PathBuf};
-
 use macroquad::prelude::get_time;
 
-use super::{App, STATUS_S};
+use super::{files, App, STATUS_S};
 use crate::machine::Machine;
 use crate::measure::compare::{measure_plan, row_label, times};
 use crate::measure::{FrameRecord, Outcome};
 use crate::sim::memory;
 use crate::ui::compare::CompareAction;
-
-/// The first `{stem}-NNN.{ext}` (NNN from 001) that does not exist in
-/// `dir`, or `None` when all 999 do.
-pub fn next_free_path(dir: &Path, stem: &str, ext: &str) -> Option<PathBuf> {
-    (1..=999)
-        .map(|k| dir.join(format!("{stem}-{k:03}.{ext}")))
-        .find(|p| !p.exists())
-}
 
 impl App {
     /// Shows `message` at the bottom of the window for a few seconds.
@@ -62,42 +52,34 @@ impl App {
         self.stats.comparison.clone_from(&self.comparison);
     }
 
-    /// Writes `text` (or says why there is none) to the next free
-    /// `{stem}-NNN.{ext}` in the current folder, and says where in a toast.
+    /// Saves `text` (or says why there is none) as the next free
+    /// `{stem}-NNN.{ext}` in the current folder, or as a browser download
+    /// ([`files::deliver`]), and says where in a toast.
     pub(super) fn save_text(&mut self, stem: &str, ext: &str, text: Result<String, String>) {
-        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let message = match (text, next_free_path(&dir, stem, ext)) {
-            (Err(e), _) => format!("Not saved: {e}"),
-            (_, None) => format!(
-                "Not saved: {} already holds {stem}-001.{ext} to -999.{ext}.",
-                dir.display()
-            ),
-            (Ok(t), Some(path)) => match std::fs::write(&path, t) {
-                Ok(()) => format!("Saved {}", path.display()),
-                Err(e) => format!("Not saved: cannot write {}: {e}", path.display()),
-            },
+        let message = match text.and_then(|t| files::deliver(stem, ext, t.as_bytes())) {
+            Ok(to) => format!("Saved {to}"),
+            Err(e) => format!("Not saved: {e}"),
         };
         self.toast(message);
     }
 
     /// Saves a chart alone (`rect`, in points: the compare panel's or the
     /// lesson's, `which` in the message) as the next free
-    /// `spatial-query-lab-chart-NNN.png`; call after the overlay is drawn.
+    /// `spatial-query-lab-chart-NNN.png` (or a download); call after the
+    /// overlay is drawn.
     pub(super) fn save_chart(&mut self, rect: Option<egui_macroquad::egui::Rect>, which: &str) {
         let Some(rect) = rect else {
             self.toast(format!("Not saved: the {which} chart is not on screen."));
             return;
         };
-        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let scale = self.egui.ctx().pixels_per_point();
         let px = [rect.min.x, rect.min.y, rect.width(), rect.height()]
             .map(|v| (v * scale).round().max(0.0) as u32);
-        let message = match next_free_path(&dir, "spatial-query-lab-chart", "png") {
-            None => "Not saved: 999 chart files already in this folder.".to_string(),
-            Some(path) => match crate::render::save_region(&path, px) {
-                Ok(()) => format!("Chart saved: {}", path.display()),
-                Err(e) => format!("Chart not saved: {e}"),
-            },
+        let saved = crate::render::region_png(px)
+            .and_then(|png| files::deliver("spatial-query-lab-chart", "png", &png));
+        let message = match saved {
+            Ok(to) => format!("Chart saved: {to}"),
+            Err(e) => format!("Chart not saved: {e}"),
         };
         self.toast(message);
     }
@@ -172,41 +154,5 @@ impl App {
             self.sweep_kept = true;
             self.stats.comparison.clone_from(&self.comparison);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::next_free_path;
-    use crate::app::next_screenshot_path;
-
-    #[test]
-    fn screenshots_and_exports_take_the_first_free_number() {
-        let dir = std::env::temp_dir().join(format!("sql-exports-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let shot = |k: u32| dir.join(format!("spatial-query-lab-{k:03}.png"));
-        let csv = |k: u32| dir.join(format!("spatial-query-lab-compare-{k:03}.csv"));
-        assert_eq!(next_screenshot_path(&dir), Some(shot(1)));
-        for k in [1, 2] {
-            std::fs::write(shot(k), b"png").unwrap();
-        }
-        assert_eq!(next_screenshot_path(&dir), Some(shot(3)));
-        std::fs::remove_file(shot(1)).unwrap();
-        assert_eq!(next_screenshot_path(&dir), Some(shot(1)));
-        // Each name and extension is counted on its own.
-        assert_eq!(
-            next_free_path(&dir, "spatial-query-lab-compare", "csv"),
-            Some(csv(1))
-        );
-        std::fs::write(csv(1), b"x").unwrap();
-        assert_eq!(
-            next_free_path(&dir, "spatial-query-lab-compare", "csv"),
-            Some(csv(2))
-        );
-        assert_eq!(
-            next_free_path(&dir, "spatial-query-lab-compare", "json"),
-            Some(dir.join("spatial-query-lab-compare-001.json"))
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

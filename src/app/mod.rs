@@ -30,8 +30,10 @@
 //! [`pointer`](mod@pointer), [`selection`]; what the overlay shows is
 //! [`crate::ui::stats::FrameStats`].
 
+pub mod browser;
 mod changes;
 mod compare;
+pub mod files;
 mod input;
 pub mod keys;
 mod lesson;
@@ -46,8 +48,8 @@ mod worker;
 use picture::PicturePacing;
 use worker::{StepContext, Worker};
 
+use crate::clock::Instant;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use glam::Vec3;
 use macroquad::prelude::*;
@@ -136,14 +138,22 @@ pub async fn run(opts: AppOptions) -> i32 {
         Ok(app) => app,
         Err(e) => {
             eprintln!("error: {e}");
+            if browser::IN_BROWSER {
+                error!("{}", e);
+                browser::page_failed(&format!("Spatial Query Lab cannot start: {e}"));
+            }
             return 1;
         }
     };
+    let mut first = true;
     loop {
         if let Some(code) = app.frame() {
             return code;
         }
         next_frame().await;
+        if std::mem::take(&mut first) {
+            browser::page_ready();
+        }
     }
 }
 
@@ -238,12 +248,6 @@ struct App {
     fullscreen: bool,
     /// `--window`'s size, pixels.
     window_size: (i32, i32),
-}
-
-/// The first `spatial-query-lab-NNN.png` (NNN from 001) that does not exist
-/// in `dir`, or `None` when all 999 do.
-pub fn next_screenshot_path(dir: &std::path::Path) -> Option<PathBuf> {
-    compare::next_free_path(dir, "spatial-query-lab", "png")
 }
 
 impl AppOptions {
@@ -505,17 +509,15 @@ impl App {
             self.save_chart(self.lesson_chart_rect, "lesson");
         }
         if std::mem::take(&mut self.shot_requested) {
-            let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            let message = match next_screenshot_path(&dir) {
-                None => format!(
-                    "Screenshot not saved: {} already holds spatial-query-lab-001.png to -999.png.",
-                    dir.display()
-                ),
-                Some(path) => match self.save_picture(&path) {
-                    Ok(()) => format!("Screenshot saved: {}", path.display()),
-                    Err(e) => format!("Screenshot not saved: {e}"),
-                },
+            let saved = match self.scene.cannot_draw() {
+                Some(why) => Err(format!("the picture is not drawn: {why}")),
+                None => crate::render::screenshot_png(self.view.show_overlay),
             };
+            let message =
+                match saved.and_then(|png| files::deliver("spatial-query-lab", "png", &png)) {
+                    Ok(to) => format!("Screenshot saved: {to}"),
+                    Err(e) => format!("Screenshot not saved: {e}"),
+                };
             self.stats.status = Some((message, now + STATUS_S));
         }
         if self.last_frame.is_none_or(|n| self.frame < n) {

@@ -2,7 +2,7 @@
 //! packed within a budget per refresh, then drawn (in slices when slow) by
 //! the [`crate::render::ProgressiveScene`]; the unit mesh is switched here.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use macroquad::prelude::{clear_background, set_default_camera};
 

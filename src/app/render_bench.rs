@@ -13,7 +13,7 @@
 //! test as in the window ([`Lod`] with [`IMPOSTOR_PIXELS`]); the window's
 //! grid culling is skipped, since the default camera sees every cell.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use macroquad::camera::{set_camera, set_default_camera};
 use macroquad::window::{clear_background, next_frame};

@@ -2,7 +2,7 @@
 //! and what follows it: the selection, the overlay's numbers, the sweep, the
 //! memory view.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use glam::Vec3;
 use macroquad::prelude::get_time;

@@ -2,7 +2,7 @@
 //! split over refreshes (spawning or re-storing many units, long step
 //! calls), while the window keeps answering.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use macroquad::prelude::get_time;
 

@@ -15,7 +15,7 @@
 //! D. Patterson, "Roofline: an insightful visual performance model for
 //! multicore architectures", CACM 52(4), 2009.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use rayon::prelude::*;
 

@@ -57,6 +57,10 @@ pub(crate) fn window_opened() {
 /// library and exits with code 2 (no backtrace). Other panics keep the
 /// default report.
 pub(crate) fn one_line_window_errors() {
+    if cfg!(target_arch = "wasm32") {
+        // The page shows panics (main.rs); there is no display to name.
+        return;
+    }
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if !WINDOW_OPEN.load(Ordering::Relaxed) {

@@ -281,9 +281,13 @@ impl From<WorkloadArg> for Workload {
 /// Parses the command line: the flags and their matches (for
 /// [`given`]), or the exit code after printing help, the version (0) or a
 /// one-line error naming the flag (2).
+///
+/// In the browser the flags come from the page's URL (`?units=20000&lesson=simd`
+/// is `--units=20000 --lesson=simd`, through quad-url), and an error is
+/// shown on the page, which has no terminal.
 pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
     let parsed = Cli::command()
-        .try_get_matches()
+        .try_get_matches_from(arguments())
         .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     parsed.map_err(|e| {
         use clap::error::ErrorKind;
@@ -304,9 +308,38 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
             .find(|l| l.starts_with("[possible values:"))
             .map(|l| format!(" {l}"))
             .unwrap_or_default();
-        eprintln!("{line}{allowed} (see --help)");
+        report(&format!("{line}{allowed} (see --help)"));
         ExitCode::from(2)
     })
+}
+
+/// The program's arguments: the command line, or in the browser the
+/// page's URL parameters as flags.
+fn arguments() -> Vec<std::ffi::OsString> {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "window"))]
+    {
+        quad_url::get_program_parameters()
+            .into_iter()
+            .map(Into::into)
+            .collect()
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown", feature = "window")))]
+    {
+        std::env::args_os().collect()
+    }
+}
+
+/// Reports an error that stops the program before its window: on stderr,
+/// and in the browser (no terminal) on the page and the console too.
+pub(crate) fn report(line: &str) {
+    eprintln!("{line}");
+    #[cfg(feature = "window")]
+    if spatial_query_lab::app::browser::IN_BROWSER {
+        spatial_query_lab::app::browser::page_failed(&format!(
+            "{line} (a URL parameter is a flag: ?units=20000 is --units=20000)"
+        ));
+        macroquad::logging::error!("{}", line);
+    }
 }
 
 /// Whether flag `id` (the field's name) was given on the command line, so it
@@ -318,7 +351,7 @@ pub(crate) fn given(m: &ArgMatches, id: &str) -> bool {
 /// Loads `--scenario`, or prints its one-line error and returns the exit code.
 pub(crate) fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
     Scenario::load(path).map_err(|e| {
-        eprintln!("error: --scenario: {e}");
+        report(&format!("error: --scenario: {e}"));
         ExitCode::from(2)
     })
 }

@@ -245,7 +245,7 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         None => None,
         Some(Ok(l)) => Some(l),
         Some(Err(e)) => {
-            eprintln!("error: --lesson: {e}");
+            super::report(&format!("error: --lesson: {e}"));
             return ExitCode::from(2);
         }
     };
@@ -285,16 +285,39 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         window_height: w.window_size.1,
         high_dpi: true,
         fullscreen: w.fullscreen,
+        platform: web_platform(),
         ..Default::default()
     };
     one_line_window_errors();
     macroquad::Window::from_config(conf, async move {
         window_opened();
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        crate::browser_panics();
         let c = app::run(opts).await;
+        if app::browser::IN_BROWSER {
+            // A page has no process to end, and ending this future makes
+            // gl.js close the page: keep it, with its last picture or the
+            // message the app put on it.
+            loop {
+                macroquad::window::next_frame().await;
+            }
+        }
         // macroquad keeps the event loop alive after the future ends; leave
         // now, with the app's exit code.
         std::process::exit(c);
     });
     // Not reached: the window's future exits the process.
     ExitCode::SUCCESS
+}
+
+/// miniquad's platform settings: WebGL 2 in the browser, where WebGL 1
+/// has no 32-bit indices (the impostor draw indexes every unit) and
+/// refuses `GL_PROGRAM_POINT_SIZE`; WebGL 2 has 32-bit indices and always
+/// honors `gl_PointSize`, and gl.js turns the `#version 100` shaders into
+/// GLSL ES 3.00 for it. The defaults elsewhere.
+fn web_platform() -> macroquad::miniquad::conf::Platform {
+    macroquad::miniquad::conf::Platform {
+        webgl_version: macroquad::miniquad::conf::WebGLVersion::WebGL2,
+        ..Default::default()
+    }
 }

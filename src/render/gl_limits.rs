@@ -59,6 +59,7 @@ impl GlLimits {
             let _ = unsafe { macroquad::window::get_internal_gl() };
             let mut texture = 0;
             let mut renderbuffer = 0;
+            #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
             let mut viewport = [0; 2];
             // SAFETY: called on the window's thread while macroquad's GL
             // context is current (documented above); each pointer is to a
@@ -69,6 +70,11 @@ impl GlLimits {
             unsafe {
                 gl::glGetIntegerv(gl::GL_MAX_TEXTURE_SIZE, &mut texture);
                 gl::glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &mut renderbuffer);
+                // gl.js (miniquad 0.4.11) cannot return an array from
+                // glGetIntegerv: it calls `alert("unimplemented")`, which
+                // stops the page. Browsers' viewports are at least their
+                // texture limit, so the browser leaves it "not enforced".
+                #[cfg(not(target_arch = "wasm32"))]
                 gl::glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport.as_mut_ptr());
                 drain_gl_errors();
             }

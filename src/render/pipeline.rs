@@ -303,7 +303,9 @@ impl UnitRenderer {
         };
         // SAFETY: the macroquad main thread with the window's GL context
         // current (checked above through `gl`); glEnable takes a valid cap.
-        // Without it a desktop GL context ignores gl_PointSize.
+        // Without it a desktop GL context ignores gl_PointSize. WebGL has no
+        // such cap (INVALID_ENUM) and always honors gl_PointSize.
+        #[cfg(not(target_arch = "wasm32"))]
         unsafe {
             macroquad::miniquad::native::gl::glEnable(
                 macroquad::miniquad::native::gl::GL_PROGRAM_POINT_SIZE,

@@ -20,7 +20,7 @@
 //! context still cannot make (incomplete framebuffers, e.g. out of memory)
 //! are retried at half the size, down to 1x1.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use glam::Mat4;
 use macroquad::camera::{set_camera, set_default_camera, Camera3D};

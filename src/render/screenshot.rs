@@ -8,7 +8,7 @@
 //! although the overlay (or other detail) was drawn on it is refused, never saved.
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::Write;
 use std::path::Path;
 
 use macroquad::miniquad::{gl, PassAction};
@@ -46,12 +46,24 @@ const MIN_CHECKED_EDGE: u32 = 64;
 /// If called outside a running macroquad window.
 pub fn save_screenshot(path: &Path, detail_drawn: bool) -> Result<(), String> {
     let fail = |e: String| format!("cannot save screenshot {}: {e}", path.display());
-    let (width, height, mut pixels) = read_frame().map_err(fail)?;
+    let png = screenshot_png(detail_drawn).map_err(fail)?;
+    write_file(path, &png)
+}
+
+/// The current framebuffer as the bytes of an 8-bit RGBA PNG file: what
+/// [`save_screenshot`] writes (same checks), for the browser, which offers
+/// it as a download instead of writing a file.
+///
+/// # Errors
+/// As [`save_screenshot`], without the file's; the message names no file.
+///
+/// # Panics
+/// If called outside a running macroquad window.
+pub fn screenshot_png(detail_drawn: bool) -> Result<Vec<u8>, String> {
+    let (width, height, mut pixels) = read_frame()?;
     if detail_drawn && width >= MIN_CHECKED_EDGE && height >= MIN_CHECKED_EDGE {
         if let Some(color) = one_color(&pixels) {
-            return Err(fail(
-                GlLimits::current().capture_refusal((width, height), color),
-            ));
+            return Err(GlLimits::current().capture_refusal((width, height), color));
         }
     }
     let row = width as usize * 4;
@@ -66,7 +78,7 @@ pub fn save_screenshot(path: &Path, detail_drawn: bool) -> Result<(), String> {
     for alpha in pixels.iter_mut().skip(3).step_by(4) {
         *alpha = 255;
     }
-    write_png(path, width, height, &pixels)
+    encode_png(width, height, &pixels)
 }
 
 /// Writes the part of the window at `[x, y, width, height]` (pixels from
@@ -80,17 +92,29 @@ pub fn save_screenshot(path: &Path, detail_drawn: bool) -> Result<(), String> {
 ///
 /// # Panics
 /// If called outside a running macroquad window.
-pub fn save_region(path: &Path, [x, y, w, h]: [u32; 4]) -> Result<(), String> {
-    let fail = |e: String| format!("cannot save {}: {e}", path.display());
-    let (width, height, pixels) = read_frame().map_err(fail)?;
+pub fn save_region(path: &Path, region: [u32; 4]) -> Result<(), String> {
+    let png = region_png(region).map_err(|e| format!("cannot save {}: {e}", path.display()))?;
+    write_file(path, &png)
+}
+
+/// The part of the window at `[x, y, width, height]` as PNG file bytes:
+/// what [`save_region`] writes, for the browser's download.
+///
+/// # Errors
+/// As [`save_region`], without the file's.
+///
+/// # Panics
+/// If called outside a running macroquad window.
+pub fn region_png([x, y, w, h]: [u32; 4]) -> Result<Vec<u8>, String> {
+    let (width, height, pixels) = read_frame()?;
     let (x1, y1) = (
         x.saturating_add(w).min(width),
         y.saturating_add(h).min(height),
     );
     if x >= x1 || y >= y1 {
-        return Err(fail(format!(
+        return Err(format!(
             "the region {w}x{h} at ({x}, {y}) is outside the {width}x{height} window"
-        )));
+        ));
     }
     let (cw, ch) = (x1 - x, y1 - y);
     let row = width as usize * 4;
@@ -103,7 +127,7 @@ pub fn save_region(path: &Path, [x, y, w, h]: [u32; 4]) -> Result<(), String> {
     for alpha in out.iter_mut().skip(3).step_by(4) {
         *alpha = 255;
     }
-    write_png(path, cw, ch, &out)
+    encode_png(cw, ch, &out)
 }
 
 /// The window's framebuffer as (width, height, bottom-up RGBA8 rows).
@@ -168,18 +192,27 @@ pub fn one_color(rgba: &[u8]) -> Option<[u8; 3]> {
         .then(|| [first[0], first[1], first[2]])
 }
 
-/// Writes top-down RGBA8 `pixels` (`width * height * 4` bytes) to `path`.
-fn write_png(path: &Path, width: u32, height: u32, pixels: &[u8]) -> Result<(), String> {
-    let file = File::create(path)
-        .map_err(|e| format!("cannot create screenshot file {}: {e}", path.display()))?;
-    let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+/// Top-down RGBA8 `pixels` (`width * height * 4` bytes) as the bytes of a
+/// PNG file. Allocates the file's bytes.
+fn encode_png(width: u32, height: u32, pixels: &[u8]) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
-    let write_error =
-        |e: png::EncodingError| format!("cannot write screenshot file {}: {e}", path.display());
-    let mut writer = encoder.write_header().map_err(write_error)?;
-    writer.write_image_data(pixels).map_err(write_error)?;
-    writer.finish().map_err(write_error)
+    let encode_error = |e: png::EncodingError| format!("cannot encode the PNG: {e}");
+    let mut writer = encoder.write_header().map_err(encode_error)?;
+    writer.write_image_data(pixels).map_err(encode_error)?;
+    writer.finish().map_err(encode_error)?;
+    Ok(bytes)
+}
+
+/// Writes `bytes` to `path`, naming the file in the error.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut file = File::create(path)
+        .map_err(|e| format!("cannot create screenshot file {}: {e}", path.display()))?;
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("cannot write screenshot file {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -189,7 +222,9 @@ mod tests {
     #[test]
     fn bad_directory_is_an_error_naming_the_path() {
         let path = Path::new("/nonexistent-dir-for-screenshot-test/shot.png");
-        let err = write_png(path, 1, 1, &[0, 0, 0, 255]).unwrap_err();
+        let png = encode_png(1, 1, &[0, 0, 0, 255]).unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+        let err = write_file(path, &png).unwrap_err();
         assert!(
             err.contains("/nonexistent-dir-for-screenshot-test/shot.png"),
             "{err}"

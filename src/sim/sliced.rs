@@ -2,7 +2,7 @@
 //! Naive or Grid frame too slow for one window refresh runs in pieces with
 //! results bit-identical to one whole step.
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use super::index::Index;
 use super::step::StepStats;

@@ -2,7 +2,7 @@
 //! resident rebuild → rebuild the index → one query per unit → apply. The
 //! phases are shared with the sliced frame ([`super::sliced`]).
 
-use std::time::Instant;
+use crate::clock::Instant;
 
 use super::index::Index;
 use super::steer::{apply, Found};

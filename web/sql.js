@@ -1,0 +1,127 @@
+// Spatial Query Lab's side of the page: the functions the module imports
+// (registered with miniquad's loader, gl.js), the loading indicator, and the
+// start. Served next to gl.js by scripts/web-build.sh.
+"use strict";
+
+// The module's name for this plugin and the version its `sql_crate_version`
+// export returns (src/app/browser.rs); gl.js compares them.
+const SQL_PLUGIN_VERSION = 1;
+
+// Shows `text` where the loading indicator is (put back over the canvas if
+// the program had started: a panic).
+function sql_status(text, failed) {
+    let box = document.getElementById("loading");
+    if (!box) {
+        box = document.createElement("div");
+        box.id = "loading";
+        const status = document.createElement("div");
+        status.id = "status";
+        box.appendChild(status);
+        document.body.appendChild(box);
+    }
+    document.getElementById("status").textContent = text;
+    if (failed) box.classList.add("failed");
+}
+
+function sql_bytes(ptr, len) {
+    return new Uint8Array(wasm_memory.buffer, ptr, len);
+}
+
+function sql_string(ptr, len) {
+    return new TextDecoder("utf-8").decode(sql_bytes(ptr, len));
+}
+
+miniquad_add_plugin({
+    name: "sql",
+    version: SQL_PLUGIN_VERSION,
+    register_plugin: function (importObject) {
+        // The clock (src/clock.rs): milliseconds, monotonic, coarsened by
+        // the browser (0.1 ms in Chromium).
+        importObject.env.sql_now_ms = function () {
+            return performance.now();
+        };
+        // A file the user asked for (screenshot, exports), offered as a
+        // browser download.
+        importObject.env.sql_download = function (name_ptr, name_len, data_ptr, data_len, mime_ptr, mime_len) {
+            const name = sql_string(name_ptr, name_len);
+            const mime = sql_string(mime_ptr, mime_len);
+            const blob = new Blob([sql_bytes(data_ptr, data_len).slice()], { type: mime });
+            const url = URL.createObjectURL(blob);
+            const a = document.createElement("a");
+            a.href = url;
+            a.download = name;
+            document.body.appendChild(a);
+            a.click();
+            a.remove();
+            setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+        };
+        // gl.js 0.4.11 has no glGetError; the screenshot and the GPU
+        // limits (src/render/gl_limits.rs) ask for it.
+        importObject.env.glGetError = function () {
+            return gl.getError();
+        };
+        // miniquad 0.4.11 makes depth textures (the offscreen targets'
+        // depth, src/render/progressive.rs) with the unsized internal format
+        // GL_DEPTH_COMPONENT, which WebGL 1 takes (WEBGL_depth_texture) but
+        // WebGL 2 refuses (INVALID_VALUE: no texture, no picture). Give
+        // WebGL 2 the sized format of the same type (OpenGL ES 3.0 table 3.2).
+        const tex_image_2d = importObject.env.glTexImage2D;
+        importObject.env.glTexImage2D = function (target, level, internal, width, height, border, format, type, pixels) {
+            if (internal === 0x1902 /* DEPTH_COMPONENT */ && typeof WebGL2RenderingContext !== "undefined"
+                && gl instanceof WebGL2RenderingContext) {
+                if (type === 0x1403 /* UNSIGNED_SHORT */) internal = 0x81A5; /* DEPTH_COMPONENT16 */
+                else if (type === 0x1405 /* UNSIGNED_INT */) internal = 0x81A6; /* DEPTH_COMPONENT24 */
+                else if (type === 0x1406 /* FLOAT */) internal = 0x8CAC; /* DEPTH_COMPONENT32F */
+            }
+            return tex_image_2d(target, level, internal, width, height, border, format, type, pixels);
+        };
+        // The first frame is on screen: drop the loading indicator.
+        importObject.env.sql_page_ready = function () {
+            const box = document.getElementById("loading");
+            if (box) box.remove();
+            document.getElementById("glcanvas").focus();
+        };
+        // The program cannot start (a bad URL parameter): say why on the page.
+        importObject.env.sql_page_failed = function (ptr, len) {
+            sql_status(sql_string(ptr, len), true);
+        };
+    },
+});
+
+// Downloads the module with a progress bar (gl.js's own `load` fetches
+// without one), then hands it to gl.js as a blob URL of type
+// application/wasm, so any static host works whatever MIME type it serves.
+function sql_start(wasm_path, expected_bytes) {
+    if (typeof WebAssembly !== "object") {
+        sql_status("This browser has no WebAssembly: Spatial Query Lab needs a browser from 2021 or later.", true);
+        return;
+    }
+    const mb = function (n) { return (n / 1048576).toFixed(1) + " MB"; };
+    const bar = document.querySelector("#bar > div");
+    fetch(wasm_path).then(function (response) {
+        if (!response.ok) throw new Error(wasm_path + ": HTTP " + response.status);
+        const total = Number(response.headers.get("Content-Length")) || expected_bytes;
+        const reader = response.body.getReader();
+        const parts = [];
+        let got = 0;
+        function pump() {
+            return reader.read().then(function (chunk) {
+                if (chunk.done) return parts;
+                parts.push(chunk.value);
+                got += chunk.value.length;
+                sql_status("Downloading Spatial Query Lab: " + mb(got) + " of " + mb(Math.max(total, got)));
+                bar.style.width = Math.min(100, 100 * got / total) + "%";
+                return pump();
+            });
+        }
+        return pump();
+    }).then(function (parts) {
+        sql_status("Compiling the WebAssembly module…");
+        bar.style.width = "100%";
+        const blob = new Blob(parts, { type: "application/wasm" });
+        load(URL.createObjectURL(blob));
+    }).catch(function (err) {
+        sql_status("Could not load Spatial Query Lab: " + err.message, true);
+        console.error(err);
+    });
+}
