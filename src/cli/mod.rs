@@ -127,7 +127,7 @@ pub(crate) struct WindowArgs {
     /// Initial strategy: naive, grid or sorted-grid.
     #[arg(long, value_parser = parse_strategy, default_value = "grid")]
     pub(crate) strategy: Strategy,
-    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM) or best (the widest this CPU supports, the default).
+    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM), simd128 (WebAssembly) or best (the widest this CPU supports, the default).
     #[arg(long, value_parser = parse_kernel)]
     pub(crate) kernel: Option<Kernel>,
     /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
@@ -221,7 +221,7 @@ pub(crate) struct BenchArgs {
     /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
     #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
     pub(crate) strategies: Vec<Strategy>,
-    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon; best: the widest this CPU runs). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM); one this CPU cannot run is reported as skipped.
+    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon, simd128; best: the widest this CPU runs). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM; scalar, simd128 on WebAssembly); one this CPU cannot run is reported as skipped.
     #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
     pub(crate) kernels: Vec<Kernel>,
     /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).

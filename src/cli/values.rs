@@ -116,7 +116,7 @@ pub(crate) fn parse_strategy(s: &str) -> Result<Strategy, String> {
 /// ([`Kernel::from_key_or_best`], as a scenario file's `kernel`).
 pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
     Kernel::from_key_or_best(s)
-        .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon or best".to_string())
+        .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon, simd128 or best".to_string())
 }
 
 pub(crate) fn parse_reorder(s: &str) -> Result<Reorder, String> {

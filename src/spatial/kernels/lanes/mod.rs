@@ -109,3 +109,10 @@ pub use sse::SseLanes;
 mod neon;
 #[cfg(target_arch = "aarch64")]
 pub use neon::{Neon, NeonLanes, NeonWalkLanes};
+
+// WebAssembly has no run-time detection: the SIMD128 lanes exist only in a
+// module compiled with `-C target-feature=+simd128`.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub use simd128::Simd128Lanes;
