@@ -4,9 +4,11 @@
 //! checks that a window can open at all ([`display`]).
 
 pub(crate) mod bench;
+#[cfg(feature = "window")]
 pub(crate) mod display;
 pub(crate) mod lesson;
 pub(crate) mod values;
+#[cfg(feature = "window")]
 pub(crate) mod window;
 
 use std::path::PathBuf;
@@ -15,10 +17,10 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use spatial_query_lab::scenario::Scenario;
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use values::*;
 
 #[derive(Parser, Debug)]
