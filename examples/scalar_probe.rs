@@ -82,10 +82,11 @@ fn main() {
         sz: sz.as_mut_ptr(),
     };
     let mut own = [Near::default()];
-    // SAFETY: every slot of `ranges` (0..n) indexes the four columns of
+    // The query's own slot (27) left out of the searched entries.
+    let others = [(28u32, n as u32)];
+    // SAFETY: every slot of `others` (28..n) indexes the four columns of
     // length n, owned by this thread; positions are small; `flush` of a
     // radius-2 query is far above GROUP.
-    let others = [(28u32, n as u32)];
     unsafe { probe_scalar_fused_sym(black_box((&x, &z, &team)), &others, &qs, &mut own, sums) };
     println!(
         "collect {} ids, fused {} neighbors, symmetric {} neighbors",
