@@ -430,6 +430,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        ignore = "no temp dir or process id on wasm32-wasip1"
+    )]
     fn reads_this_vms_layout() {
         let m = epyc();
         assert_eq!(m.cpu, "AMD EPYC");
@@ -459,6 +463,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        ignore = "no temp dir or process id on wasm32-wasip1"
+    )]
     fn reads_a_xeon_listed_out_of_order() {
         let m = xeon();
         let levels: Vec<u8> = m.caches.iter().map(|c| c.level).collect();
@@ -473,6 +481,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        ignore = "no temp dir or process id on wasm32-wasip1"
+    )]
     fn index_dirs_sort_numerically() {
         let mut entries = vec![[Some("1"), Some("Data"), Some("1K"), None]; 11];
         entries[10] = [Some("2"), Some("Unified"), Some("7K"), None];
@@ -496,6 +508,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        ignore = "no temp dir or process id on wasm32-wasip1"
+    )]
     fn malformed_entries_are_left_out() {
         let dir = fake_tree(
             "malformed",
@@ -557,6 +573,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        target_arch = "wasm32",
+        ignore = "no temp dir or process id on wasm32-wasip1"
+    )]
     fn fit_at_the_thresholds() {
         let m = epyc();
         let (l1, l2, l3) = (32u64 << 10, 512u64 << 10, 32u64 << 20);

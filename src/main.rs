@@ -6,7 +6,10 @@
 //! - `spatial-query-lab render-bench [...]` times the unit renderer;
 //! - `spatial-query-lab lesson [NAME|FILE]` runs a lesson headless.
 //!
-//! This file dispatches; the flags and the modes are in [`cli`].
+//! This file dispatches; the flags and the modes are in [`cli`]. Built
+//! without the `window` feature (`--no-default-features`, as for
+//! wasm32-wasip1), the window and `render-bench` answer with one line and
+//! exit code 2; `bench` and `lesson` work.
 
 mod cli;
 
@@ -28,9 +31,19 @@ fn main() -> ExitCode {
             let m = matches.subcommand_matches("bench").unwrap_or(&matches);
             cli::bench::run(b, m)
         }
+        #[cfg(feature = "window")]
         Some(cli::Command::RenderBench(r)) => cli::window::run_render_bench(r),
         Some(cli::Command::Lesson(l)) => cli::lesson::run(l),
+        #[cfg(feature = "window")]
         None => cli::window::run_window(cli.window, &matches),
+        // Built without the window (`--no-default-features`, e.g. for
+        // wasm32-wasip1): the headless modes only.
+        #[cfg(not(feature = "window"))]
+        Some(cli::Command::RenderBench(_)) | None => {
+            let _ = &cli.window;
+            eprintln!("this build has no window: built without the `window` feature (bench and lesson work)");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -787,7 +787,7 @@ mod tests {
             Some(Kernel::best())
         );
         assert_eq!(parse("kernel = \"best\"").unwrap().kernel_note(), None);
-        // NEON on x86_64, the x86 kernels on AArch64: one is always missing.
+        // NEON on x86_64, the x86 kernels on AArch64 and wasm32: one is always missing.
         let lacking = Kernel::ALL.into_iter().find(|k| !k.is_available()).unwrap();
         let sc = parse(&format!("kernel = \"{}\"", lacking.key())).unwrap();
         assert_eq!(sc.kernel, Some(lacking));

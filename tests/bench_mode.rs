@@ -62,8 +62,6 @@ fn progress_lines_tell_every_row_apart() {
 /// kernel, in the order given, each reporting the cell the grid used, and the
 /// same neighbor total in every row (the cell size changes the work, never
 /// the result).
-// Runs the binary, which needs the window feature.
-#[cfg(feature = "window")]
 #[test]
 fn cell_sizes_flag_gives_one_row_per_cell_size_with_the_same_neighbors() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_spatial-query-lab"))
@@ -176,4 +174,25 @@ fn cell_size_is_reported_in_json_and_markdown() {
         md.contains("| 1500 | resident | soa | fused | grid | scalar | 1 | 20.00 |"),
         "{md}"
     );
+}
+
+/// Built without the window (`cargo test --no-default-features`), the
+/// binary's window mode and `render-bench` answer with one line and exit
+/// code 2 instead of opening anything.
+#[cfg(not(feature = "window"))]
+#[test]
+fn without_the_window_feature_the_window_modes_say_so_in_one_line() {
+    for args in [&[][..], &["render-bench"][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_spatial-query-lab"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(
+            err.trim(),
+            "this build has no window: built without the `window` feature (bench and lesson work)",
+            "{args:?}"
+        );
+    }
 }

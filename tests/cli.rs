@@ -547,7 +547,7 @@ fn a_bad_engine_value_in_a_scenario_is_one_line_naming_file_line_and_field() {
         ),
         (
             "kernel = \"mmx\"",
-            "kernel: must be one of scalar, sse, avx2, avx512, neon, best, got \"mmx\"",
+            "kernel: must be one of scalar, sse, avx2, avx512, neon, simd128, best, got \"mmx\"",
         ),
         (
             "pass = \"lists\"",

@@ -6,11 +6,18 @@
 //!   `qemu-aarch64`;
 //! - macOS on Apple silicon and Windows: the library and the binary, window
 //!   code included, `cargo check`ed for `aarch64-apple-darwin` and
-//!   `x86_64-pc-windows-msvc`.
+//!   `x86_64-pc-windows-msvc`;
+//! - WebAssembly (issue 21): the same engine tests and unit tests built for
+//!   `wasm32-wasip1` with SIMD128 (`-C target-feature=+simd128`) and run
+//!   under Node's WASI (`scripts/wasi-run.mjs`), SIMD128 included; then the
+//!   headless `bench` built there compares Scalar and SIMD128; and the
+//!   scalar kernel's compiled bodies are checked for SIMD128 instructions
+//!   (`examples/scalar_probe.rs`).
 //!
 //! Each needs its Rust target (`rustup target add ...`) and, for AArch64,
-//! Debian's `qemu-user`, `gcc-aarch64-linux-gnu` and `libc6-dev-arm64-cross`;
-//! `.ci/run` installs them. Where they are missing the test says so and
+//! Debian's `qemu-user`, `gcc-aarch64-linux-gnu` and `libc6-dev-arm64-cross`,
+//! for WebAssembly `node` (18.16 or newer, for `node:wasi`); `.ci/run`
+//! installs them. Where they are missing the test says so and
 //! passes, except under CI (`CI` set to anything but empty, `false` or `0`),
 //! where it fails. Each runs cargo in its own target folder, so it never
 //! waits for the running test build's lock.
@@ -57,7 +64,7 @@ fn ready(what: &str, missing: &[String]) -> bool {
         return true;
     }
     let msg = format!(
-        "{what}: missing {}; install as .ci/run does (rustup target add ..., apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross)",
+        "{what}: missing {}; install as .ci/run does (rustup target add ..., apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross nodejs)",
         missing.join(", ")
     );
     assert!(!in_ci(), "{msg}");
@@ -149,5 +156,154 @@ fn window_code_compiles_for_macos_arm_and_windows() {
             .args(["--manifest-path", manifest(), "--target-dir"])
             .arg(target_dir(target));
         run(&format!("cargo check --target {target}"), cmd);
+    }
+}
+
+/// Cargo for wasm32-wasip1 with SIMD128 on, running what it builds under
+/// Node's WASI, in this test's own target folder.
+fn wasi_cargo(args: &[&str]) -> Command {
+    let mut cmd = cargo();
+    cmd.args(args)
+        .args(["--target", "wasm32-wasip1", "--no-default-features"])
+        .args(["--manifest-path", manifest(), "--target-dir"])
+        .arg(target_dir("wasm32-wasip1"))
+        .env(
+            "CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS",
+            "-C target-feature=+simd128",
+        )
+        .env(
+            "CARGO_TARGET_WASM32_WASIP1_RUNNER",
+            concat!("node ", env!("CARGO_MANIFEST_DIR"), "/scripts/wasi-run.mjs"),
+        );
+    cmd
+}
+
+/// The lines of the function `name` in WebAssembly text assembly
+/// (`--emit asm`), from its label to its `end_function`.
+fn wasm_function<'a>(asm: &'a str, name: &str) -> Vec<&'a str> {
+    asm.lines()
+        .skip_while(|l| l.trim_end() != format!("{name}:"))
+        .take_while(|l| l.trim() != "end_function")
+        .collect()
+}
+
+#[test]
+fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
+    let target = "wasm32-wasip1";
+    let mut missing = Vec::new();
+    if !has_target(target) {
+        missing.push(format!("the Rust target {target}"));
+    }
+    if !has_program("node") {
+        missing.push("node".to_string());
+    }
+    if !ready("WebAssembly tests under Node's WASI", &missing) {
+        return;
+    }
+
+    // 1. The engine's tests, SIMD128 among the kernels (tests/common
+    //    asserts it in a +simd128 build) and its unit test run.
+    let out = run(
+        "cargo test for wasm32-wasip1 under node",
+        wasi_cargo(&[
+            "test",
+            "--lib",
+            "--test",
+            "spatial_equivalence",
+            "--test",
+            "spatial_extremes",
+            "--test",
+            "spatial_cases",
+        ]),
+    );
+    let results = out.matches("test result: ok.").count();
+    assert!(results >= 4, "expected four test binaries to pass:\n{out}");
+    assert!(
+        out.contains("simd128_collect_and_fused_match_scalar ... ok"),
+        "the SIMD128 kernel's own test did not run:\n{out}"
+    );
+
+    // 2. The headless bench, built without the window: Scalar and SIMD128
+    //    rows both exist and find the same neighbors.
+    let mut bench = wasi_cargo(&["run", "--profile", "test", "--quiet"]);
+    bench
+        .args([
+            "--bin",
+            "spatial-query-lab",
+            "--",
+            "bench",
+            "--units",
+            "3000",
+        ])
+        .args([
+            "--strategies",
+            "grid,sorted-grid",
+            "--kernels",
+            "scalar,simd128",
+        ])
+        .args(["--frames", "2", "--format", "json"]);
+    let json = run("bench for wasm32-wasip1 under node", bench);
+    let start = json.find('[').expect("a JSON array on stdout");
+    let rows: Vec<serde_json::Value> = serde_json::Deserializer::from_str(&json[start..])
+        .into_iter()
+        .next()
+        .expect("one JSON value")
+        .unwrap_or_else(|e| panic!("bench JSON: {e}\n{json}"));
+    for strategy in ["grid", "sorted-grid"] {
+        let neighbors = |kernel: &str| {
+            let row = rows
+                .iter()
+                .find(|r| r["strategy"] == strategy && r["kernel"] == kernel)
+                .unwrap_or_else(|| panic!("no {strategy}/{kernel} row:\n{json}"));
+            row["neighbors"].as_u64().expect("neighbors")
+        };
+        let (scalar, simd) = (neighbors("scalar"), neighbors("simd128"));
+        assert!(scalar > 0, "{strategy}: no neighbors found:\n{json}");
+        assert_eq!(
+            scalar, simd,
+            "{strategy}: Scalar and SIMD128 neighbor totals"
+        );
+    }
+
+    // 3. The scalar kernel stays scalar: no f32x4 instruction (the distance
+    //    test is float arithmetic: a vectorized entry loop needs them) in
+    //    the bodies of its three forms. Other v128 code may appear: 16-byte
+    //    moves that zero or copy structs, and, in the release profile, the
+    //    sum of the range lengths (`out.reserve`, once per call) in i32x4.
+    let mut probe = wasi_cargo(&["rustc", "--profile", "test", "--example", "scalar_probe"]);
+    probe.args(["--", "--emit", "asm"]);
+    run("cargo rustc --emit asm of examples/scalar_probe.rs", probe);
+    let dir = target_dir("wasm32-wasip1").join("wasm32-wasip1/debug/examples");
+    let asm_path = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "s")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("scalar_probe"))
+        })
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .expect("the probe's .s file");
+    let asm = std::fs::read_to_string(&asm_path).unwrap();
+    for probe in [
+        "probe_scalar_collect",
+        "probe_scalar_fused",
+        "probe_scalar_fused_sym",
+    ] {
+        let body = wasm_function(&asm, probe);
+        assert!(
+            body.len() > 10,
+            "{probe} not found in {}",
+            asm_path.display()
+        );
+        let lanes: Vec<&str> = body
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| l.starts_with("f32x4."))
+            .collect();
+        assert!(
+            lanes.is_empty(),
+            "{probe}: the scalar kernel was vectorized: {lanes:?}"
+        );
     }
 }

@@ -150,11 +150,11 @@ fn kernel_takes_the_flag_names_and_best() {
         &[
             (
                 "kernel = \"mmx\"",
-                "kernel: must be one of scalar, sse, avx2, avx512, neon, best, got \"mmx\"",
+                "kernel: must be one of scalar, sse, avx2, avx512, neon, simd128, best, got \"mmx\"",
             ),
             (
                 "kernel = 2",
-                "kernel: must be one of scalar, sse, avx2, avx512, neon, best, got 2",
+                "kernel: must be one of scalar, sse, avx2, avx512, neon, simd128, best, got 2",
             ),
         ],
     );

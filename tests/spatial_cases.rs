@@ -6,8 +6,6 @@
 
 mod common;
 use common::*;
-use std::sync::mpsc;
-use std::time::Duration;
 
 use spatial_query_lab::spatial::MAX_CELLS;
 use spatial_query_lab::spatial::{
@@ -132,7 +130,10 @@ fn wide_geometry(cell: f32) -> GridGeometry {
 
 /// Runs `f` on another thread and fails the test if it takes longer than
 /// `secs` seconds (a hang), re-raising its panic otherwise.
+#[cfg(not(target_arch = "wasm32"))]
 fn within<T: Send + 'static>(what: &str, secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    use std::sync::mpsc;
+    use std::time::Duration;
     let (tx, rx) = mpsc::channel();
     let handle = std::thread::spawn(move || {
         let v = f();
@@ -156,6 +157,13 @@ fn within<T: Send + 'static>(what: &str, secs: u64, f: impl FnOnce() -> T + Send
             panic!("{what}: did not finish within {secs} s (hang)")
         }
     }
+}
+
+/// WebAssembly (wasm32-wasip1) has no threads to watch from: runs `f`
+/// directly (a hang there hangs the run instead of failing it).
+#[cfg(target_arch = "wasm32")]
+fn within<T>(_what: &str, _secs: u64, f: impl FnOnce() -> T) -> T {
+    f()
 }
 
 // ---------------------------------------------------------------- S1

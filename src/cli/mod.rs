@@ -4,9 +4,11 @@
 //! checks that a window can open at all ([`display`]).
 
 pub(crate) mod bench;
+#[cfg(feature = "window")]
 pub(crate) mod display;
 pub(crate) mod lesson;
 pub(crate) mod values;
+#[cfg(feature = "window")]
 pub(crate) mod window;
 
 use std::path::PathBuf;
@@ -15,10 +17,10 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use spatial_query_lab::scenario::Scenario;
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use values::*;
 
 #[derive(Parser, Debug)]
@@ -127,7 +129,7 @@ pub(crate) struct WindowArgs {
     /// Initial strategy: naive, grid or sorted-grid.
     #[arg(long, value_parser = parse_strategy, default_value = "grid")]
     pub(crate) strategy: Strategy,
-    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM) or best (the widest this CPU supports, the default).
+    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM), simd128 (WebAssembly) or best (the widest this CPU supports, the default).
     #[arg(long, value_parser = parse_kernel)]
     pub(crate) kernel: Option<Kernel>,
     /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
@@ -221,7 +223,7 @@ pub(crate) struct BenchArgs {
     /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
     #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
     pub(crate) strategies: Vec<Strategy>,
-    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon; best: the widest this CPU runs). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM); one this CPU cannot run is reported as skipped.
+    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon, simd128; best: the widest this CPU runs). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM; scalar, simd128 on WebAssembly); one this CPU cannot run is reported as skipped.
     #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
     pub(crate) kernels: Vec<Kernel>,
     /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).

@@ -1,11 +1,12 @@
 //! Validation of every flag's value: one-line messages naming the allowed
 //! range, for clap's `value_parser`.
 
-use spatial_query_lab::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use spatial_query_lab::scenario::MAX_UNITS;
 use spatial_query_lab::sim::{Layout, Pass, Reorder};
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
+#[cfg(feature = "window")]
 use spatial_query_lab::ui::UI_SCALE_RANGE;
+use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 
 pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
     let v: i128 = s
@@ -34,6 +35,7 @@ pub(crate) fn parse_window_size(s: &str) -> Result<(i32, i32), String> {
 }
 
 /// The overlay's scale, a number from [`UI_SCALE_RANGE`]'s low to high end.
+#[cfg(feature = "window")]
 pub(crate) fn parse_ui_scale(s: &str) -> Result<f32, String> {
     let (lo, hi) = UI_SCALE_RANGE;
     match s.trim().parse::<f32>() {
@@ -42,6 +44,15 @@ pub(crate) fn parse_ui_scale(s: &str) -> Result<f32, String> {
             "expected a number from {lo} to {hi}, e.g. 1.5 (got {s})"
         )),
     }
+}
+
+/// The overlay's scale in a build without the window (the overlay and its
+/// range are window code): any number; the window mode refuses to start.
+#[cfg(not(feature = "window"))]
+pub(crate) fn parse_ui_scale(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .map_err(|_| format!("expected a number, e.g. 1.5 (got {s})"))
 }
 
 pub(crate) fn parse_seed(s: &str) -> Result<u64, String> {
@@ -116,7 +127,7 @@ pub(crate) fn parse_strategy(s: &str) -> Result<Strategy, String> {
 /// ([`Kernel::from_key_or_best`], as a scenario file's `kernel`).
 pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
     Kernel::from_key_or_best(s)
-        .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon or best".to_string())
+        .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon, simd128 or best".to_string())
 }
 
 pub(crate) fn parse_reorder(s: &str) -> Result<Reorder, String> {

@@ -268,6 +268,10 @@ fn bad_files_give_one_line_with_file_line_and_field() {
 }
 
 #[test]
+#[cfg_attr(
+    target_arch = "wasm32",
+    ignore = "no temp dir or process id on wasm32-wasip1"
+)]
 fn a_missing_or_non_utf8_file_is_one_line() {
     let e = Lesson::load(std::path::Path::new("/no/such/lesson.toml")).unwrap_err();
     assert!(

@@ -45,7 +45,7 @@ pub struct Row {
     pub label: String,
     /// Strategy key (`naive`, `grid`, `sorted-grid`).
     pub strategy: String,
-    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
+    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`, `simd128`).
     pub kernel: String,
     /// Threads every phase ran on (for a skipped row: the count asked for;
     /// a count the OS refused is a skipped row, never a row measured on

@@ -435,6 +435,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", ignore = "no threads on wasm32-wasip1")]
     fn open_with_a_two_thread_pool_is_ok_or_gives_a_reason() {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
@@ -459,6 +460,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", ignore = "no threads on wasm32-wasip1")]
     fn opening_from_inside_the_pool_counts_each_thread_once() {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)

@@ -101,6 +101,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_arch = "wasm32", ignore = "no threads on wasm32-wasip1")]
     fn parallel_move_equals_sequential() {
         let a0 = spawn(10_001, 300.0, 10.0, Workload::Uniform, 3);
         let pool = rayon::ThreadPoolBuilder::new()

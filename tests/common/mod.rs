@@ -17,6 +17,7 @@ pub fn missing_feature(k: Kernel) -> &'static str {
         Kernel::Avx2 => "CPU lacks AVX2",
         Kernel::Avx512 => "CPU lacks AVX-512F",
         Kernel::Neon => "not an AArch64 CPU (NEON)",
+        Kernel::Simd128 => "not a wasm32 module built with +simd128",
     }
 }
 
@@ -46,12 +47,24 @@ pub fn quiet_kernels() -> Vec<Kernel> {
             "NEON not detected on AArch64: {ks:?}"
         );
     }
+    // A wasm32 module built with SIMD128 (how tests/platforms.rs builds
+    // the engine tests for WASI) must compare the SIMD128 kernel too.
+    if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+        assert!(
+            ks.contains(&Kernel::Simd128),
+            "SIMD128 missing from a +simd128 wasm32 build: {ks:?}"
+        );
+    }
     ks
 }
 
 /// `None` for one thread (the calling thread), else a shared pool of `t`
-/// threads, `t` in 2..=4.
+/// threads, `t` in 2..=4. `None` for every `t` on wasm32 (wasip1 has no
+/// threads): every thread count then runs on the calling thread.
 pub fn pool(t: usize) -> Option<&'static rayon::ThreadPool> {
+    if cfg!(target_arch = "wasm32") {
+        return None;
+    }
     static POOLS: OnceLock<Vec<rayon::ThreadPool>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| {
         (2..=4)

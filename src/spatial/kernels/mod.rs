@@ -17,13 +17,16 @@
 //! Which kernel runs is a run-time choice: [`Kernel::is_available`] asks the CPU
 //! once (`is_x86_feature_detected!`, `is_aarch64_feature_detected!`), and [`Kernel::run`] falls back to
 //! [`Kernel::Scalar`] when asked for a kernel this CPU cannot run, so calling it
-//! is always sound.
+//! is always sound. WebAssembly has no run-time detection: SIMD128 is
+//! available exactly in a module compiled with `-C target-feature=+simd128`.
 
 /// The three `#[target_feature]` entry points of one instruction set:
 /// `run_ranges`, `run_fused` and `run_fused_sym`, each one call of the
 /// generic [`driver`] kernel with the instruction set's [`lanes`], so the
 /// whole chain is compiled for it. `$features` is the `target_feature`
 /// list, `$lanes` the [`lanes::Lanes`] type, `$isa` its name in the docs.
+// Unused where no SIMD kernel exists (wasm32 built without +simd128).
+#[allow(unused_macros)]
 macro_rules! isa_kernels {
     ($features:literal, $lanes:ty, $isa:literal) => {
         use super::driver;
@@ -107,6 +110,8 @@ pub mod lanes;
 #[cfg(target_arch = "aarch64")]
 pub mod neon;
 pub mod scalar;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub mod simd128;
 #[cfg(target_arch = "x86_64")]
 pub mod sse;
 
@@ -301,6 +306,9 @@ pub enum Kernel {
     Avx512,
     /// NEON (AArch64 AdvSIMD), 4 lanes, matching ids packed by a table lookup.
     Neon,
+    /// WebAssembly SIMD128, 4 lanes, matching ids packed by a swizzle; only
+    /// in a wasm32 module built with `-C target-feature=+simd128`.
+    Simd128,
 }
 
 #[derive(Clone, Copy)]
@@ -309,6 +317,7 @@ struct Features {
     avx2: bool,
     avx512: bool,
     neon: bool,
+    simd128: bool,
 }
 
 fn features() -> Features {
@@ -322,6 +331,7 @@ fn features() -> Features {
                 avx2: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt"),
                 avx512: is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt"),
                 neon: false,
+                simd128: false,
             }
         }
         #[cfg(target_arch = "aarch64")]
@@ -331,6 +341,7 @@ fn features() -> Features {
                 avx2: false,
                 avx512: false,
                 neon: std::arch::is_aarch64_feature_detected!("neon"),
+                simd128: false,
             }
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -340,35 +351,43 @@ fn features() -> Features {
                 avx2: false,
                 avx512: false,
                 neon: false,
+                // No run-time detection on WebAssembly: the feature the
+                // module was compiled with.
+                simd128: cfg!(all(target_arch = "wasm32", target_feature = "simd128")),
             }
         }
     })
 }
 
 impl Kernel {
-    /// Every kernel: Scalar, the x86 ones narrowest first, then NEON.
-    pub const ALL: [Kernel; 5] = [
+    /// Every kernel: Scalar, the x86 ones narrowest first, then NEON, then
+    /// SIMD128.
+    pub const ALL: [Kernel; 6] = [
         Kernel::Scalar,
         Kernel::Sse,
         Kernel::Avx2,
         Kernel::Avx512,
         Kernel::Neon,
+        Kernel::Simd128,
     ];
 
     /// The kernels of the architecture this was compiled for (the ones a CPU
     /// of it may have), Scalar first: SSE, AVX2 and AVX-512 on x86_64, NEON
-    /// on AArch64, Scalar alone elsewhere. What `bench` compares by default.
+    /// on AArch64, SIMD128 on wasm32, Scalar alone elsewhere. What `bench`
+    /// compares by default.
     pub fn native() -> &'static [Kernel] {
         if cfg!(target_arch = "x86_64") {
             &[Kernel::Scalar, Kernel::Sse, Kernel::Avx2, Kernel::Avx512]
         } else if cfg!(target_arch = "aarch64") {
             &[Kernel::Scalar, Kernel::Neon]
+        } else if cfg!(target_arch = "wasm32") {
+            &[Kernel::Scalar, Kernel::Simd128]
         } else {
             &[Kernel::Scalar]
         }
     }
 
-    /// Short display name (`"Scalar"`, `"SSE"`, `"AVX2"`, `"AVX-512"`, `"NEON"`).
+    /// Short display name (`"Scalar"`, `"SSE"`, `"AVX2"`, `"AVX-512"`, `"NEON"`, `"SIMD128"`).
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Scalar => "Scalar",
@@ -376,10 +395,11 @@ impl Kernel {
             Kernel::Avx2 => "AVX2",
             Kernel::Avx512 => "AVX-512",
             Kernel::Neon => "NEON",
+            Kernel::Simd128 => "SIMD128",
         }
     }
 
-    /// Lower-case name used on the command line and in JSON (`scalar`, `sse`, `avx2`, `avx512`, `neon`).
+    /// Lower-case name used on the command line and in JSON (`scalar`, `sse`, `avx2`, `avx512`, `neon`, `simd128`).
     pub fn key(self) -> &'static str {
         match self {
             Kernel::Scalar => "scalar",
@@ -387,6 +407,7 @@ impl Kernel {
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
             Kernel::Neon => "neon",
+            Kernel::Simd128 => "simd128",
         }
     }
 
@@ -398,6 +419,7 @@ impl Kernel {
             "avx2" => Some(Kernel::Avx2),
             "avx512" | "avx-512" => Some(Kernel::Avx512),
             "neon" => Some(Kernel::Neon),
+            "simd128" => Some(Kernel::Simd128),
             _ => None,
         }
     }
@@ -417,7 +439,7 @@ impl Kernel {
     pub fn lanes(self) -> usize {
         match self {
             Kernel::Scalar => 1,
-            Kernel::Sse | Kernel::Neon => 4,
+            Kernel::Sse | Kernel::Neon | Kernel::Simd128 => 4,
             Kernel::Avx2 => 8,
             Kernel::Avx512 => 16,
         }
@@ -432,6 +454,7 @@ impl Kernel {
             Kernel::Avx2 => f.avx2,
             Kernel::Avx512 => f.avx512,
             Kernel::Neon => f.neon,
+            Kernel::Simd128 => f.simd128,
         }
     }
 
@@ -441,7 +464,7 @@ impl Kernel {
     }
 
     /// The widest kernel this CPU can run: AVX-512, AVX2 or SSE on x86_64,
-    /// NEON on AArch64, else Scalar.
+    /// NEON on AArch64, SIMD128 on wasm32 built with it, else Scalar.
     pub fn best() -> Kernel {
         Kernel::available().last().unwrap_or(Kernel::Scalar)
     }
@@ -516,6 +539,10 @@ impl Kernel {
             // SAFETY: `or_scalar` returned Neon only because NEON was
             // detected; lengths and ranges were checked above.
             Kernel::Neon => unsafe { neon::run_ranges(x, z, ids, ranges, q, out) },
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            // SAFETY: the module was compiled with SIMD128 (no detection is
+            // needed on wasm32); lengths and ranges were checked above.
+            Kernel::Simd128 => unsafe { simd128::run_ranges(x, z, ids, ranges, q, out) },
             // Kernels of another architecture: `or_scalar` never returns them.
             #[allow(unreachable_patterns)]
             _ => scalar::run_ranges(x, z, ids, ranges, q, out),
@@ -577,6 +604,9 @@ impl Kernel {
             #[cfg(target_arch = "aarch64")]
             // SAFETY: as above, NEON was detected.
             Kernel::Neon => unsafe { neon::run_fused(x, z, ids, team, ranges, qs, out) },
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            // SAFETY: as above, the module was compiled with SIMD128.
+            Kernel::Simd128 => unsafe { simd128::run_fused(x, z, ids, team, ranges, qs, out) },
             // Kernels of another architecture: `or_scalar` never returns them.
             #[allow(unreachable_patterns)]
             _ => scalar::run_fused(x, z, ids, team, ranges, qs, out),
@@ -648,6 +678,10 @@ impl Kernel {
             // SAFETY: the caller's contract above, the checks above, and
             // NEON was detected.
             Kernel::Neon => unsafe { neon::run_fused_sym(x, z, team, ranges, qs, own, sums) },
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            // SAFETY: the caller's contract above, the checks above, and
+            // the module was compiled with SIMD128.
+            Kernel::Simd128 => unsafe { simd128::run_fused_sym(x, z, team, ranges, qs, own, sums) },
             // Kernels of another architecture: `or_scalar` never returns them.
             #[allow(unreachable_patterns)]
             // SAFETY: the caller's contract above and the checks above.
