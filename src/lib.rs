@@ -11,6 +11,7 @@ pub mod alloc_count;
 #[cfg(feature = "window")]
 pub mod app;
 pub mod bench;
+pub mod browser;
 pub mod clock;
 pub mod compress;
 pub mod format;

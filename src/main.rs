@@ -54,7 +54,7 @@ fn main() -> ExitCode {
 pub(crate) fn browser_panics() {
     std::panic::set_hook(Box::new(|info| {
         macroquad::logging::error!("{}", info);
-        spatial_query_lab::app::browser::page_failed(&format!(
+        spatial_query_lab::browser::page_failed(&format!(
             "Spatial Query Lab stopped: {info}. Reload the page to start again."
         ));
     }));

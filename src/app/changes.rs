@@ -3,6 +3,7 @@
 //! offer, and how many queries a sliced frame runs per refresh.
 
 use super::App;
+use crate::browser;
 use crate::measure::sweep::CellSweep;
 use crate::render::mesh::asset_dirs;
 use crate::scenario;
@@ -64,7 +65,12 @@ impl App {
 
     /// Finds the scenario files for the overlay's list.
     pub(super) fn list_scenarios(&mut self) {
-        self.scenario_files = scenario::list(&asset_dirs());
+        self.scenario_files = if browser::IN_BROWSER {
+            // No file system: the presets compiled in, by name.
+            scenario::bundled::names().map(Into::into).collect()
+        } else {
+            scenario::list(&asset_dirs())
+        };
         self.stats.scenarios = self
             .scenario_files
             .iter()
@@ -79,8 +85,9 @@ impl App {
     /// next step) and the view, or shows why it cannot be loaded and
     /// changes nothing.
     pub(super) fn load_scenario(&mut self, path: &std::path::Path) {
-        match scenario::load_into(path, &mut self.settings) {
+        match scenario::bundled::resolve(path) {
             Ok(sc) => {
+                sc.apply(&mut self.settings);
                 apply_view(&sc.view, &mut self.view);
                 self.respawn = true;
                 let description = match sc.kernel_note() {

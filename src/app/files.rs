@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::browser;
+use crate::browser;
 
 /// The first `{stem}-NNN.{ext}` (NNN from 001) that does not exist in
 /// `dir`, or `None` when all 999 do.

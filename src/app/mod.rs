@@ -30,7 +30,7 @@
 //! [`pointer`](mod@pointer), [`selection`]; what the overlay shows is
 //! [`crate::ui::stats::FrameStats`].
 
-pub mod browser;
+use crate::browser;
 mod changes;
 mod compare;
 pub mod files;

@@ -79,7 +79,10 @@ impl App {
         };
         // Without threads (the browser) the sliced step below is the
         // answer: it spreads a long frame over refreshes in this thread.
-        if worker::THREADS && self.last_call_s > WORKER_CALL_S && self.settings.units >= WORKER_UNITS {
+        if worker::THREADS
+            && self.last_call_s > WORKER_CALL_S
+            && self.settings.units >= WORKER_UNITS
+        {
             let what = format!("step of {} units", thousands(self.settings.units as u64));
             let ctx = StepContext {
                 allocs: None,

@@ -105,8 +105,8 @@ pub(crate) struct WindowArgs {
     /// Open the lessons panel at the first step of this lesson: a bundled one (algorithms, simd, layouts, memory-order, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml). Page Down / Page Up step through it.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) lesson: Option<String>,
-    /// Load a scenario file (TOML, e.g. assets/scenarios/battle.toml); flags given next to it override its values.
-    #[arg(long, value_name = "FILE")]
+    /// Load a scenario: a built-in preset by name (battle, clustered, hotspot, sparse-huge-world, uniform) or a scenario file (TOML, e.g. my-class.toml); flags given next to it override its values.
+    #[arg(long, value_name = "NAME|FILE")]
     pub(crate) scenario: Option<PathBuf>,
     /// World edge in world units, 1 to 1,000,000 (default: the standard density for the unit count, 16 neighbors per unit).
     #[arg(long, value_name = "L", value_parser = parse_world)]
@@ -339,8 +339,8 @@ fn arguments() -> Vec<std::ffi::OsString> {
 pub(crate) fn report(line: &str) {
     eprintln!("{line}");
     #[cfg(feature = "window")]
-    if spatial_query_lab::app::browser::IN_BROWSER {
-        spatial_query_lab::app::browser::page_failed(&format!(
+    if spatial_query_lab::browser::IN_BROWSER {
+        spatial_query_lab::browser::page_failed(&format!(
             "{line} (a URL parameter is a flag: ?units=20000 is --units=20000)"
         ));
         macroquad::logging::error!("{}", line);
@@ -355,7 +355,7 @@ pub(crate) fn given(m: &ArgMatches, id: &str) -> bool {
 
 /// Loads `--scenario`, or prints its one-line error and returns the exit code.
 pub(crate) fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
-    Scenario::load(path).map_err(|e| {
+    spatial_query_lab::scenario::bundled::resolve(path).map_err(|e| {
         report(&format!("error: --scenario: {e}"));
         ExitCode::from(2)
     })

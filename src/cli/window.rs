@@ -297,7 +297,7 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
         crate::browser_panics();
         let c = app::run(opts).await;
-        if app::browser::IN_BROWSER {
+        if spatial_query_lab::browser::IN_BROWSER {
             // A page has no process to end, and ending this future makes
             // gl.js close the page: keep it, with its last picture or the
             // message the app put on it.
@@ -339,12 +339,12 @@ fn self_check(seed: u64) {
     let line = check.line(units, frames);
     if check.ok() {
         println!("{line}");
-        if app::browser::IN_BROWSER {
+        if spatial_query_lab::browser::IN_BROWSER {
             macroquad::logging::info!("{}", line);
         }
     } else {
         eprintln!("{line}");
-        if app::browser::IN_BROWSER {
+        if spatial_query_lab::browser::IN_BROWSER {
             macroquad::logging::error!("{}", line);
         }
     }

@@ -209,6 +209,17 @@ pub fn load_unit_kind(
     };
     match dirs.iter().map(|d| d.join(file)).find(|p| p.is_file()) {
         Some(path) => load_unit_file(&path),
+        // The browser has no files: the copy compiled in.
+        None if crate::browser::IN_BROWSER => match embedded_obj(kind) {
+            Some(bytes) => match load_obj_streams(bytes) {
+                Ok(mesh) => (mesh, None),
+                Err(e) => (
+                    builtin(),
+                    Some(format!("assets/{file}: {e}; drawing the built-in tank")),
+                ),
+            },
+            None => (builtin(), None),
+        },
         None => (
             builtin(),
             Some(format!(
@@ -219,6 +230,16 @@ pub fn load_unit_kind(
                     .join(", ")
             )),
         ),
+    }
+}
+
+/// The OBJ of `kind` as compiled into the binary (for the browser, which
+/// has no `assets/` folder); `None` for the built-in tank.
+fn embedded_obj(kind: UnitMeshKind) -> Option<&'static [u8]> {
+    match kind {
+        UnitMeshKind::Tank => None,
+        UnitMeshKind::Infantry => Some(include_bytes!("../../assets/infantry.obj")),
+        UnitMeshKind::Vehicle => Some(include_bytes!("../../assets/vehicle.obj")),
     }
 }
 
@@ -251,6 +272,16 @@ fn builtin() -> UnitMesh {
 mod tests {
     use super::*;
     use crate::compress::octahedral::oct_decode_snorm16;
+
+    #[test]
+    fn the_embedded_meshes_load() {
+        for kind in [UnitMeshKind::Infantry, UnitMeshKind::Vehicle] {
+            let bytes = embedded_obj(kind).unwrap();
+            let mesh = load_obj_streams(bytes).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            assert!(mesh.exact.len() >= 3, "{kind:?}");
+        }
+        assert!(embedded_obj(UnitMeshKind::Tank).is_none());
+    }
 
     #[test]
     fn unit_mesh_has_expected_shape() {

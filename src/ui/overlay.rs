@@ -590,6 +590,10 @@ fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
             })
             .response
             .on_hover_text("Presets from assets/scenarios/*.toml: units, workload, seed, world, radius, cell size, speed, separation and strategy (respawns). Edit a file and press reload to see the change.");
+        if cfg!(target_family = "wasm") {
+            // The browser's presets are compiled in: nothing to re-read.
+            return;
+        }
         act.reload_scenario |= ui
             .add_enabled(stats.scenario.is_some(), egui::Button::new("reload"))
             .on_hover_text("Read the loaded scenario's file again (after editing it).")

@@ -22,6 +22,8 @@
 //! radius = 10.0
 //! ```
 
+pub mod bundled;
+
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
