@@ -17,6 +17,7 @@ use macroquad::miniquad::gl;
 /// not among miniquad's constants).
 const GL_MAX_RENDERBUFFER_SIZE: u32 = 0x84E8;
 /// `GL_MAX_VIEWPORT_DIMS` (OpenGL 1.0, GLES 2.0; two values, width and height).
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 const GL_MAX_VIEWPORT_DIMS: u32 = 0x0D3A;
 
 /// The context's size limits in pixels: the largest texture and renderbuffer
