@@ -5,7 +5,8 @@
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`measure`], [`mod@bench`],
 //! [`scenario`], [`lesson`], [`format`](mod@format), [`view`], [`machine`]) never touch the
 //! window; only [`render`], [`ui`], [`app`] (the frame loop) and the binary
-//! do.
+//! do. [`clock`] and [`browser`] are the seams to the browser build: its
+//! clock, and the page around it.
 
 pub mod alloc_count;
 #[cfg(feature = "window")]
