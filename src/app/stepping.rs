@@ -7,7 +7,7 @@ use crate::clock::Instant;
 use glam::Vec3;
 use macroquad::prelude::get_time;
 
-use super::{App, StepContext, STATUS_S, WORKER_UNITS};
+use super::{worker, App, StepContext, STATUS_S, WORKER_UNITS};
 use crate::alloc_count;
 use crate::format::thousands;
 use crate::measure::sweep::CellSweep;
@@ -77,7 +77,9 @@ impl App {
             sweep_cell,
             allocs: Some(allocs),
         };
-        if self.last_call_s > WORKER_CALL_S && self.settings.units >= WORKER_UNITS {
+        // Without threads (the browser) the sliced step below is the
+        // answer: it spreads a long frame over refreshes in this thread.
+        if worker::THREADS && self.last_call_s > WORKER_CALL_S && self.settings.units >= WORKER_UNITS {
             let what = format!("step of {} units", thousands(self.settings.units as u64));
             let ctx = StepContext {
                 allocs: None,

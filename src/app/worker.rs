@@ -1,6 +1,12 @@
 //! The worker thread that takes the simulation for work that cannot be
 //! split over refreshes (spawning or re-storing many units, long step
 //! calls), while the window keeps answering.
+//!
+//! Where threads cannot be started (the browser: wasm32 has none) the same
+//! job runs in the window's thread instead, one refresh after the overlay
+//! said what it is about to do: that refresh is long, but nothing is
+//! started over and every later one answers. Long step calls need no
+//! worker there: the sliced step already spreads a frame over refreshes.
 
 use crate::clock::Instant;
 
@@ -10,11 +16,30 @@ use super::{App, STATUS_S};
 use crate::format::thousands;
 use crate::sim::{Settings, Simulation, StepProgress};
 
-/// A worker thread that has the simulation: it sends the simulation back
-/// when its job is done and returns a step call's progress and seconds.
+/// Whether this platform can start threads: not the browser's wasm32.
+pub(super) const THREADS: bool = !cfg!(target_family = "wasm");
+
+/// What a worker's job returns: a step call's progress and seconds, or
+/// `None` for a spawn.
+type JobResult = Option<(StepProgress, f64)>;
+
+/// Where a worker's job runs.
+enum Runner {
+    /// On a thread that has the simulation: it sends the simulation back
+    /// when its job is done.
+    Thread {
+        handle: std::thread::JoinHandle<JobResult>,
+        sim: std::sync::mpsc::Receiver<Simulation>,
+    },
+    /// In the window's thread at the next poll (no threads here); the
+    /// simulation stays in place.
+    Here(Box<dyn FnOnce(&mut Simulation) -> JobResult>),
+}
+
+/// A job that has, or will soon take, the simulation: on a thread, or in
+/// this one where there are no threads.
 pub(super) struct Worker {
-    pub(super) handle: std::thread::JoinHandle<Option<(StepProgress, f64)>>,
-    pub(super) sim: std::sync::mpsc::Receiver<Simulation>,
+    runner: Runner,
     pub(super) since: Instant,
     pub(super) what: String,
     /// The context of a step call, `None` for spawning.
@@ -63,6 +88,18 @@ impl App {
         step: Option<StepContext>,
         job: impl FnOnce(&mut Simulation) -> Option<(StepProgress, f64)> + Send + 'static,
     ) {
+        if !THREADS {
+            self.stats.preparing = Some(format!(
+                "{what} in the window's thread (the browser has no threads): the picture pauses for a moment"
+            ));
+            self.worker = Some(Worker {
+                runner: Runner::Here(Box::new(job)),
+                since: Instant::now(),
+                what,
+                step,
+            });
+            return;
+        }
         let stand_in = self.stand_in();
         let mut sim = std::mem::replace(&mut self.sim, stand_in);
         let (tx, rx) = std::sync::mpsc::channel();
@@ -76,8 +113,7 @@ impl App {
         match spawned {
             Ok(handle) => {
                 self.worker = Some(Worker {
-                    handle,
-                    sim: rx,
+                    runner: Runner::Thread { handle, sim: rx },
                     since: Instant::now(),
                     what,
                     step,
@@ -125,39 +161,52 @@ impl App {
         let Some(w) = self.worker.take() else {
             return Err(());
         };
-        if !w.handle.is_finished() {
-            let secs = w.since.elapsed().as_secs_f64();
-            // A step call is shown only when it is slow enough to notice.
-            if w.step.is_none() || secs > 0.25 {
-                self.stats.preparing = Some(format!("{} on a worker thread: {secs:.1} s", w.what));
-            }
-            self.worker = Some(w);
-            return Ok(None);
-        }
-        self.stats.preparing = None;
-        let result = w.handle.join();
-        match (w.sim.try_recv(), result) {
-            (Ok(sim), Ok(result)) => {
-                self.sim = sim;
-                match (result, w.step) {
-                    (Some((progress, call_s)), Some(ctx)) => {
-                        self.last_call_s = call_s;
-                        Ok(Some((progress, ctx)))
+        let outcome = match w.runner {
+            Runner::Thread { handle, sim } if handle.is_finished() => {
+                let result = handle.join();
+                match (sim.try_recv(), result) {
+                    (Ok(sim), Ok(result)) => {
+                        self.sim = sim;
+                        Ok(result)
                     }
-                    _ => {
-                        self.pacing.needs_picture = true;
-                        if self.sim.world != self.world {
-                            self.world = self.sim.world;
-                            self.frame_world();
-                        }
-                        if let Some(id) = self.select_at_start.take() {
-                            self.select_start(id);
-                        }
-                        Err(())
-                    }
+                    _ => Err(()),
                 }
             }
-            _ => {
+            Runner::Here(job) => {
+                // The overlay said what this refresh does (`start_worker`).
+                Ok(job(&mut self.sim))
+            }
+            runner @ Runner::Thread { .. } => {
+                let secs = w.since.elapsed().as_secs_f64();
+                // A step call is shown only when it is slow enough to notice.
+                if w.step.is_none() || secs > 0.25 {
+                    self.stats.preparing =
+                        Some(format!("{} on a worker thread: {secs:.1} s", w.what));
+                }
+                self.worker = Some(Worker { runner, ..w });
+                return Ok(None);
+            }
+        };
+        self.stats.preparing = None;
+        match outcome {
+            Ok(result) => match (result, w.step) {
+                (Some((progress, call_s)), Some(ctx)) => {
+                    self.last_call_s = call_s;
+                    Ok(Some((progress, ctx)))
+                }
+                _ => {
+                    self.pacing.needs_picture = true;
+                    if self.sim.world != self.world {
+                        self.world = self.sim.world;
+                        self.frame_world();
+                    }
+                    if let Some(id) = self.select_at_start.take() {
+                        self.select_start(id);
+                    }
+                    Err(())
+                }
+            },
+            Err(()) => {
                 self.stats.status = Some((
                     format!("the worker thread failed ({}); respawned the units", w.what),
                     get_time() + STATUS_S,

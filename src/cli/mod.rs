@@ -180,6 +180,9 @@ pub(crate) struct WindowArgs {
     /// Window size in pixels, WIDTHxHEIGHT (each 1 to 32767; default 1280x800; --window-size is the same flag). Windows larger than the GPU's texture or viewport limit are drawn at the limit's resolution.
     #[arg(long = "window", alias = "window-size", value_name = "WxH", value_parser = parse_window_size, default_value = "1280x800")]
     pub(crate) window_size: (i32, i32),
+    /// Before the window opens, run every strategy, pass and kernel this build has on a seeded 3,000-unit world and compare each one's neighbor total with the naive scan; print one line "self-check: ok: ..." or "self-check: FAILED: ..." (in the browser, ?self-check, on the console).
+    #[arg(long)]
+    pub(crate) self_check: bool,
     /// Start full screen (key F11 toggles; the window keeps --window's size for when it leaves full screen).
     #[arg(long)]
     pub(crate) fullscreen: bool,

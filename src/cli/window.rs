@@ -249,6 +249,9 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if w.self_check {
+        self_check(settings.seed);
+    }
     if let Some(code) = require_display() {
         return code;
     }
@@ -319,5 +322,30 @@ fn web_platform() -> macroquad::miniquad::conf::Platform {
     macroquad::miniquad::conf::Platform {
         webgl_version: macroquad::miniquad::conf::WebGLVersion::WebGL2,
         ..Default::default()
+    }
+}
+
+/// Units and frames of `--self-check`: enough for every cell to hold
+/// several units and for units to cross cells, a fraction of a second.
+const SELF_CHECK: (usize, usize) = (3_000, 3);
+
+/// `--self-check`: compares every variant with the naive scan
+/// ([`spatial_query_lab::measure::self_check`]) and prints its one line: on
+/// stdout (stderr when it failed), and in the browser on the console
+/// (`console.error` when it failed), where the browser smoke test reads it.
+fn self_check(seed: u64) {
+    let (units, frames) = SELF_CHECK;
+    let check = spatial_query_lab::measure::self_check::run(units, seed, frames);
+    let line = check.line(units, frames);
+    if check.ok() {
+        println!("{line}");
+        if app::browser::IN_BROWSER {
+            macroquad::logging::info!("{}", line);
+        }
+    } else {
+        eprintln!("{line}");
+        if app::browser::IN_BROWSER {
+            macroquad::logging::error!("{}", line);
+        }
     }
 }

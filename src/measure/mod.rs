@@ -15,6 +15,7 @@ pub mod plan;
 pub mod recorder;
 pub mod row;
 pub mod run;
+pub mod self_check;
 pub mod spread;
 pub mod sweep;
 

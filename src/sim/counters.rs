@@ -86,7 +86,11 @@ impl CacheCounters {
         #[cfg(not(target_os = "linux"))]
         {
             let _ = pool;
-            Err("not Linux".to_string())
+            Err(if cfg!(target_family = "wasm") {
+                "unavailable in the browser: no performance counter reaches WebAssembly".to_string()
+            } else {
+                "not Linux".to_string()
+            })
         }
     }
 

@@ -440,9 +440,16 @@ fn algorithm(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
     strategy_row(ui, s, stats);
     kernel_row(ui, s);
     ui.horizontal(|ui| {
-        let max_threads = stats.cores.max(s.threads).max(1);
-        ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
-            .on_hover_text("Threads for move, rebuild, query and apply (rayon). Results are identical for every count (key T).");
+        if cfg!(target_family = "wasm") {
+            // No threads in the browser: the simulation refuses more than one.
+            s.threads = 1;
+            ui.add_enabled(false, egui::Slider::new(&mut s.threads, 1..=1).text("threads"))
+                .on_disabled_hover_text("One thread in the browser: WebAssembly threads need a cross-origin-isolated page and a loader that shares memory between workers, which this build's loader (macroquad's) does not have. Run the desktop build to compare thread counts.");
+        } else {
+            let max_threads = stats.cores.max(s.threads).max(1);
+            ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
+                .on_hover_text("Threads for move, rebuild, query and apply (rayon). Results are identical for every count (key T).");
+        }
         pass_row(ui, s, stats);
     });
 }

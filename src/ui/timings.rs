@@ -110,6 +110,10 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         "pending, the first frame with these settings is in progress".to_string()
     };
     ui.label(egui::RichText::new(format!("phase times: {covers}")).weak());
+    if let Some(note) = crate::clock::RESOLUTION_NOTE {
+        ui.label(egui::RichText::new("clock: performance.now(), 0.1 ms steps in Chromium").weak())
+            .on_hover_text(note);
+    }
     match (&st.counters_unavailable, st.step.query_cache) {
         (None, Some(c)) if current => {
             let llc = st.llc_event;
@@ -122,7 +126,12 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
             .on_hover_text(format!("Hardware counters (perf_event_open) around the last step's query phase, all its threads: L1D read misses and {llc}, divided by the queries."));
         }
         (Some(why), _) => {
-            ui.label(egui::RichText::new("hardware counters unavailable").weak())
+            let text = if cfg!(target_family = "wasm") {
+                "hardware counters unavailable in the browser"
+            } else {
+                "hardware counters unavailable"
+            };
+            ui.label(egui::RichText::new(text).weak())
                 .on_hover_text(format!("{why}. Virtual machines and containers often expose no performance counters, and a perf_event_paranoid above 2 forbids them. scripts/cache-report.sh simulates the caches with valgrind instead."));
         }
         _ => {}
