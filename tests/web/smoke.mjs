@@ -1,0 +1,389 @@
+// The browser smoke test (issue 21), run by tests/browser.rs:
+//
+//   node tests/web/smoke.mjs <web folder> <out.png>
+//
+// Serves the folder scripts/web-build.sh made with node:http, opens it in
+// headless Chromium (software WebGL: SwiftShader) at 1280x800 and checks:
+//
+// 1. the page gets ready (the loading indicator goes away) and 200 animation
+//    frames run after that;
+// 2. the screenshot shows the overlay (the left panel: a fill that is not
+//    the background, with text on it) and the units (thousands of pixels in
+//    the team colors, orange and blue, in the world area);
+// 3. key H hides the overlay (the panel fill leaves the left strip) and
+//    brings it back; with the units paused (Space), a click on a unit
+//    changes the picture around it (it gets selected), while two pictures
+//    of the paused scene without a click are the same there;
+// 4. a second load with ?self-check&units=3000 logs `self-check: ok: ...`
+//    (every kernel of the build, SIMD128 included, against the naive scan);
+// 5. during all of it: no console error or warning, no uncaught exception,
+//    no alert() (miniquad's gl.js calls alert on GL calls it lacks, which
+//    would freeze the page), no failed request.
+//
+// Writes the default page's screenshot (after the 200 frames, before any
+// input) to <out.png>; with SMOKE_KEEP set, also the pictures of step 3
+// next to it. SMOKE_FRAMES changes the 200 (for a quicker look); CHROMIUM
+// names the browser (default /usr/bin/chromium). Prints every check with its
+// numbers; exits 0 when all pass, 1 otherwise, 2 on bad arguments.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { decodePng } from './png.mjs';
+
+const [dir, outPng] = process.argv.slice(2);
+if (!dir || !outPng || !fs.existsSync(path.join(dir, 'index.html'))) {
+  console.error('usage: node tests/web/smoke.mjs <folder with index.html> <out.png>');
+  process.exit(2);
+}
+const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
+const WIDTH = 1280, HEIGHT = 800;
+const READY_MS = 120_000; // the first load compiles a 5 MB module under SwiftShader
+const FRAMES = Number(process.env.SMOKE_FRAMES || 200);
+const FRAMES_MS = 300_000; // a few frames per second under SwiftShader on a busy machine
+const SELF_CHECK_MS = 120_000;
+const WATCHDOG_MS = 600_000;
+
+const failures = [];
+const problems = []; // console errors and warnings, exceptions, dialogs, failed requests
+const t0 = Date.now();
+const log = (msg) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${msg}`);
+function check(ok, what) {
+  log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
+  if (!ok) failures.push(what);
+  return ok;
+}
+
+// --- The static server -----------------------------------------------------
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
+const root = path.resolve(dir);
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://localhost');
+  const rel = decodeURIComponent(url.pathname) === '/' ? '/index.html' : decodeURIComponent(url.pathname);
+  const file = path.join(root, path.normalize(rel));
+  if (!file.startsWith(root + path.sep)) {
+    res.writeHead(403).end();
+    return;
+  }
+  fs.readFile(file, (err, data) => {
+    if (err) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
+      'Content-Length': data.length,
+    });
+    res.end(data);
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+const browser = await puppeteer.launch({
+  executablePath: chromium,
+  headless: true,
+  args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
+});
+
+async function finish(code) {
+  clearTimeout(watchdog);
+  await browser.close().catch(() => {});
+  server.close();
+  process.exit(code);
+}
+const watchdog = setTimeout(() => {
+  log(`FAILED: the whole run took over ${WATCHDOG_MS / 1000} s`);
+  report();
+  finish(1);
+}, WATCHDOG_MS);
+
+function report() {
+  if (problems.length > 0) {
+    console.log(`${problems.length} console error(s), warning(s), exception(s), dialog(s) or failed request(s):`);
+    for (const p of problems) console.log(`  ${p}`);
+  }
+}
+
+// --- One page, watched -----------------------------------------------------
+/** Opens `query` on a new 1280x800 page that records every problem and counts animation frames. */
+async function open(label, query, onConsole = () => {}) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: WIDTH, height: HEIGHT });
+  page.on('console', (m) => {
+    const text = m.text();
+    console.log(`  ${label} console.${m.type()}: ${text}`);
+    if (['error', 'warn', 'warning', 'assert'].includes(m.type())) problems.push(`${label}: console.${m.type()}: ${text}`);
+    onConsole(m.type(), text);
+  });
+  page.on('pageerror', (e) => {
+    console.log(`  ${label} pageerror: ${e.message}`);
+    problems.push(`${label}: uncaught exception: ${e.message}`);
+  });
+  page.on('error', (e) => problems.push(`${label}: page crashed: ${e.message}`));
+  page.on('dialog', async (d) => {
+    console.log(`  ${label} dialog ${d.type()}: ${d.message()}`);
+    problems.push(`${label}: ${d.type()}() dialog: ${d.message()}`);
+    await d.dismiss().catch(() => {});
+  });
+  page.on('requestfailed', (r) => problems.push(`${label}: request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${label}: HTTP ${r.status()} for ${r.url()}`);
+  });
+  // Count the callbacks of requestAnimationFrame (miniquad draws one frame
+  // in each).
+  await page.evaluateOnNewDocument(() => {
+    window.__smokeFrames = 0;
+    const raf = window.requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (cb) => raf((t) => {
+      window.__smokeFrames++;
+      cb(t);
+    });
+  });
+  await page.goto(base + 'index.html' + query);
+  return page;
+}
+
+const frames = (page) => page.evaluate(() => window.__smokeFrames);
+/** Waits until `n` more animation frames ran. */
+async function waitFrames(page, n, timeout = 60_000) {
+  const target = (await frames(page)) + n;
+  await page.waitForFunction((t) => window.__smokeFrames >= t, { timeout, polling: 100 }, target);
+}
+
+/** Waits for the loading indicator to go (ready) or to turn into an error; returns the error text or null. */
+async function waitReady(page) {
+  await page.waitForFunction(
+    () => !document.getElementById('loading') || document.getElementById('loading').classList.contains('failed'),
+    { timeout: READY_MS, polling: 200 },
+  );
+  return page.evaluate(() => {
+    const box = document.getElementById('loading');
+    return box ? document.getElementById('status')?.textContent || 'failed' : null;
+  });
+}
+
+/** With SMOKE_KEEP set, writes the picture `img` next to <out.png> as <out>-<name>.png (to look at a failure). */
+function keep(name, img) {
+  if (process.env.SMOKE_KEEP) fs.writeFileSync(outPng.replace(/(\.png)?$/, `-${name}.png`), img.png);
+}
+
+async function shot(page) {
+  const png = Buffer.from(await page.screenshot({ type: 'png', encoding: 'binary' }));
+  return { png, ...decodePng(png) };
+}
+
+// --- Pixel statistics ------------------------------------------------------
+/** Iterates the pixels of the rectangle [x0, x1) x [y0, y1) of `img`. */
+function* pixels(img, [x0, y0, x1, y1]) {
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const i = (y * img.width + x) * 4;
+      yield [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2], x, y];
+    }
+  }
+}
+const key = (r, g, b) => (r << 16) | (g << 8) | b;
+const hex = (k) => '#' + k.toString(16).padStart(6, '0');
+/** The most common color of a rectangle and the fraction of its pixels that have it. */
+function dominant(img, rect) {
+  const counts = new Map();
+  let n = 0;
+  for (const [r, g, b] of pixels(img, rect)) {
+    const k = key(r, g, b);
+    counts.set(k, (counts.get(k) || 0) + 1);
+    n++;
+  }
+  let best = 0, bestN = 0;
+  for (const [k, c] of counts) if (c > bestN) [best, bestN] = [k, c];
+  return { color: best, fraction: bestN / n };
+}
+/** Fraction of the pixels of `rect` whose color is `color`. */
+function fractionOf(img, rect, color) {
+  let hit = 0, n = 0;
+  for (const [r, g, b] of pixels(img, rect)) {
+    n++;
+    if (key(r, g, b) === color) hit++;
+  }
+  return hit / n;
+}
+/** Fraction of bright pixels (luma over 140: text on the dark panel). */
+function brightFraction(img, rect) {
+  let hit = 0, n = 0;
+  for (const [r, g, b] of pixels(img, rect)) {
+    n++;
+    if (0.299 * r + 0.587 * g + 0.114 * b > 140) hit++;
+  }
+  return hit / n;
+}
+/** Pixels in the team colors: saturated orange (red over blue) and blue (blue over red). */
+function teamPixels(img, rect) {
+  let orange = 0, blue = 0;
+  for (const [r, g, b] of pixels(img, rect)) {
+    const max = Math.max(r, g, b), min = Math.min(r, g, b);
+    if (max < 100 || (max - min) / max < 0.4) continue;
+    if (r > b + 60) orange++;
+    else if (b > r + 60) blue++;
+  }
+  return { orange, blue };
+}
+/** Pixels of `rect` that differ between two pictures, and their bounding box. */
+function changed(a, b, rect) {
+  let n = 0, box = [Infinity, Infinity, -1, -1];
+  const [x0, y0, x1, y1] = rect;
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const i = (y * a.width + x) * 4;
+      if (a.rgba[i] !== b.rgba[i] || a.rgba[i + 1] !== b.rgba[i + 1] || a.rgba[i + 2] !== b.rgba[i + 2]) {
+        n++;
+        box = [Math.min(box[0], x), Math.min(box[1], y), Math.max(box[2], x), Math.max(box[3], y)];
+      }
+    }
+  }
+  return { n, box };
+}
+
+// The overlay's panel sits at the top left (about 10..515 x 10..778 at
+// 1280x800, its width follows its contents); the strip is well inside it.
+// The world is drawn right of the panel (worldArea).
+const PANEL = [20, 40, 360, 760];
+const TOP = [600, 0, WIDTH, 4]; // above the world's far corner: background
+
+/** The area right of the panel (the rightmost pixel of its fill, plus 24 for its shadow). */
+function worldArea(img, fill) {
+  let right = PANEL[2];
+  for (const [r, g, b, x] of pixels(img, [PANEL[2], PANEL[1], img.width, PANEL[3]])) {
+    if (key(r, g, b) === fill && x > right) right = x;
+  }
+  return [Math.min(right + 24, img.width), 0, img.width, img.height];
+}
+
+/** Finds a unit to click: the team-colored pixel of the world area with the most team-colored pixels around it. */
+function findUnit(img, world) {
+  const team = (x, y) => {
+    const i = (y * img.width + x) * 4;
+    const [r, g, b] = [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]];
+    const max = Math.max(r, g, b), min = Math.min(r, g, b);
+    return max >= 100 && (max - min) / max >= 0.4 && Math.abs(r - b) > 60;
+  };
+  let best = null, bestN = 0;
+  // The middle of the world area, away from the panel and the edges.
+  for (let y = 250; y < 550; y += 2) {
+    for (let x = Math.max(world[0], 650); x < 1050; x += 2) {
+      if (!team(x, y)) continue;
+      let n = 0;
+      for (let dy = -3; dy <= 3; dy++) for (let dx = -3; dx <= 3; dx++) if (team(x + dx, y + dy)) n++;
+      if (n > bestN) [best, bestN] = [[x, y], n];
+    }
+  }
+  return best;
+}
+
+// --- 1. The default page -----------------------------------------------------
+try {
+  let page = await open('default', '');
+  const failed = await waitReady(page);
+  if (!check(failed === null, `the page got ready (${failed ? `it says: ${failed}` : 'loading indicator removed'})`)) {
+    throw new Error('not ready');
+  }
+  const readyAt = Date.now();
+  log(`ready after ${((readyAt - t0) / 1000).toFixed(1)} s`);
+  const start = await frames(page);
+  await waitFrames(page, FRAMES, FRAMES_MS);
+  const seconds = (Date.now() - readyAt) / 1000;
+  check(true, `${FRAMES} animation frames after ready (${start} before) in ${seconds.toFixed(1)} s: ${(FRAMES / seconds).toFixed(1)} frames/s`);
+
+  // --- 2. What the picture shows ---------------------------------------------
+  const first = await shot(page);
+  fs.writeFileSync(outPng, first.png);
+  log(`wrote ${outPng}`);
+  const bg = dominant(first, TOP);
+  const panel = dominant(first, PANEL);
+  const text = brightFraction(first, PANEL);
+  const bgInPanel = fractionOf(first, PANEL, bg.color);
+  log(`background ${hex(bg.color)} (${(100 * bg.fraction).toFixed(0)}% of the top rows); panel strip: fill ${hex(panel.color)} ${(100 * panel.fraction).toFixed(1)}%, background ${(100 * bgInPanel).toFixed(1)}%, bright (text) ${(100 * text).toFixed(2)}%`);
+  check(
+    panel.color !== bg.color && panel.fraction > 0.3 && bgInPanel < 0.05 && text > 0.005 && text < 0.3,
+    'the overlay is drawn: the left strip is mostly a panel fill that is not the background, with text on it',
+  );
+  const WORLD = worldArea(first, panel.color);
+  log(`world area: x from ${WORLD[0]}`);
+  check(WORLD[0] < 800, 'the panel leaves room for the world');
+  const units = teamPixels(first, WORLD);
+  const bgInWorld = fractionOf(first, WORLD, bg.color);
+  log(`world area: ${units.orange} orange and ${units.blue} blue pixels, background ${(100 * bgInWorld).toFixed(1)}%`);
+  check(units.orange > 2000 && units.blue > 2000, 'the units are drawn: over 2,000 pixels of each team color in the world area');
+
+  // --- 3. A key and a click ----------------------------------------------------
+  const press = async (code) => {
+    await page.keyboard.down(code);
+    await waitFrames(page, 2);
+    await page.keyboard.up(code);
+    await waitFrames(page, 4);
+  };
+  await press('KeyH');
+  const hidden = await shot(page);
+  keep('overlay-hidden', hidden);
+  const fillHidden = fractionOf(hidden, PANEL, panel.color);
+  log(`after H: panel fill ${(100 * fillHidden).toFixed(1)}% of the strip (was ${(100 * panel.fraction).toFixed(1)}%)`);
+  check(fillHidden < 0.05, 'key H hides the overlay');
+  await press('KeyH');
+  const shown = await shot(page);
+  const fillShown = fractionOf(shown, PANEL, panel.color);
+  log(`after H again: panel fill ${(100 * fillShown).toFixed(1)}%`);
+  check(fillShown > 0.3, 'key H again shows the overlay');
+
+  await press('Space'); // pause: the scene stands still, so only the click changes it
+  await waitFrames(page, 4);
+  const still1 = await shot(page);
+  await waitFrames(page, 4);
+  const still2 = await shot(page);
+  const drift = changed(still1, still2, WORLD);
+  keep('paused-1', still1);
+  keep('paused-2', still2);
+  log(`paused: ${drift.n} world pixels changed over 4 frames without input`);
+  check(drift.n === 0, 'Space pauses: the world stands still');
+  const target = findUnit(still2, WORLD);
+  if (check(target !== null, `found a unit to click${target ? ` at (${target})` : ''}`)) {
+    await page.mouse.move(target[0], target[1]);
+    await waitFrames(page, 2);
+    await page.mouse.down();
+    await waitFrames(page, 2);
+    await page.mouse.up();
+    await waitFrames(page, 6);
+    const clicked = await shot(page);
+    const diff = changed(still2, clicked, WORLD);
+    keep('clicked', clicked);
+    const dimmed = teamPixels(clicked, WORLD);
+    log(`after the click: ${dimmed.orange} orange and ${dimmed.blue} blue pixels (the others' colors dim around a selection)`);
+    log(`after the click: ${diff.n} world pixels changed, within x ${diff.box[0]}..${diff.box[2]}, y ${diff.box[1]}..${diff.box[3]}`);
+    check(diff.n > 200, 'a click on a unit changes the picture (selection drawn)');
+  }
+  await page.close();
+
+  // --- 4. The self-check -------------------------------------------------------
+  let verdict = null;
+  page = await open('self-check', '?self-check&units=3000', (_type, text) => {
+    if (verdict === null && /^self-check: (ok|FAILED):/.test(text)) verdict = text;
+  });
+  const failed2 = await waitReady(page);
+  check(failed2 === null, `the self-check page got ready (${failed2 ? `it says: ${failed2}` : 'loading indicator removed'})`);
+  const deadline = Date.now() + SELF_CHECK_MS;
+  while (verdict === null && failed2 === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  check(verdict !== null && verdict.startsWith('self-check: ok:'), `self-check: ${verdict ?? `no "self-check: ok:" line within ${SELF_CHECK_MS / 1000} s`}`);
+  await page.close();
+} catch (e) {
+  check(false, `the run stopped: ${e.message}`);
+}
+
+// --- 5. Nothing went wrong on the way -------------------------------------------
+report();
+check(problems.length === 0, `no console error or warning, exception, dialog or failed request (${problems.length})`);
+log(failures.length === 0 ? 'browser smoke test passed' : `browser smoke test FAILED: ${failures.join('; ')}`);
+await finish(failures.length === 0 ? 0 : 1);
