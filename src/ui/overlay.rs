@@ -635,6 +635,9 @@ fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
     });
 }
 
+/// The kernel label's note on the kernels of other builds.
+const OTHER_KERNELS: &str = " Each build has its machine's kernels: Scalar everywhere, SSE, AVX2 and AVX-512 on x86_64 (where the CPU has them), NEON on ARM, SIMD128 in the browser build.";
+
 fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
     ui.horizontal(|ui| {
         let unused = s.strategy == Strategy::Grid
@@ -645,12 +648,14 @@ fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
         } else {
             egui::RichText::new("Kernel")
         };
-        ui.label(label).on_hover_text(if unused {
+        ui.label(label).on_hover_text(format!("{}{OTHER_KERNELS}", if unused {
             "Instruction set of the distance test (key K cycles). Unused now: Grid, and Naive through an AoS layout, read one candidate at a time through the layout; SIMD kernels need positions in dense arrays (SoA, hot/cold, or SortedGrid's packed copy)."
         } else {
             "Instruction set of the distance test (key K cycles)."
-        });
-        for k in Kernel::ALL {
+        }));
+        // This architecture's kernels; the others are named in the tooltip
+        // (a row of every kernel would widen the panel over the world).
+        for &k in Kernel::native() {
             let resp = ui
                 .add_enabled(
                     k.is_available(),
