@@ -212,7 +212,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         &[KeyCode::F12],
         Action::SaveScreenshot,
-        "save a screenshot (PNG, in the current folder; the overlay names it)",
+        "save a screenshot (PNG, in the current folder; a download in the browser; the overlay names it)",
     ),
     bind(
         &[KeyCode::M],
