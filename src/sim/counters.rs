@@ -86,11 +86,14 @@ impl CacheCounters {
         #[cfg(not(target_os = "linux"))]
         {
             let _ = pool;
-            Err(if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
-                "unavailable in the browser: no performance counter reaches WebAssembly".to_string()
-            } else {
-                "not Linux".to_string()
-            })
+            Err(
+                if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
+                    "unavailable in the browser: no performance counter reaches WebAssembly"
+                        .to_string()
+                } else {
+                    "not Linux".to_string()
+                },
+            )
         }
     }
 
