@@ -18,44 +18,18 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
+mod common;
 
-/// Whether the standard library for `target` is installed.
-fn has_target(target: &str) -> bool {
-    let Ok(out) = Command::new("rustc").args(["--print", "sysroot"]).output() else {
-        return false;
-    };
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    sysroot
-        .join("lib/rustlib")
-        .join(target)
-        .join("lib")
-        .is_dir()
-}
-
-/// Whether `program` (a name on the PATH or a path) can be found.
-fn has_program(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v '{program}'")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+use common::tools::{has_program, has_target};
 
 /// Returns false (after saying why) when something is missing outside CI;
 /// panics with the same message under CI.
 fn ready(missing: &[&str]) -> bool {
-    if missing.is_empty() {
-        return true;
-    }
-    let msg = format!(
-        "browser smoke test: missing {}; install as .ci/run does (rustup target add wasm32-unknown-unknown; apt-get install nodejs npm chromium; npm install --prefix tests/web)",
-        missing.join(", ")
-    );
-    assert!(!in_ci(), "{msg}");
-    eprintln!("skipped: {msg}");
-    false
+    common::tools::ready(
+        "browser smoke test",
+        missing,
+        "rustup target add wasm32-unknown-unknown; apt-get install nodejs npm chromium; npm install --prefix tests/web",
+    )
 }
 
 fn tmp(name: &str) -> PathBuf {

@@ -25,9 +25,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
+mod common;
+
+use common::tools::{has_program, has_target};
 
 fn cargo() -> Command {
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()));
@@ -36,40 +36,14 @@ fn cargo() -> Command {
     c
 }
 
-/// Whether the standard library for `target` is installed.
-fn has_target(target: &str) -> bool {
-    let Ok(out) = Command::new("rustc").args(["--print", "sysroot"]).output() else {
-        return false;
-    };
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    sysroot
-        .join("lib/rustlib")
-        .join(target)
-        .join("lib")
-        .is_dir()
-}
-
-/// Whether `program` is on the PATH.
-fn has_program(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// Returns false (after saying why) when something `what` needs is missing
 /// outside CI; panics with the same message under CI.
 fn ready(what: &str, missing: &[String]) -> bool {
-    if missing.is_empty() {
-        return true;
-    }
-    let msg = format!(
-        "{what}: missing {}; install as .ci/run does (rustup target add ..., apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross nodejs)",
-        missing.join(", ")
-    );
-    assert!(!in_ci(), "{msg}");
-    eprintln!("skipped: {msg}");
-    false
+    common::tools::ready(
+        what,
+        missing,
+        "rustup target add ..., apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross nodejs",
+    )
 }
 
 fn target_dir(name: &str) -> PathBuf {

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod equivalence;
+pub mod tools;
 
 use std::sync::OnceLock;
 
