@@ -66,7 +66,7 @@ pub use mesh::{
 };
 pub use pipeline::{Shape, UnitInstance, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene, RENDER_BUDGET_S};
-pub use screenshot::{region_png, save_region, save_screenshot, screenshot_png};
+pub use screenshot::{region_png, save_screenshot, screenshot_png};
 pub use units::{
     draw_query_circle, draw_searched_cells, pack_instances, pack_visible, visible_units, ColorMode,
     Highlight, Packer,

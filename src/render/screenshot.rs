@@ -81,27 +81,13 @@ pub fn screenshot_png(detail_drawn: bool) -> Result<Vec<u8>, String> {
     encode_png(width, height, &pixels)
 }
 
-/// Writes the part of the window at `[x, y, width, height]` (pixels from
-/// the top-left corner, clipped to the window) to the PNG at `path`: the
-/// compare panel's "save chart". Call after everything of the frame is
-/// drawn.
+/// The part of the window at `[x, y, width, height]` (pixels from the
+/// top-left corner, clipped to the window) as PNG file bytes: a chart
+/// saved alone ("save chart"), written to a file or offered as a download
+/// by `app::files`. Call after everything of the frame is drawn.
 ///
 /// # Errors
-/// If the frame cannot be read, the region is empty once clipped, or the
-/// file cannot be written; nothing is written then.
-///
-/// # Panics
-/// If called outside a running macroquad window.
-pub fn save_region(path: &Path, region: [u32; 4]) -> Result<(), String> {
-    let png = region_png(region).map_err(|e| format!("cannot save {}: {e}", path.display()))?;
-    write_file(path, &png)
-}
-
-/// The part of the window at `[x, y, width, height]` as PNG file bytes:
-/// what [`save_region`] writes, for the browser's download.
-///
-/// # Errors
-/// As [`save_region`], without the file's.
+/// If the frame cannot be read or the region is empty once clipped.
 ///
 /// # Panics
 /// If called outside a running macroquad window.
