@@ -263,15 +263,14 @@ pub(crate) fn gather_payload(
     }
     assert!(id.len() == n && enemies.len() == n && team.len() == n);
     let s = scratch;
+    // Every slot is written below: the scratch columns only need the length
+    // (no clear, so a steady state neither allocates nor zero-fills them,
+    // which cost more than the gather itself at 1,000,000 units).
     for v in [&mut s.vx, &mut s.vz, &mut s.danger] {
-        v.clear();
         v.resize(n, 0.0);
     }
-    s.id.clear();
     s.id.resize(n, 0);
-    s.enemies.clear();
     s.enemies.resize(n, 0);
-    s.team.clear();
     s.team.resize(n, 0);
     let (svx, svz, sd, sid, se, st) = (
         &vx[..],
