@@ -8,7 +8,8 @@ use crate::spatial::{Naive, SortedGrid, SpatialIndex, Strategy, UniformGrid};
 pub(super) enum Index {
     Naive(Naive),
     Grid(UniformGrid),
-    Sorted(SortedGrid),
+    /// Boxed: the CSR grid holds many buffers, the other indexes few.
+    Sorted(Box<SortedGrid>),
 }
 
 impl Index {
@@ -16,7 +17,7 @@ impl Index {
         match s {
             Strategy::Naive => Index::Naive(Naive::default()),
             Strategy::Grid => Index::Grid(UniformGrid::default()),
-            Strategy::SortedGrid => Index::Sorted(SortedGrid::default()),
+            Strategy::SortedGrid => Index::Sorted(Box::default()),
         }
     }
 
@@ -32,7 +33,7 @@ impl Index {
         match self {
             Index::Naive(i) => i,
             Index::Grid(i) => i,
-            Index::Sorted(i) => i,
+            Index::Sorted(i) => &**i,
         }
     }
 }

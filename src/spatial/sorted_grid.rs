@@ -19,6 +19,7 @@ use super::{
 
 mod blocks;
 mod fused;
+mod incremental;
 
 pub use blocks::Blocks;
 
@@ -47,7 +48,8 @@ pub struct SortedGrid {
     /// ([`SortedGrid::rebuild_tagged`]); empty otherwise.
     team: Vec<u32>,
     /// Slot of each unit in the sorted arrays ([`NOT_INDEXED`] for units
-    /// left out): the inverse of `ids`.
+    /// left out): the inverse of `ids`. Not kept while resident (only its
+    /// length, the unit count, is read then).
     slot_of: Vec<u32>,
     /// Whether every indexed coordinate is within [`FIXED_RANGE`] (the SIMD
     /// fused kernels' precondition).
@@ -67,6 +69,9 @@ pub struct SortedGrid {
     resident: bool,
     /// `0..n`: the ids and the slot of every unit while resident.
     identity: Vec<u32>,
+    /// The state of the merge rebuild ([`SortedGrid::rebuild_moved`]),
+    /// boxed: its buffers are scratch, and the grid stays small to move.
+    merge: Box<incremental::MergeState>,
 }
 
 /// The smallest and largest value of a non-empty slice.
@@ -76,6 +81,31 @@ pub struct SortedGrid {
 fn span(v: &[f32]) -> (f32, f32) {
     v.iter()
         .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
+}
+
+/// The bounds of `points`, computed in ranges of `size` units on the
+/// threads of the pool when there is more than one range.
+fn bounds_in_parts(points: Points<'_>, size: usize) -> Bounds {
+    if points.len() > size {
+        points
+            .x
+            .par_chunks(size)
+            .zip(points.z.par_chunks(size))
+            .map(|(x, z)| Bounds::of(Points::new(x, z)))
+            .reduce(|| Bounds::EMPTY, Bounds::merge)
+    } else {
+        Bounds::of(points)
+    }
+}
+
+/// Whether every indexed coordinate within `bounds` is inside
+/// [`FIXED_RANGE`] (no indexed point, `finite == 0`, leaves the bounds
+/// infinite and counts as inside).
+fn in_fixed_range(bounds: &Bounds) -> bool {
+    let far = [bounds.min_x, bounds.max_x, bounds.min_z, bounds.max_z]
+        .iter()
+        .fold(0f32, |m, v| m.max(v.abs()));
+    bounds.finite == 0 || far < FIXED_RANGE
 }
 
 /// The sorted columns a query reads: the grid's own copies, or the caller's
@@ -101,6 +131,19 @@ fn count_cells(
     unit_cell: &mut [u32],
     counts: &mut [u32],
 ) {
+    cells_of(geo, points, first, unit_cell);
+    for &c in unit_cell.iter() {
+        if c != NOT_INDEXED {
+            counts[c as usize + 1] += 1;
+        }
+    }
+}
+
+/// Writes the cell of units `first..first + unit_cell.len()` into
+/// `unit_cell` ([`NOT_INDEXED`] for non-finite positions): the cells of
+/// [`GridGeometry::cell_of`], computed branch-free (vectorized) where the
+/// global cell indices are exact in f32.
+fn cells_of(geo: &GridGeometry, points: Points<'_>, first: usize, unit_cell: &mut [u32]) {
     let end = first + unit_cell.len();
     let (xs, zs) = (&points.x[first..end], &points.z[first..end]);
     /// Global cell indices below this magnitude are exact in f32.
@@ -110,8 +153,6 @@ fn count_cells(
     // over a subnormal cell), whose `abs` overflows (hard case F1).
     let small = |origin: i64, n: i64| origin.saturating_abs().saturating_add(n) < SMALL;
     if small(geo.origin_x, nx) && small(geo.origin_z, nz) && nx > 0 && nz > 0 {
-        // The fast path: cells computed branch-free (vectorized), then
-        // counted; the same cells as `GridGeometry::cell_of`.
         let grid = CellGrid {
             cell: geo.cell,
             origin_x: geo.origin_x as f32,
@@ -120,18 +161,10 @@ fn count_cells(
             nz: geo.nz as u32,
         };
         cells(xs, zs, grid, NOT_INDEXED, unit_cell);
-        for &c in unit_cell.iter() {
-            if c != NOT_INDEXED {
-                counts[c as usize + 1] += 1;
-            }
-        }
         return;
     }
     for (uc, (&x, &z)) in unit_cell.iter_mut().zip(xs.iter().zip(zs)) {
-        if let Some(c) = geo.cell_of(x, z) {
-            *uc = c as u32;
-            counts[c + 1] += 1;
-        }
+        *uc = geo.cell_of(x, z).map_or(NOT_INDEXED, |c| c as u32);
     }
 }
 
@@ -168,22 +201,14 @@ impl SortedGrid {
             assert_eq!(t.len(), n, "one team per unit");
         }
         self.resident = false;
+        self.merge.merged = false;
         let threads = if n > 1 { pool_threads() } else { 1 };
         let size = n.div_ceil(threads).max(1);
         let parts = n.div_ceil(size).max(1);
-        let bounds = if threads > 1 {
-            points
-                .x
-                .par_chunks(size)
-                .zip(points.z.par_chunks(size))
-                .map(|(x, z)| Bounds::of(Points::new(x, z)))
-                .reduce(|| Bounds::EMPTY, Bounds::merge)
-        } else {
-            Bounds::of(points)
-        };
+        let bounds = bounds_in_parts(points, size);
         self.geo = GridGeometry::from_bounds(&bounds, cell_size);
         let cells = self.geo.cells();
-        self.unit_cell.clear();
+        // `count_cells` writes every unit's cell: only the length matters.
         self.unit_cell.resize(n, NOT_INDEXED);
         if self.hist.len() < parts {
             self.hist.resize_with(parts, Vec::new);
@@ -243,11 +268,7 @@ impl SortedGrid {
             team: teams,
         };
         csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out);
-        let far = [bounds.min_x, bounds.max_x, bounds.min_z, bounds.max_z]
-            .iter()
-            .fold(0f32, |m, v| m.max(v.abs()));
-        // No indexed point (`finite == 0`) leaves the bounds infinite.
-        self.in_range = bounds.finite == 0 || far < FIXED_RANGE;
+        self.in_range = in_fixed_range(&bounds);
     }
 
     /// The rebuild of [`SortedGrid::rebuild_tagged`] (with teams) that
@@ -259,6 +280,11 @@ impl SortedGrid {
     /// From then until the next rebuild the grid's columns are the caller's
     /// `x` and `z` (pass them as `points` to the queries), ids and slots are
     /// unit indices, and [`SortedGrid::near_all`] writes no gather.
+    ///
+    /// From the second call on, while the grid keeps its geometry, the
+    /// sort is a merge of last frame's order with the units that changed
+    /// cell ([`SortedGrid::rebuild_moved`], `sorted_grid/incremental.rs`):
+    /// the same permutation and index as the counting sort, in less time.
     ///
     /// Returns `None`, with `x` and `z` untouched and an ordinary index
     /// built, when some unit has a non-finite position (left out of the
@@ -274,11 +300,17 @@ impl SortedGrid {
         cell_size: f32,
     ) -> Option<&[u32]> {
         assert_eq!(x.len(), z.len(), "one z per x");
+        assert_eq!(teams.len(), x.len(), "one team per unit");
         let n = x.len();
+        self.merge.merged = self.rebuild_moved(x, z, teams, cell_size);
+        if self.merge.merged {
+            return Some(&self.ids);
+        }
         self.rebuild_tagged(Points::new(x, z), Some(teams), cell_size);
         if self.x.len() != n {
             return None;
         }
+        self.note_slot_cells();
         std::mem::swap(&mut self.x, x);
         std::mem::swap(&mut self.z, z);
         if self.identity.len() != n {
@@ -428,6 +460,14 @@ impl SortedGrid {
     pub fn sorted<'a>(&'a self, points: Points<'a>) -> (&'a [f32], &'a [f32], &'a [u32]) {
         let c = self.cols(points);
         (c.x, c.z, c.ids)
+    }
+
+    /// When the last rebuild was the merge of last frame's order with the
+    /// units that changed cell ([`SortedGrid::rebuild_resident`] from its
+    /// second call on, `sorted_grid/incremental.rs`): how many changed
+    /// cell. `None` after a full counting sort.
+    pub fn merged_movers(&self) -> Option<usize> {
+        self.merge.merged.then_some(self.merge.movers.len())
     }
 
     /// Whether the last rebuild left the units living in cell order

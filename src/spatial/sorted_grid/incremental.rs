@@ -1,0 +1,391 @@
+//! The resident rebuild from last frame's order: while the units live in
+//! cell order ([`SortedGrid::rebuild_resident`]) and the grid keeps its
+//! geometry, the stable counting sort of this frame is a merge of two
+//! sorted sequences — the units still in the cell they were sorted into
+//! (already in order) and the few that changed cell (about 1% per frame
+//! at the standard speed, `shared/PERFORMANCE.md`), sorted by cell — so
+//! no histogram per thread, no per-cell cursors and no scattered writes
+//! are needed. The result (permutation, cell starts, sorted columns) is
+//! the counting sort's, entry for entry, so nothing downstream can tell
+//! the two apart. The idea of reusing the previous frame's order is that
+//! of Oliveira et al., "Exploiting Space and Time Coherence in Grid-based
+//! Sorting", SIBGRAPI 2013; the merge is ours.
+
+use rayon::prelude::*;
+
+use super::{bounds_in_parts, cells_of, in_fixed_range, SortedGrid, NOT_INDEXED};
+use crate::spatial::{pool_threads, GridGeometry, Points};
+
+/// Merge ranges per pool thread (more ranges than threads balance them).
+const PARTS_PER_THREAD: usize = 4;
+
+/// The mover buffers hold at least `1 / HEADROOM` of the units (about 1%
+/// change cell per frame at the standard speed): a steady state allocates
+/// nothing.
+const HEADROOM: usize = 16;
+
+/// A mover: its new cell in the high half, its slot (input index) in the
+/// low half, so that sorting the keys sorts by (cell, slot), the counting
+/// sort's order.
+#[inline]
+fn mover(cell: u32, slot: usize) -> u64 {
+    ((cell as u64) << 32) | slot as u64
+}
+
+/// What the merge rebuild keeps between frames, and its scratch buffers
+/// (kept so that a steady state allocates nothing).
+#[derive(Clone, Debug, Default)]
+pub(super) struct MergeState {
+    /// While resident: the cell of every slot as last sorted
+    /// (non-decreasing).
+    slot_cell: Vec<u32>,
+    /// The next `slot_cell`, written by the merge.
+    next_cell: Vec<u32>,
+    /// Last frame's cell starts.
+    old_start: Vec<u32>,
+    /// The movers, sorted by (new cell, slot).
+    pub(super) movers: Vec<u64>,
+    /// The slots the movers leave, ascending.
+    holes: Vec<u32>,
+    /// The movers found per range of slots.
+    mover_parts: Vec<Vec<u64>>,
+    /// Whether the last rebuild was the merge.
+    pub(super) merged: bool,
+}
+
+/// The sorted outputs of one merge range (all of equal length).
+struct Out<'a> {
+    x: &'a mut [f32],
+    z: &'a mut [f32],
+    ids: &'a mut [u32],
+    team: &'a mut [u32],
+    cell: &'a mut [u32],
+}
+
+impl<'a> Out<'a> {
+    /// The first `k` slots and the rest.
+    fn split_at(self, k: usize) -> (Out<'a>, Out<'a>) {
+        let (x0, x1) = self.x.split_at_mut(k);
+        let (z0, z1) = self.z.split_at_mut(k);
+        let (i0, i1) = self.ids.split_at_mut(k);
+        let (t0, t1) = self.team.split_at_mut(k);
+        let (c0, c1) = self.cell.split_at_mut(k);
+        (
+            Out {
+                x: x0,
+                z: z0,
+                ids: i0,
+                team: t0,
+                cell: c0,
+            },
+            Out {
+                x: x1,
+                z: z1,
+                ids: i1,
+                team: t1,
+                cell: c1,
+            },
+        )
+    }
+}
+
+/// The inputs of the merge, indexed by slot (this frame's input order).
+#[derive(Clone, Copy)]
+struct Src<'a> {
+    x: &'a [f32],
+    z: &'a [f32],
+    teams: &'a [u8],
+    /// This frame's cell of each slot.
+    key: &'a [u32],
+}
+
+impl SortedGrid {
+    /// The resident rebuild of [`SortedGrid::rebuild_resident`] done as a
+    /// merge of last frame's order with the units that changed cell, when
+    /// it applies: the units live in cell order from the last rebuild,
+    /// their number is unchanged, the bounds give the same
+    /// [`GridGeometry`] and every position is finite. Returns false (with
+    /// the grid unchanged but for scratch buffers and `unit_cell`) when it
+    /// does not apply; the caller then runs the full rebuild.
+    ///
+    /// On success the sorted x and z are swapped into `x` and `z` and the
+    /// grid is in exactly the state the full rebuild would leave (the same
+    /// permutation in `ids`, cell starts, team column, `in_range`), except
+    /// `slot_of`, which is not kept while resident (nothing reads it then).
+    /// Threads: the bounds, the cells and the merge run on the pool's
+    /// threads; the merge is split by cells, so its result does not depend
+    /// on their number. Allocates only while buffers grow.
+    pub(super) fn rebuild_moved(
+        &mut self,
+        x: &mut Vec<f32>,
+        z: &mut Vec<f32>,
+        teams: &[u8],
+        cell_size: f32,
+    ) -> bool {
+        let n = x.len();
+        if !self.resident || n == 0 || self.merge.slot_cell.len() != n || self.ids.len() != n {
+            return false;
+        }
+        let threads = pool_threads();
+        let size = n.div_ceil(threads * PARTS_PER_THREAD).max(1);
+        let points = Points::new(x, z);
+        let bounds = bounds_in_parts(points, n.div_ceil(threads).max(1));
+        let geo = GridGeometry::from_bounds(&bounds, cell_size);
+        if geo != self.geo || bounds.finite != n {
+            return false;
+        }
+        // This frame's cells, and the slots whose cell changed.
+        let parts = n.div_ceil(size);
+        if self.merge.mover_parts.len() < parts {
+            self.merge.mover_parts.resize_with(parts, Vec::new);
+        }
+        self.unit_cell.resize(n, NOT_INDEXED);
+        let was = &self.merge.slot_cell[..];
+        let detect = |(t, (key, found)): (usize, (&mut [u32], &mut Vec<u64>))| {
+            let first = t * size;
+            cells_of(&geo, points, first, key);
+            found.clear();
+            // Room for a sixteenth of the range from the start, so that
+            // frames whose mover count varies do not allocate.
+            found.reserve(key.len() / HEADROOM);
+            for (j, (&k, &w)) in key.iter().zip(&was[first..]).enumerate() {
+                if k != w {
+                    found.push(mover(k, first + j));
+                }
+            }
+        };
+        let moved = &mut self.merge.mover_parts[..parts];
+        // One thread: no rayon at all (its parallel iterators may allocate).
+        if threads > 1 {
+            self.unit_cell
+                .par_chunks_mut(size)
+                .zip(moved.par_iter_mut())
+                .enumerate()
+                .for_each(detect);
+        } else {
+            self.unit_cell
+                .chunks_mut(size)
+                .zip(moved.iter_mut())
+                .enumerate()
+                .for_each(detect);
+        }
+        if self.unit_cell.contains(&NOT_INDEXED) {
+            return false;
+        }
+        // The movers by slot (the ranges found them in slot order): the
+        // holes they leave; then by (new cell, slot): where they go.
+        self.merge.movers.clear();
+        let total: usize = moved.iter().map(Vec::len).sum();
+        self.merge.movers.reserve(total.max(n / HEADROOM));
+        for part in moved.iter() {
+            self.merge.movers.extend_from_slice(part);
+        }
+        self.merge.holes.clear();
+        self.merge.holes.reserve(total.max(n / HEADROOM));
+        self.merge
+            .holes
+            .extend(self.merge.movers.iter().map(|&m| m as u32));
+        self.merge.movers.sort_unstable();
+        // The new cell starts: last frame's, shifted by the movers that
+        // left and entered the cells before.
+        std::mem::swap(&mut self.merge.old_start, &mut self.cell_start);
+        let cells = self.geo.cells();
+        self.cell_start.resize(cells + 1, 0);
+        shifted_starts(
+            &self.merge.old_start,
+            self.merge.holes.iter().map(|&s| was[s as usize]),
+            self.merge.movers.iter().map(|&m| (m >> 32) as u32),
+            &mut self.cell_start,
+        );
+        // The merge, by ranges of cells.
+        self.x.resize(n, 0.0);
+        self.z.resize(n, 0.0);
+        self.team.resize(n, 0);
+        self.merge.next_cell.resize(n, 0);
+        let src = Src {
+            x,
+            z,
+            teams,
+            key: &self.unit_cell,
+        };
+        let out = Out {
+            x: &mut self.x,
+            z: &mut self.z,
+            ids: &mut self.ids,
+            team: &mut self.team,
+            cell: &mut self.merge.next_cell,
+        };
+        let ranges = if threads > 1 {
+            (threads * PARTS_PER_THREAD).min(cells).max(1)
+        } else {
+            1
+        };
+        let starts = (&self.merge.old_start[..], &self.cell_start[..]);
+        let events = (&self.merge.holes[..], &self.merge.movers[..]);
+        merge_cells(src, starts, events, (0, cells), ranges, out);
+        std::mem::swap(&mut self.x, x);
+        std::mem::swap(&mut self.z, z);
+        std::mem::swap(&mut self.merge.slot_cell, &mut self.merge.next_cell);
+        self.slot_of.resize(n, NOT_INDEXED);
+        self.in_range = in_fixed_range(&bounds);
+        self.resident = true;
+        true
+    }
+
+    /// Records the cell of every slot after a full resident rebuild, for
+    /// the next [`SortedGrid::rebuild_moved`].
+    pub(super) fn note_slot_cells(&mut self) {
+        self.merge.slot_cell.clear();
+        for (c, w) in self.cell_start.windows(2).enumerate() {
+            let len = (w[1] - w[0]) as usize;
+            self.merge
+                .slot_cell
+                .extend(std::iter::repeat_n(c as u32, len));
+        }
+    }
+}
+
+/// Writes the cell starts after the movers into `new` (as long as `old`):
+/// `new[c]` = `old[c]` + the movers entering a cell before `c` − those
+/// leaving one, from the cells they leave (`left`) and enter (`entered`),
+/// each non-decreasing.
+fn shifted_starts(
+    old: &[u32],
+    left: impl Iterator<Item = u32>,
+    entered: impl Iterator<Item = u32>,
+    new: &mut [u32],
+) {
+    let (mut left, mut entered) = (left.peekable(), entered.peekable());
+    let mut shift = 0i64;
+    let mut c = 0;
+    while c < old.len() {
+        // The next cell where the shift changes (it applies after it).
+        let e = match (left.peek(), entered.peek()) {
+            (Some(&a), Some(&b)) => a.min(b) as usize,
+            (Some(&a), None) | (None, Some(&a)) => a as usize,
+            (None, None) => old.len() - 1,
+        };
+        let end = (e + 1).min(old.len());
+        for (n, &o) in new[c..end].iter_mut().zip(&old[c..end]) {
+            *n = (o as i64 + shift) as u32;
+        }
+        while left.next_if(|&a| a as usize == e).is_some() {
+            shift -= 1;
+        }
+        while entered.next_if(|&b| b as usize == e).is_some() {
+            shift += 1;
+        }
+        c = end;
+    }
+}
+
+/// Merges the slots of cells `c0..c1` into `out` (the new slots of those
+/// cells), split into `ranges` parts of about equal units run through
+/// `rayon::join`. `starts` are the old and the new cell starts; `events`
+/// are the slots the movers leave (ascending) and the movers (sorted).
+fn merge_cells(
+    src: Src<'_>,
+    starts: (&[u32], &[u32]),
+    events: (&[u32], &[u64]),
+    (c0, c1): (usize, usize),
+    ranges: usize,
+    out: Out<'_>,
+) {
+    let (old, new) = starts;
+    if ranges <= 1 || c1 - c0 <= 1 {
+        let (holes, movers) = events;
+        let stay = old[c0] as usize..old[c1] as usize;
+        let h0 = holes.partition_point(|&h| (h as usize) < stay.start);
+        let h1 = holes.partition_point(|&h| (h as usize) < stay.end);
+        let m0 = movers.partition_point(|&m| m < mover(c0 as u32, 0));
+        let m1 = movers.partition_point(|&m| m < mover(c1 as u32, 0));
+        merge_range(src, stay, (&holes[h0..h1], &movers[m0..m1]), out);
+        return;
+    }
+    let (s0, s1) = (new[c0], new[c1]);
+    let half = s0 + ((s1 - s0) as u64 * (ranges / 2) as u64 / ranges as u64) as u32;
+    let mid = (c0 + new[c0..c1].partition_point(|&s| s < half)).clamp(c0 + 1, c1 - 1);
+    let (left, right) = out.split_at((new[mid] - s0) as usize);
+    rayon::join(
+        || merge_cells(src, starts, events, (c0, mid), ranges / 2, left),
+        || merge_cells(src, starts, events, (mid, c1), ranges - ranges / 2, right),
+    );
+}
+
+/// The merge of one range of cells: the slots of `stay` that kept their
+/// cell — runs between the `holes` (the slots of `stay` that changed cell,
+/// ascending), each in order since the old cells do not decrease — and the
+/// `movers` into those cells, by (cell, slot). Runs are copied whole.
+///
+/// # Panics
+/// If the entries placed do not fill `out` exactly (starts that do not
+/// match the cells).
+fn merge_range(
+    src: Src<'_>,
+    stay: std::ops::Range<usize>,
+    (holes, movers): (&[u32], &[u64]),
+    mut out: Out<'_>,
+) {
+    let len = out.x.len();
+    let mut o = 0;
+    let mut p = stay.start;
+    let mut movers = movers.iter().copied().peekable();
+    for run_end in holes.iter().map(|&h| h as usize).chain([stay.end]) {
+        // Stayers p..run_end: (cell, slot) increases along the run.
+        while let Some(&m) = movers.peek() {
+            let (k, s) = ((m >> 32) as u32, m as u32 as usize);
+            // The first stayer after (k, s): past the run's smaller cells,
+            // and within cell k past the slots below s (slot = p + index).
+            let run = &src.key[p..run_end];
+            let (lo, hi) = (
+                run.partition_point(|&c| c < k),
+                run.partition_point(|&c| c <= k),
+            );
+            let q = p + s.saturating_sub(p).clamp(lo, hi);
+            if q == run_end {
+                break;
+            }
+            o = out.copy_run(src, p..q, o);
+            o = out.put(src, k, s, o);
+            p = q;
+            movers.next();
+        }
+        o = out.copy_run(src, p..run_end, o);
+        p = run_end + 1;
+    }
+    for m in movers {
+        o = out.put(src, (m >> 32) as u32, m as u32 as usize, o);
+    }
+    assert_eq!(o, len, "the merge fills its slots exactly");
+}
+
+impl Out<'_> {
+    /// Copies the stayers of slots `run` to the outputs from `o`; returns
+    /// the next output slot.
+    #[inline]
+    fn copy_run(&mut self, src: Src<'_>, run: std::ops::Range<usize>, o: usize) -> usize {
+        let end = o + run.len();
+        self.x[o..end].copy_from_slice(&src.x[run.clone()]);
+        self.z[o..end].copy_from_slice(&src.z[run.clone()]);
+        self.cell[o..end].copy_from_slice(&src.key[run.clone()]);
+        for (id, s) in self.ids[o..end].iter_mut().zip(run.clone()) {
+            *id = s as u32;
+        }
+        for (t, &u) in self.team[o..end].iter_mut().zip(&src.teams[run]) {
+            *t = u as u32;
+        }
+        end
+    }
+
+    /// Puts the unit of slot `s`, now in cell `k`, at output slot `o`;
+    /// returns the next.
+    #[inline]
+    fn put(&mut self, src: Src<'_>, k: u32, s: usize, o: usize) -> usize {
+        self.x[o] = src.x[s];
+        self.z[o] = src.z[s];
+        self.ids[o] = s as u32;
+        self.team[o] = src.teams[s] as u32;
+        self.cell[o] = k;
+        o + 1
+    }
+}
