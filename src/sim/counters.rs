@@ -568,7 +568,11 @@ mod tests {
         pool.broadcast(|_| work());
         let two = c.stop();
         assert!(one.l1d > 1_000_000, "{one:?}");
-        assert!(two.l1d * 10 > one.l1d * 14, "one {one:?}, two {two:?}");
+        // Against the calling thread's own run of the same work, not against
+        // `one`: idle rayon workers spin before they sleep, and that task
+        // time inflates `one` by a varying amount (on a 2-vCPU VM `two` came
+        // out at 1.35x `one` in 2 runs of 3 while it was 2x `own`).
+        assert!(two.l1d * 10 > own.l1d * 15, "own {own:?}, one {one:?}, two {two:?}");
         // Disabled counters stay still; start resets them.
         pool.broadcast(|_| work());
         c.start();
