@@ -572,7 +572,10 @@ mod tests {
         // `one`: idle rayon workers spin before they sleep, and that task
         // time inflates `one` by a varying amount (on a 2-vCPU VM `two` came
         // out at 1.35x `one` in 2 runs of 3 while it was 2x `own`).
-        assert!(two.l1d * 10 > own.l1d * 15, "own {own:?}, one {one:?}, two {two:?}");
+        assert!(
+            two.l1d * 10 > own.l1d * 15,
+            "own {own:?}, one {one:?}, two {two:?}"
+        );
         // Disabled counters stay still; start resets them.
         pool.broadcast(|_| work());
         c.start();

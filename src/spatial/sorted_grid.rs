@@ -74,13 +74,16 @@ pub struct SortedGrid {
     merge: Box<incremental::MergeState>,
 }
 
-/// The smallest and largest value of a non-empty slice.
+/// The smallest and largest value of a non-empty slice of finite values
+/// (the index's columns hold only finite positions): plain comparisons,
+/// one instruction each, where `f32::min` adds a NaN check.
 ///
 /// # Panics
 /// If `v` is empty.
 fn span(v: &[f32]) -> (f32, f32) {
-    v.iter()
-        .fold((v[0], v[0]), |(lo, hi), &t| (lo.min(t), hi.max(t)))
+    v.iter().fold((v[0], v[0]), |(lo, hi), &t| {
+        (if t < lo { t } else { lo }, if t > hi { t } else { hi })
+    })
 }
 
 /// The bounds of `points`, computed in ranges of `size` units on the

@@ -196,14 +196,17 @@ pub unsafe fn collect<V: Lanes>(
 /// [`Near`] aggregates (count, enemies, offset sums in fixed point) to
 /// `out[g]`, reading each entry's team from `team`. No id is written.
 ///
-/// Register blocking the other way round from one call per query: each
-/// vector of entries is loaded and converted to fixed point once and then
-/// tested against all queries, and the loop over the ranges (whose trip
-/// counts vary from query to query and defeat branch prediction) runs once
-/// per group instead of once per query.
+/// Register blocking the other way round from one call per query: the
+/// group is taken in blocks of 4, 2 and 1 queries ([`fused_block`]), whose
+/// accumulators stay in registers while each vector of entries is loaded
+/// and converted to fixed point once and tested against the block's
+/// queries (the 4xM shape of GROMACS' cluster-pair kernels: Páll & Hess,
+/// Comput. Phys. Commun. 2013). The loop over the ranges, whose trip counts
+/// vary and defeat branch prediction, runs once per block instead of once
+/// per query.
 ///
 /// Offsets are summed per lane in wrapping i32 and moved into i64 totals
-/// every `flush` vectors (the smallest `flush` of the group) and at the end;
+/// every `flush` vectors (the smallest `flush` of the block) and at the end;
 /// [`FusedQuery::new`] picks `flush` so that no lane can overflow in between,
 /// which makes the sums exact and therefore independent of the order and
 /// grouping of the entries.
@@ -224,58 +227,144 @@ pub unsafe fn fused<V: Lanes>(
     qs: &[FusedQuery],
     out: &mut [Near],
 ) {
+    // SAFETY: the caller's contract, passed on block by block (each block's
+    // queries and outputs are a part of `qs` and `out`).
+    unsafe {
+        let cols = (x, z, ids, team);
+        let mut i = 0;
+        while i < qs.len() {
+            let left = qs.len() - i;
+            let q = if left >= 4 {
+                4
+            } else if left >= 2 {
+                2
+            } else {
+                1
+            };
+            let (qb, ob) = (&qs[i..i + q], &mut out[i..i + q]);
+            // Without an excluded id (`NO_EXCLUDE`, e.g. a caller that
+            // subtracts a query's own match itself) the id test is skipped.
+            let ids = qb.iter().any(|q| q.q.exclude != super::NO_EXCLUDE);
+            match (q, ids) {
+                (4, true) => fused_block::<V, 4, true>(cols, ranges, qb, ob),
+                (4, false) => fused_block::<V, 4, false>(cols, ranges, qb, ob),
+                (2, true) => fused_block::<V, 2, true>(cols, ranges, qb, ob),
+                (2, false) => fused_block::<V, 2, false>(cols, ranges, qb, ob),
+                (_, true) => fused_block::<V, 1, true>(cols, ranges, qb, ob),
+                (_, false) => fused_block::<V, 1, false>(cols, ranges, qb, ob),
+            }
+            i += q;
+        }
+    }
+}
+
+/// One block of [`fused`]: exactly `Q` queries (`qs.len() == out.len() ==
+/// Q`), their constants splatted once and their accumulators in registers
+/// (the loops over `0..Q` have a constant trip count and unroll). With
+/// `IDS` false the entries' ids are neither loaded nor tested (every query's
+/// `exclude` is [`super::NO_EXCLUDE`], which no entry can match).
+///
+/// # Safety
+/// As for [`fused`].
+#[inline(always)]
+unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
+    (x, z, ids, team): (&[f32], &[f32], &[u32], &[u32]),
+    ranges: &[(u32, u32)],
+    qs: &[FusedQuery],
+    out: &mut [Near],
+) {
     // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
     // `Lanes` trait's) is the caller's: the target features are enabled and
     // every pointer is valid for the lanes it reads or writes.
     unsafe {
-        let g = qs.len();
+        let qs: &[FusedQuery; Q] = qs.try_into().expect("Q queries");
         let scale = V::splat_f(super::FIXED_SCALE);
         // The squared radius is the same for the whole group: one register.
         let r2 = V::splat_f(qs[0].q.r2);
         // Counts share one lane (count + 65536 * enemies): drain before 65,536 steps.
-        let (mut accs, flush) = Acc::<V>::group(qs);
-        let accs = &mut accs[..g];
+        let flush = qs
+            .iter()
+            .map(|q| q.flush)
+            .min()
+            .unwrap_or(1)
+            .min(u16::MAX as u32);
+        let cx: [V::F; Q] = std::array::from_fn(|j| V::splat_f(qs[j].q.cx));
+        let cz: [V::F; Q] = std::array::from_fn(|j| V::splat_f(qs[j].q.cz));
+        let ex: [V::I; Q] = std::array::from_fn(|j| V::splat_i(qs[j].q.exclude as i32));
+        let tq: [V::I; Q] = std::array::from_fn(|j| V::splat_i(qs[j].team as i32));
+        let fx: [V::I; Q] = std::array::from_fn(|j| V::splat_i(qs[j].fx));
+        let fz: [V::I; Q] = std::array::from_fn(|j| V::splat_i(qs[j].fz));
+        let zero = V::splat_i(0);
+        let (mut tally, mut sx, mut sz) = ([zero; Q], [zero; Q], [zero; Q]);
+        let mut near = [Near::default(); Q];
         let mut steps = 0u32;
         let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
-        let (one, enemy) = (V::splat_i(1), V::splat_i(1 << 16));
+        let enemy = V::splat_i(1 << 16);
         // SAFETY (whole walk): as in `collect`; `team` has the same length as
         // `x`, so its lanes are in bounds too.
         for_vectors!(V, ranges, |k, rest| {
-            let (xv, zv, idv) = (
-                load_f::<V>(xp, k, rest),
-                load_f::<V>(zp, k, rest),
-                load_i::<V>(ip, k, rest),
-            );
+            let (xv, zv) = (load_f::<V>(xp, k, rest), load_f::<V>(zp, k, rest));
+            let idv = if IDS { load_i::<V>(ip, k, rest) } else { zero };
             let tv = load_i::<V>(tp, k, rest);
             let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
-            for acc in accs.iter_mut() {
-                let dx = V::sub(xv, V::splat_f(acc.cx));
-                let dz = V::sub(zv, V::splat_f(acc.cz));
+            let live = if rest >= V::N {
+                None
+            } else {
+                Some(V::first(rest))
+            };
+            for j in 0..Q {
+                let dx = V::sub(xv, cx[j]);
+                let dz = V::sub(zv, cz[j]);
                 let d2 = V::add(V::mul(dx, dx), V::mul(dz, dz));
-                let keep = V::andnot(V::eq_i(idv, V::splat_i(acc.exclude)), V::le(d2, r2));
-                let keep = if rest >= V::N {
-                    keep
+                let keep = V::le(d2, r2);
+                let keep = if IDS {
+                    V::andnot(V::eq_i(idv, ex[j]), keep)
                 } else {
-                    V::and(keep, V::first(rest))
+                    keep
                 };
-                let foe = V::andnot(V::eq_i(tv, V::splat_i(acc.team)), keep);
-                acc.tally = V::add_masked_i(V::add_masked_i(acc.tally, keep, one), foe, enemy);
+                let keep = match live {
+                    None => keep,
+                    Some(m) => V::and(keep, m),
+                };
+                let foe = V::andnot(V::eq_i(tv, tq[j]), keep);
+                // +1 in the neighbor lanes (low half), +65536 in the enemy lanes.
+                tally[j] = V::add_masked_i(V::count(tally[j], keep), foe, enemy);
                 // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
-                acc.sx = V::add_masked_i(acc.sx, keep, V::sub_i(fxv, V::splat_i(acc.fx)));
-                acc.sz = V::add_masked_i(acc.sz, keep, V::sub_i(fzv, V::splat_i(acc.fz)));
+                sx[j] = V::add_masked_i(sx[j], keep, V::sub_i(fxv, fx[j]));
+                sz[j] = V::add_masked_i(sz[j], keep, V::sub_i(fzv, fz[j]));
             }
             steps += 1;
             if steps == flush {
-                for acc in accs.iter_mut() {
-                    acc.drain();
+                for j in 0..Q {
+                    drain::<V>(&mut near[j], &mut tally[j], &mut sx[j], &mut sz[j]);
                 }
                 steps = 0;
             }
         });
-        for (acc, o) in accs.iter_mut().zip(out.iter_mut()) {
-            acc.drain();
-            *o = acc.near;
+        for j in 0..Q {
+            drain::<V>(&mut near[j], &mut tally[j], &mut sx[j], &mut sz[j]);
+            out[j] = near[j];
         }
+    }
+}
+
+/// Moves one query's lane sums (`tally` = neighbors + 65536 * enemies per
+/// lane, offsets `sx`, `sz`) into its totals `near` and zeroes them.
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+unsafe fn drain<V: Lanes>(near: &mut Near, tally: &mut V::I, sx: &mut V::I, sz: &mut V::I) {
+    // SAFETY: the caller's contract (the target features are enabled).
+    unsafe {
+        let zero = V::splat_i(0);
+        // Each lane's low half counts at most `flush` < 65,536 neighbors, so
+        // it never carries into the enemies in the high half.
+        near.count += V::sum_i64(V::low16(*tally)) as u32;
+        near.enemies += V::sum_i64(V::high16(*tally)) as u32;
+        near.sx += V::sum_i64(*sx);
+        near.sz += V::sum_i64(*sz);
+        (*tally, *sx, *sz) = (zero, zero, zero);
     }
 }
 
@@ -288,7 +377,6 @@ pub const GROUP: usize = 8;
 struct Acc<V: Lanes> {
     cx: f32,
     cz: f32,
-    exclude: i32,
     team: i32,
     fx: i32,
     fz: i32,
@@ -339,7 +427,6 @@ impl<V: Lanes> Acc<V> {
             Acc {
                 cx: q.q.cx,
                 cz: q.q.cz,
-                exclude: q.q.exclude as i32,
                 team: q.team as i32,
                 fx: q.fx,
                 fz: q.fz,
@@ -354,19 +441,8 @@ impl<V: Lanes> Acc<V> {
     /// Moves the lane sums into the totals.
     #[inline(always)]
     unsafe fn drain(&mut self) {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe {
-            let zero = V::splat_i(0);
-            // Each lane's low half counts at most `flush` < 65,536 neighbors, so
-            // it never carries into the enemies in the high half.
-            self.near.count += V::sum_i64(V::low16(self.tally)) as u32;
-            self.near.enemies += V::sum_i64(V::high16(self.tally)) as u32;
-            self.near.sx += V::sum_i64(self.sx);
-            self.near.sz += V::sum_i64(self.sz);
-            (self.tally, self.sx, self.sz) = (zero, zero, zero);
-        }
+        // SAFETY: the caller's contract (the target features are enabled).
+        unsafe { drain::<V>(&mut self.near, &mut self.tally, &mut self.sx, &mut self.sz) }
     }
 }
 

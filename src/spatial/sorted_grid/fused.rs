@@ -571,12 +571,25 @@ impl SortedGrid {
             // One block for the cell: groups of consecutive slots, written
             // in place.
             let rows = self.rows_of(block, &mut ranges);
+            // When the cell's own slots lie in one searched range, each query
+            // meets itself there exactly once, at distance 0 (a neighbor of
+            // the same team at offset 0): the kernel then skips the id test
+            // and one neighbor is taken off each count instead.
+            let own = match rows {
+                Rows::Ranges(rs, _) => rs.iter().any(|&(s, e)| s as usize <= a && b <= e as usize),
+                _ => false,
+            };
             let mut k = a;
             while k < b {
                 let g = (b - k).min(GROUP);
-                cols.fill_range(&mut qs[..g], k, r2, flush, true);
+                cols.fill_range(&mut qs[..g], k, r2, flush, !own);
                 let dst = &mut out[k - base..k - base + g];
                 stats.candidates += self.fused_group(kernel, kcols, rows, &qs[..g], dst, &mut sums);
+                if own {
+                    for d in dst.iter_mut() {
+                        d.count -= 1;
+                    }
+                }
                 stats.neighbors += dst.iter().map(|d| d.count as u64).sum::<u64>();
                 k += g;
             }
