@@ -13,8 +13,8 @@
 
 use rayon::prelude::*;
 
-use super::{bounds_in_parts, cells_of, in_fixed_range, SortedGrid, NOT_INDEXED};
-use crate::spatial::{pool_threads, GridGeometry, Points};
+use super::{cells_of, in_fixed_range, SortedGrid, NOT_INDEXED};
+use crate::spatial::{pool_threads, Bounds, GridGeometry, Points};
 
 /// Merge ranges per pool thread (more ranges than threads balance them).
 const PARTS_PER_THREAD: usize = 4;
@@ -47,11 +47,17 @@ pub(super) struct MergeState {
     pub(super) movers: Vec<u64>,
     /// The slots the movers leave, ascending.
     holes: Vec<u32>,
-    /// The movers found per range of slots.
-    mover_parts: Vec<Vec<u64>>,
+    /// The cells the movers leave, in the order of `holes` (ascending).
+    left: Vec<u32>,
+    /// The movers found per range of slots, and the cells they leave.
+    mover_parts: Vec<Movers>,
     /// Whether the last rebuild was the merge.
     pub(super) merged: bool,
 }
+
+/// The movers one range of slots found, in slot order: their [`mover`]
+/// keys and the cells they leave.
+type Movers = (Vec<u64>, Vec<u32>);
 
 /// The sorted outputs of one merge range (all of equal length).
 struct Out<'a> {
@@ -129,63 +135,74 @@ impl SortedGrid {
         let threads = pool_threads();
         let size = n.div_ceil(threads * PARTS_PER_THREAD).max(1);
         let points = Points::new(x, z);
-        let bounds = bounds_in_parts(points, n.div_ceil(threads).max(1));
-        let geo = GridGeometry::from_bounds(&bounds, cell_size);
-        if geo != self.geo || bounds.finite != n {
-            return false;
-        }
-        // This frame's cells, and the slots whose cell changed.
+        // One pass over the positions: this frame's bounds, and each slot's
+        // cell in last frame's geometry, which the bounds must then confirm.
         let parts = n.div_ceil(size);
         if self.merge.mover_parts.len() < parts {
-            self.merge.mover_parts.resize_with(parts, Vec::new);
+            self.merge.mover_parts.resize_with(parts, Default::default);
         }
         self.unit_cell.resize(n, NOT_INDEXED);
         let was = &self.merge.slot_cell[..];
-        let detect = |(t, (key, found)): (usize, (&mut [u32], &mut Vec<u64>))| {
+        let geo = self.geo;
+        let detect = |(t, (key, found)): (usize, (&mut [u32], &mut Movers))| {
             let first = t * size;
+            let end = first + key.len();
             cells_of(&geo, points, first, key);
-            found.clear();
+            let (to, left) = found;
+            to.clear();
+            left.clear();
             // Room for a sixteenth of the range from the start, so that
             // frames whose mover count varies do not allocate.
-            found.reserve(key.len() / HEADROOM);
+            to.reserve(key.len() / HEADROOM);
+            left.reserve(key.len() / HEADROOM);
             for (j, (&k, &w)) in key.iter().zip(&was[first..]).enumerate() {
                 if k != w {
-                    found.push(mover(k, first + j));
+                    to.push(mover(k, first + j));
+                    left.push(w);
                 }
             }
+            Bounds::of(Points::new(&points.x[first..end], &points.z[first..end]))
         };
         let moved = &mut self.merge.mover_parts[..parts];
         // One thread: no rayon at all (its parallel iterators may allocate).
-        if threads > 1 {
+        let bounds = if threads > 1 {
             self.unit_cell
                 .par_chunks_mut(size)
                 .zip(moved.par_iter_mut())
                 .enumerate()
-                .for_each(detect);
+                .map(detect)
+                .reduce(|| Bounds::EMPTY, Bounds::merge)
         } else {
             self.unit_cell
                 .chunks_mut(size)
                 .zip(moved.iter_mut())
                 .enumerate()
-                .for_each(detect);
-        }
-        if self.unit_cell.contains(&NOT_INDEXED) {
+                .map(detect)
+                .fold(Bounds::EMPTY, Bounds::merge)
+        };
+        if GridGeometry::from_bounds(&bounds, cell_size) != self.geo
+            || bounds.finite != n
+            || self.unit_cell.contains(&NOT_INDEXED)
+        {
             return false;
         }
         // The movers by slot (the ranges found them in slot order): the
-        // holes they leave; then by (new cell, slot): where they go.
-        self.merge.movers.clear();
-        let total: usize = moved.iter().map(Vec::len).sum();
-        self.merge.movers.reserve(total.max(n / HEADROOM));
-        for part in moved.iter() {
-            self.merge.movers.extend_from_slice(part);
+        // holes they leave and the cells they leave (ascending, as last
+        // frame's cells are); then by (new cell, slot): where they go.
+        let total: usize = moved.iter().map(|(to, _)| to.len()).sum();
+        let m = &mut *self.merge;
+        for v in [&mut m.holes, &mut m.left] {
+            v.clear();
+            v.reserve(total.max(n / HEADROOM));
         }
-        self.merge.holes.clear();
-        self.merge.holes.reserve(total.max(n / HEADROOM));
-        self.merge
-            .holes
-            .extend(self.merge.movers.iter().map(|&m| m as u32));
-        self.merge.movers.sort_unstable();
+        m.movers.clear();
+        m.movers.reserve(total.max(n / HEADROOM));
+        for (to, left) in m.mover_parts[..parts].iter() {
+            m.movers.extend_from_slice(to);
+            m.holes.extend(to.iter().map(|&t| t as u32));
+            m.left.extend_from_slice(left);
+        }
+        m.movers.sort_unstable();
         // The new cell starts: last frame's, shifted by the movers that
         // left and entered the cells before.
         std::mem::swap(&mut self.merge.old_start, &mut self.cell_start);
@@ -193,7 +210,7 @@ impl SortedGrid {
         self.cell_start.resize(cells + 1, 0);
         shifted_starts(
             &self.merge.old_start,
-            self.merge.holes.iter().map(|&s| was[s as usize]),
+            self.merge.left.iter().copied(),
             self.merge.movers.iter().map(|&m| (m >> 32) as u32),
             &mut self.cell_start,
         );
