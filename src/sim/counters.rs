@@ -564,17 +564,31 @@ mod tests {
         c.start();
         pool.broadcast(|ctx| (ctx.index() == 0).then(work));
         let one = c.stop();
-        c.start();
-        pool.broadcast(|_| work());
-        let two = c.stop();
         assert!(one.l1d > 1_000_000, "{one:?}");
-        // Against the calling thread's own run of the same work, not against
-        // `one`: idle rayon workers spin before they sleep, and that task
-        // time inflates `one` by a varying amount (on a 2-vCPU VM `two` came
-        // out at 1.35x `one` in 2 runs of 3 while it was 2x `own`).
+        // Both workers' time, against the calling thread's own run of the
+        // same work just before: the CPU time of a fixed amount of work
+        // varies with what else runs on the machine (up to 1.4x here while
+        // the other unit tests ran), so the pair is taken back to back and
+        // up to five times; one pair at 1.5x or more shows both workers
+        // counted (one worker alone would give about 1x). Idle rayon workers
+        // spin before they sleep, so a one-worker run is no baseline.
+        let mut pairs = Vec::new();
+        for _ in 0..5 {
+            c.start();
+            work();
+            let own = c.stop();
+            c.start();
+            pool.broadcast(|_| work());
+            let two = c.stop();
+            pairs.push((own.l1d, two.l1d));
+            if two.l1d * 10 > own.l1d * 15 {
+                break;
+            }
+        }
+        let (own, two) = *pairs.last().expect("one pair");
         assert!(
-            two.l1d * 10 > own.l1d * 15,
-            "own {own:?}, one {one:?}, two {two:?}"
+            two * 10 > own * 15,
+            "(own, two) task ns per pair: {pairs:?}"
         );
         // Disabled counters stay still; start resets them.
         pool.broadcast(|_| work());
