@@ -281,13 +281,13 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
         let scale = V::splat_f(super::FIXED_SCALE);
         // The squared radius is the same for the whole group: one register.
         let r2 = V::splat_f(qs[0].q.r2);
-        // Counts share one lane (count + 65536 * enemies): drain before 65,536 steps.
+        // Counts share one lane (count + 65536 * enemies): see `tally_steps`.
         let flush = qs
             .iter()
             .map(|q| q.flush)
             .min()
             .unwrap_or(1)
-            .min(u16::MAX as u32);
+            .min(tally_steps::<V>());
         let cx: [V::F; Q] = std::array::from_fn(|j| V::splat_f(qs[j].q.cx));
         let cz: [V::F; Q] = std::array::from_fn(|j| V::splat_f(qs[j].q.cz));
         let ex: [V::I; Q] = std::array::from_fn(|j| V::splat_i(qs[j].q.exclude as i32));
@@ -358,14 +358,27 @@ unsafe fn drain<V: Lanes>(near: &mut Near, tally: &mut V::I, sx: &mut V::I, sz: 
     // SAFETY: the caller's contract (the target features are enabled).
     unsafe {
         let zero = V::splat_i(0);
-        // Each lane's low half counts at most `flush` < 65,536 neighbors, so
-        // it never carries into the enemies in the high half.
-        near.count += V::sum_i64(V::low16(*tally)) as u32;
-        near.enemies += V::sum_i64(V::high16(*tally)) as u32;
+        // One sum for both halves: the lanes' neighbors together number at
+        // most `N * flush` < 65,536 (`tally_steps`), so the low 16 bits of
+        // the sum never carry into the enemies above them, and every lane
+        // stays below 2^31 (its enemies, at most `flush` <= 32,767, times
+        // 65,536, plus its count), so the sign-extending sum is exact.
+        let both = V::sum_i64(*tally) as u64;
+        near.count += (both & 0xFFFF) as u32;
+        near.enemies += (both >> 16) as u32;
         near.sx += V::sum_i64(*sx);
         near.sz += V::sum_i64(*sz);
         (*tally, *sx, *sz) = (zero, zero, zero);
     }
+}
+
+/// The most vectors between two drains of a packed tally lane (neighbors +
+/// 65536 * enemies): fewer than 65,536 neighbors over all `N` lanes
+/// together, and at most 32,767 per lane so that no lane reaches 2^31
+/// ([`drain`] sums the lanes in one go).
+#[inline(always)]
+fn tally_steps<V: Lanes>() -> u32 {
+    ((u16::MAX as usize / V::N) as u32).min(i16::MAX as u32)
 }
 
 /// Most queries of one [`fused`] call.
@@ -398,8 +411,8 @@ impl<V: Lanes> Copy for Acc<V> {}
 impl<V: Lanes> Acc<V> {
     /// The accumulators of the group `qs` (1 to [`GROUP`] queries; the
     /// slots past `qs.len()` repeat the first) and the steps between two
-    /// drains: the smallest `flush` of the group, at most `u16::MAX` (the
-    /// count and enemy sums share one lane).
+    /// drains: the smallest `flush` of the group, at most
+    /// [`tally_steps`] (the count and enemy sums share one lane).
     ///
     /// # Safety
     /// As for [`Acc::new`]; `qs` must not be empty.
@@ -408,7 +421,7 @@ impl<V: Lanes> Acc<V> {
         // SAFETY: the caller's contract, passed on to `Acc::new`.
         unsafe {
             let mut accs = [Acc::<V>::new(&qs[0]); GROUP];
-            let mut flush = qs[0].flush.min(u16::MAX as u32);
+            let mut flush = qs[0].flush.min(tally_steps::<V>());
             for (acc, q) in accs.iter_mut().zip(qs).skip(1) {
                 *acc = Acc::new(q);
                 flush = flush.min(q.flush);
@@ -544,6 +557,50 @@ pub unsafe fn fused_sym<V: Lanes>(
         for (acc, o) in accs.iter_mut().zip(own.iter_mut()) {
             acc.drain();
             *o = acc.near;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{scalar, FusedQuery, Kernel, KernelQuery, Near, NO_EXCLUDE};
+
+    /// A crowd far denser than any workload: 150,001 entries within the
+    /// radius of every query, so each kernel drains its lane sums many
+    /// times in one call (every `tally_steps` vectors, every lane a
+    /// neighbor, half of them enemies). Every kernel of this CPU must give
+    /// the exact per-entry sums, with and without an excluded id.
+    #[test]
+    fn long_calls_drain_exactly() {
+        let n = 150_001usize;
+        let x: Vec<f32> = (0..n).map(|i| 100.0 + (i % 97) as f32 * 0.01).collect();
+        let z: Vec<f32> = (0..n).map(|i| 50.0 - (i % 89) as f32 * 0.01).collect();
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let team: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
+        let ranges = [(0u32, 70_000u32), (70_000, n as u32)];
+        let qs: Vec<FusedQuery> = [(7usize, true), (8, false), (123_456, true)]
+            .iter()
+            .map(|&(s, exclude)| {
+                let q = KernelQuery {
+                    cx: x[s],
+                    cz: z[s],
+                    r2: 100.0,
+                    exclude: if exclude { s as u32 } else { NO_EXCLUDE },
+                };
+                FusedQuery::new(q, team[s] as u8)
+            })
+            .collect();
+        let want: Vec<Near> = qs
+            .iter()
+            .map(|q| scalar::run_fused_exact((&x, &z, &ids, &team), &ranges, q))
+            .collect();
+        assert_eq!(want[0].count, n as u32 - 1);
+        assert_eq!(want[1].count, n as u32);
+        assert_eq!(want[0].enemies, 75_001, "query 7 is on team 1");
+        for k in Kernel::available() {
+            let mut got = vec![Near::default(); qs.len()];
+            k.run_fused((&x, &z, &ids, &team), &ranges, &qs, &mut got, true);
+            assert_eq!(got, want, "{k}");
         }
     }
 }
