@@ -782,7 +782,7 @@ fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
                 }
             })
             .response
-            .on_hover_text("Memory order of the units (every array of the layout). off: spawn order (neighbors scattered in memory; choosing it puts sorted units back in spawn order at the next step); cells: sorted by grid cell every N frames; morton: Z-order of cells every N frames; resident (default): the units live in cell order, permuted by SortedGrid's rebuild every frame, with no separate reorder, no copy of positions into the grid and no gather of results (SoA and SortedGrid only; elsewhere it acts as cells). Sorted orders make queries and steering cache-friendly.");
+            .on_hover_text("Memory order of the units (every array of the layout). off: spawn order (neighbors scattered in memory; choosing it puts sorted units back in spawn order at the next step); cells: sorted by grid cell every N frames; morton: Z-order of cells every N frames; resident (default): the units live in cell order, permuted by SortedGrid's rebuild every frame (after the first, by merging the ~1% that changed cell into last frame's order), with no separate reorder, no copy of positions into the grid and no gather of results (SoA and SortedGrid only; elsewhere it acts as cells). Sorted orders make queries and steering cache-friendly.");
         ui.add_enabled(
             s.reorder != Reorder::Off
                 && !(s.reorder == Reorder::Resident
