@@ -240,7 +240,10 @@ pub fn team_of(i: usize) -> u8 {
 /// The fused pass of the CSR grid (every kernel in `ks` x thread count in
 /// [`THREADS`]) must give every unit exactly the aggregates of its reference
 /// list summed by `Near::add`: count, enemies and the fixed-point offset
-/// sums, bit for bit.
+/// sums, bit for bit — from a copy of the positions, with the units
+/// resident (the counting sort), and at the next resident rebuild after
+/// reversing the units in memory (the merge of `sorted_grid/incremental.rs`,
+/// nearly every unit a mover).
 pub fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference: &[Vec<u32>]) {
     use spatial_query_lab::spatial::results::NearResults;
     use spatial_query_lab::spatial::{Near, SortedGrid, SpatialIndex};
@@ -343,6 +346,33 @@ pub fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, refer
                     let mut expect = reference[i].clone();
                     expect.sort_unstable();
                     assert_eq!(got, expect, "resident query {k}, unit {i}");
+                }
+                // The next frame's rebuild merges last frame's order with the
+                // units that changed cell (`sorted_grid/incremental.rs`). The
+                // units reversed in memory: nearly every slot holds a unit of
+                // another cell, so nearly all are movers.
+                if perm.len() == n && x.iter().chain(z).all(|v| v.is_finite()) {
+                    let back = |v: &[f32]| v.iter().rev().copied().collect::<Vec<f32>>();
+                    let (mut x2, mut z2) = (back(&xr), back(&zr));
+                    let t2: Vec<u8> = perm.iter().rev().map(|&o| teams[o as usize]).collect();
+                    let perm2 = run_in(t, || {
+                        grid.rebuild_resident(&mut x2, &mut z2, &t2, cell)
+                            .map(<[u32]>::to_vec)
+                    })
+                    .expect("finite points stay resident");
+                    assert!(
+                        grid.merged_movers().is_some() || n == 0,
+                        "{k}/{t}, {stencil}: the second resident rebuild merges, n {n}"
+                    );
+                    let stats = run_in(t, || grid.near_all(Points::new(&x2, &z2), r, k, &mut res));
+                    assert_eq!(stats.neighbors, total, "merged {k}/{t}, {stencil}: total");
+                    for (s, got) in res.near.iter().enumerate() {
+                        let i = perm[n - 1 - perm2[s] as usize] as usize;
+                        assert_eq!(
+                            got, &want[i],
+                            "merged fused {k}/{t} threads, {stencil} stencil: unit {i} at slot {s}, r {r}, cell {cell}, n {n}"
+                        );
+                    }
                 }
             }
         }
