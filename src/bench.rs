@@ -20,7 +20,7 @@ pub const SKIP_ABOVE_S: f64 = 10.0;
 /// At the default [`SKIP_ABOVE_S`], a combination whose estimated frame time
 /// exceeds this (seconds) times only its last [`SLOW_FRAMES`] frames after
 /// one warm-up frame; the frames before are stepped untimed with the CSR
-/// grid ([`measure_after`]), so it ends on the same frame as the others and
+/// grid ([`Plan::take_fast_forward`]), so it ends on the same frame as the others and
 /// the naive scan at large N finishes in minutes. It scales with the skip
 /// limit: see [`slow_above_s`].
 pub const SLOW_ABOVE_S: f64 = 0.5;

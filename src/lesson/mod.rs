@@ -2,7 +2,7 @@
 //! view, saying what to watch, measuring through the measurement engine
 //! ([`crate::measure`]) and quoting what it measured on this machine.
 //!
-//! A lesson is a TOML file ([`file`]; the bundled ones in `assets/lessons/`
+//! A lesson is a TOML file ([`mod@file`]; the bundled ones in `assets/lessons/`
 //! are compiled in, [`bundled`], so the browser build has them too). Its
 //! texts hold placeholders (`{grid.query_ms}`) filled from the measurements
 //! ([`text`]). [`LessonRun`] is the state of one pass through a lesson: the

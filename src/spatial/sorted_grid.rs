@@ -286,7 +286,7 @@ impl SortedGrid {
     ///
     /// From the second call on, while the grid keeps its geometry, the
     /// sort is a merge of last frame's order with the units that changed
-    /// cell ([`SortedGrid::rebuild_moved`], `sorted_grid/incremental.rs`):
+    /// cell (`SortedGrid::rebuild_moved` in `sorted_grid/incremental.rs`):
     /// the same permutation and index as the counting sort, in less time.
     ///
     /// Returns `None`, with `x` and `z` untouched and an ordinary index

@@ -197,7 +197,7 @@ pub unsafe fn collect<V: Lanes>(
 /// `out[g]`, reading each entry's team from `team`. No id is written.
 ///
 /// Register blocking the other way round from one call per query: the
-/// group is taken in blocks of 4, 2 and 1 queries ([`fused_block`]), whose
+/// group is taken in blocks of 4, 2 and 1 queries (`fused_block`), whose
 /// accumulators stay in registers while each vector of entries is loaded
 /// and converted to fixed point once and tested against the block's
 /// queries (the 4xM shape of GROMACS' cluster-pair kernels: Páll & Hess,
