@@ -155,13 +155,19 @@ impl SortedGrid {
             // frames whose mover count varies do not allocate.
             to.reserve(key.len() / HEADROOM);
             left.reserve(key.len() / HEADROOM);
+            // A slot left out of last frame's grid has no cell there
+            // (`NOT_INDEXED`), which no slot had before: it is a mover, and
+            // flagged here instead of in a second pass over all the cells.
+            let mut unindexed = false;
             for (j, (&k, &w)) in key.iter().zip(&was[first..]).enumerate() {
                 if k != w {
+                    unindexed |= k == NOT_INDEXED;
                     to.push(mover(k, first + j));
                     left.push(w);
                 }
             }
-            Bounds::of(Points::new(&points.x[first..end], &points.z[first..end]))
+            let b = Bounds::of(Points::new(&points.x[first..end], &points.z[first..end]));
+            (b, unindexed)
         };
         let moved = &mut self.merge.mover_parts[..parts];
         // One thread: no rayon at all (its parallel iterators may allocate).
@@ -171,18 +177,19 @@ impl SortedGrid {
                 .zip(moved.par_iter_mut())
                 .enumerate()
                 .map(detect)
-                .reduce(|| Bounds::EMPTY, Bounds::merge)
+                .reduce(|| (Bounds::EMPTY, false), merge_detected)
         } else {
             self.unit_cell
                 .chunks_mut(size)
                 .zip(moved.iter_mut())
                 .enumerate()
                 .map(detect)
-                .fold(Bounds::EMPTY, Bounds::merge)
+                .fold((Bounds::EMPTY, false), merge_detected)
         };
+        let (bounds, unindexed) = bounds;
         if GridGeometry::from_bounds(&bounds, cell_size) != self.geo
             || bounds.finite != n
-            || self.unit_cell.contains(&NOT_INDEXED)
+            || unindexed
         {
             return false;
         }
@@ -260,6 +267,11 @@ impl SortedGrid {
                 .extend(std::iter::repeat_n(c as u32, len));
         }
     }
+}
+
+/// Two ranges' bounds and "some slot had no cell", merged.
+fn merge_detected(a: (Bounds, bool), b: (Bounds, bool)) -> (Bounds, bool) {
+    (Bounds::merge(a.0, b.0), a.1 | b.1)
 }
 
 /// Writes the cell starts after the movers into `new` (as long as `old`):
