@@ -30,34 +30,6 @@ fn team_of(i: usize) -> u8 {
     ((i * 7919) % 5 < 2) as u8
 }
 
-/// `n` points: uniform over `[0, l)^2`, or (clustered) half of them in a
-/// few dense blobs.
-fn points(n: usize, l: f32, clustered: bool, seed: u64) -> (Vec<f32>, Vec<f32>) {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let centers: Vec<(f32, f32)> = (0..4)
-        .map(|_| {
-            (
-                rng.gen_range(0.2 * l..0.8 * l),
-                rng.gen_range(0.2 * l..0.8 * l),
-            )
-        })
-        .collect();
-    (0..n)
-        .map(|i| {
-            if clustered && i % 2 == 0 {
-                let (cx, cz) = centers[i % 4];
-                let (dx, dz): (f32, f32) = (rng.gen_range(-2.0..2.0), rng.gen_range(-2.0..2.0));
-                (
-                    (cx + dx).clamp(0.0, l - 0.01),
-                    (cz + dz).clamp(0.0, l - 0.01),
-                )
-            } else {
-                (rng.gen_range(0.0..l), rng.gen_range(0.0..l))
-            }
-        })
-        .unzip()
-}
-
 /// Every unit's aggregates from its naive neighbor list.
 fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
     (0..x.len())

@@ -21,32 +21,6 @@ use rand::{Rng, SeedableRng};
 use spatial_query_lab::spatial::results::NearResults;
 use spatial_query_lab::spatial::{Points, SortedGrid};
 
-/// `n` points over `[0, l)^2`: uniform, or (clustered) half of them in
-/// four dense blobs.
-fn points(n: usize, l: f32, clustered: bool, rng: &mut StdRng) -> (Vec<f32>, Vec<f32>) {
-    let centers: Vec<(f32, f32)> = (0..4)
-        .map(|_| {
-            (
-                rng.gen_range(0.2 * l..0.8 * l),
-                rng.gen_range(0.2 * l..0.8 * l),
-            )
-        })
-        .collect();
-    (0..n)
-        .map(|i| {
-            if clustered && i % 2 == 0 {
-                let (cx, cz) = centers[i % 4];
-                (
-                    (cx + rng.gen_range(-3.0f32..3.0)).clamp(0.0, l - 0.01),
-                    (cz + rng.gen_range(-3.0f32..3.0)).clamp(0.0, l - 0.01),
-                )
-            } else {
-                (rng.gen_range(0.0..l), rng.gen_range(0.0..l))
-            }
-        })
-        .unzip()
-}
-
 /// One frame of motion inside `[0, l)^2`: every unit a small step (a few
 /// cross a cell border), one in fifty a jump anywhere, one in a hundred a
 /// team change.
@@ -128,11 +102,11 @@ fn the_merge_equals_the_counting_sort_frame_after_frame() {
             (40, false, 10.0, 5),
             (1, false, 10.0, 6),
         ] {
-            let mut rng = StdRng::seed_from_u64(seed);
+            let mut rng = StdRng::seed_from_u64(seed + 100);
             let l = ((n as f32) * std::f32::consts::PI * 100.0 / 16.0)
                 .sqrt()
                 .max(30.0);
-            let (mut x, mut z) = points(n, l, clustered, &mut rng);
+            let (mut x, mut z) = points(n, l, clustered, seed);
             let mut teams: Vec<u8> = (0..n).map(|i| (i % 3 == 0) as u8).collect();
             let mut grid = SortedGrid::default();
             let mut merges = 0;
@@ -156,8 +130,7 @@ fn the_merge_equals_the_counting_sort_frame_after_frame() {
 
 #[test]
 fn movers_are_counted_and_a_still_frame_moves_nothing() {
-    let mut rng = StdRng::seed_from_u64(7);
-    let (mut x, mut z) = points(500, 150.0, false, &mut rng);
+    let (mut x, mut z) = points(500, 150.0, false, 7);
     let mut teams = vec![0u8; 500];
     let mut grid = SortedGrid::default();
     grid.rebuild_resident(&mut x, &mut z, &teams, 10.0);
@@ -196,8 +169,7 @@ fn movers_are_counted_and_a_still_frame_moves_nothing() {
 #[test]
 fn where_the_merge_cannot_apply_the_counting_sort_runs() {
     for t in THREADS {
-        let mut rng = StdRng::seed_from_u64(8);
-        let (mut x, mut z) = points(800, 200.0, false, &mut rng);
+        let (mut x, mut z) = points(800, 200.0, false, 8);
         let mut teams = vec![1u8; 800];
         let mut grid = SortedGrid::default();
         rebuild_and_check(&mut grid, (&mut x, &mut z, &mut teams), 10.0, t, "first");
