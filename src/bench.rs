@@ -47,8 +47,11 @@ pub const NO_ESTIMATE_ABOVE_S: f64 = 86_400.0;
 pub struct BenchConfig {
     /// Unit counts.
     pub units: Vec<usize>,
-    /// Counted frames per combination (median over these).
+    /// Counted frames per combination and round (median over these).
     pub frames: usize,
+    /// Rounds: every combination once per round, in turn (at least 1;
+    /// [`crate::measure::Plan::with_rounds`]).
+    pub rounds: usize,
     /// Warm-up frames per combination (not counted).
     pub warmup: usize,
     /// Spawn seed.
@@ -92,6 +95,7 @@ impl Default for BenchConfig {
         BenchConfig {
             units: vec![1_000, 10_000, 100_000],
             frames: 60,
+            rounds: 1,
             warmup: 5,
             seed: 42,
             workload: Workload::Uniform,
@@ -200,7 +204,7 @@ fn label(s: &Settings) -> String {
         s.layout.key(),
         s.pass.key(),
         s.strategy.key(),
-        s.kernel.key(),
+        s.kernel_key(),
         s.threads
     )
 }
@@ -208,8 +212,11 @@ fn label(s: &Settings) -> String {
 /// The combinations of `cfg` as a plan's variants, in run order: for each
 /// unit count, for each thread count, for each reorder mode, for each
 /// layout, for each pass, for each cell size, strategies in order, kernels
-/// in order (Naive only at the first cell size: it has no grid). A kernel
-/// this CPU cannot run is a variant marked skipped. Allocates the list.
+/// in order (Naive only at the first cell size: it has no grid). A
+/// combination that calls no kernel ([`Settings::uses_kernel`]: Grid, and
+/// Naive through a layout without dense positions) is one variant, not one
+/// per kernel, with the Scalar kernel set. A kernel this CPU cannot run is a
+/// variant marked skipped. Allocates the list.
 pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
     let mut out = Vec::new();
     for &units in &cfg.units {
@@ -218,6 +225,7 @@ pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
                 for &layout in &cfg.layouts {
                     for &pass in &cfg.passes {
                         for (cell, strategy) in cell_runs(cfg) {
+                            let mut kernel_free = false;
                             for &kernel in &cfg.kernels {
                                 let settings = Settings {
                                     cell_size: cell,
@@ -226,6 +234,17 @@ pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
                                         strategy, kernel, threads, units, reorder, layout, cfg,
                                     )
                                 };
+                                if !settings.uses_kernel() {
+                                    if std::mem::replace(&mut kernel_free, true) {
+                                        continue;
+                                    }
+                                    let settings = Settings {
+                                        kernel: Kernel::Scalar,
+                                        ..settings
+                                    };
+                                    out.push(Variant::new(label(&settings), settings));
+                                    continue;
+                                }
                                 let mut v = Variant::new(label(&settings), settings);
                                 if !kernel.is_available() {
                                     v.skip = Some(format!("this CPU cannot run {}", kernel.name()));
@@ -318,7 +337,8 @@ pub fn plan(cfg: &BenchConfig) -> Plan {
             fewer_above_s: slow_above_s(cfg.skip_above_s),
             fewer_frames: SLOW_FRAMES,
         },
-    );
+    )
+    .with_rounds(cfg.rounds);
     if cfg.skip_above_s >= NO_ESTIMATE_ABOVE_S {
         return plan;
     }
@@ -386,7 +406,8 @@ impl BenchRow {
     }
 }
 
-/// The reference row for speedups: Naive/Scalar with the same units and 1 thread.
+/// The reference row for speedups: Naive with the Scalar kernel (or none,
+/// through AoS), the same units, order, layout and pass, and 1 thread.
 fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
     rows.iter().find(|r| {
         r.units == row.units
@@ -394,22 +415,62 @@ fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
             && r.layout == row.layout
             && r.pass == row.pass
             && r.strategy == "naive"
-            && r.kernel == "scalar"
+            && (r.kernel == "scalar" || r.kernel == "none")
             && r.threads == 1
     })
 }
 
-/// `a / b` formatted as a ratio, `~` marking a ratio against an estimate.
-fn ratio(num: Option<f64>, den: f64, estimated: bool) -> String {
-    match num {
-        Some(n) if den > 0.0 => format!("{}{:.1}x", if estimated { "~" } else { "" }, n / den),
-        _ => "-".to_string(),
+/// The speedup of `row` over the reference `base` in one phase (`pick`),
+/// as a verdict from their rounds ([`crate::measure::verdict`]): "58x
+/// faster (52–63x)", "1.3x slower (1.2–1.4x)", "no faster or slower beyond
+/// this machine's noise (0.91–1.2x)", or the ratio with "1 round" where the
+/// rounds are too few for a verdict; "~58x (vs an estimate)" against an
+/// estimated reference; "reference" on the reference row; "-" without one.
+fn speedup(base: Option<&BenchRow>, row: &BenchRow, pick: fn(&PhaseMs) -> f64) -> String {
+    use crate::measure::verdict::{judge, ratio_text, Basis, Words};
+    let Some(b) = base else {
+        return "-".to_string();
+    };
+    if b.skipped.is_some() {
+        return match b.estimated_total_ms {
+            Some(e) if pick(&row.ms()) > 0.0 => {
+                format!("~{}x (vs an estimate)", ratio_text(e / pick(&row.ms())))
+            }
+            _ => "-".to_string(),
+        };
+    }
+    if std::ptr::eq(b, row) {
+        return "reference".to_string();
+    }
+    let rounds =
+        |r: &BenchRow| -> Vec<f64> { r.rounds.iter().map(|x| pick(&x.median_ms)).collect() };
+    match judge(&rounds(row), &rounds(b), false) {
+        Some(j) if j.basis == Basis::TooFewRounds => {
+            let n = j.rounds_a.min(j.rounds_b);
+            let plural = if n == 1 { "" } else { "s" };
+            format!("{}x ({n} round{plural})", ratio_text(1.0 / j.ratio))
+        }
+        Some(j) => j.phrase(Words::Time),
+        None => "-".to_string(),
+    }
+}
+
+/// The kernel column: its key, or `–` where the query runs none.
+fn kernel_cell(key: &str) -> &str {
+    if key == "none" {
+        "–"
+    } else {
+        key
     }
 }
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
-/// of the same unit count, reorder mode, layout and pass; a ratio against an estimated naive time is marked `~`.
-/// The cell column is the grid cell edge (world units; `-` for Naive).
+/// of the same unit count, reorder mode, layout and pass, each a verdict
+/// from the rounds ([`speedup`]; a ratio against an estimated naive time is
+/// marked `~`), then a line saying what the verdicts rest on. The cell
+/// column is the grid cell edge (world units; `-` for Naive), the kernel
+/// `–` where the query runs none; a time is the median of the round
+/// medians, with their range in brackets when there are 2 rounds or more.
 pub fn to_markdown(rows: &[BenchRow]) -> String {
     let counted = rows.iter().any(|r| r.l1d_misses_per_query.is_some());
     let mut s = String::from(
@@ -425,33 +486,44 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
         if let Some(why) = &r.skipped {
             s += &format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {cell} | skipped: {why} | | | | | | | | |\n",
-                r.units, r.reorder, r.layout, r.pass, r.strategy, r.kernel, r.threads
+                r.units,
+                r.reorder,
+                r.layout,
+                r.pass,
+                r.strategy,
+                kernel_cell(&r.kernel),
+                r.threads
             );
             continue;
         }
-        let (q_ref, t_ref, est) = match reference(rows, r) {
-            Some(b) if b.skipped.is_none() => (Some(b.ms().query), Some(b.ms().total), false),
-            Some(b) => (b.estimated_total_ms, b.estimated_total_ms, true),
-            None => (None, None, false),
+        let base = reference(rows, r);
+        let ms = |pick: fn(&PhaseMs) -> f64| {
+            let v = format!("{:.3}", pick(&r.ms()));
+            match (r.rounds.len(), r.round_min_ms, r.round_max_ms) {
+                (n, Some(lo), Some(hi)) if n >= 2 => {
+                    format!("{v} ({:.3}-{:.3})", pick(&lo), pick(&hi))
+                }
+                _ => v,
+            }
         };
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {cell} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {cell} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.units,
             r.reorder,
             r.layout,
             r.pass,
             r.strategy,
-            r.kernel,
+            kernel_cell(&r.kernel),
             r.threads,
-            r.ms().move_,
-            r.ms().rebuild,
-            r.ms().query,
-            r.ms().apply,
-            r.ms().total,
+            ms(|p| p.move_),
+            ms(|p| p.rebuild),
+            ms(|p| p.query),
+            ms(|p| p.apply),
+            ms(|p| p.total),
             r.candidates,
             r.neighbors,
-            ratio(q_ref, r.ms().query, est),
-            ratio(t_ref, r.ms().total, est),
+            speedup(base, r, |p| p.query),
+            speedup(base, r, |p| p.total),
         );
         if counted {
             s.pop();
@@ -460,6 +532,35 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
                 " {} | {} |\n",
                 f(r.l1d_misses_per_query),
                 f(r.llc_misses_per_query)
+            );
+        }
+    }
+    s + &table_notes(rows)
+}
+
+/// The lines under the table: what the speedup verdicts rest on, and every
+/// row whose frames a guard cut.
+fn table_notes(rows: &[BenchRow]) -> String {
+    let rounds = rows.iter().map(|r| r.rounds.len()).max().unwrap_or(0);
+    let mut s = if rounds >= crate::measure::verdict::MIN_ROUNDS {
+        format!(
+            "\nTimes are medians of {rounds} round medians (their range in brackets); the rounds visited the rows in turn. A speedup names a direction only where the two rows' rounds do not overlap (by chance, with nothing different: {:.1}%); otherwise it says the difference is within this machine's noise.\n",
+            100.0 * crate::measure::verdict::separation_chance(rounds, rounds)
+        )
+    } else {
+        format!(
+            "\nOne measurement per row ({rounds} round{}): the speedups are ratios, not verdicts. Run with --rounds 5 for verdicts (a direction only where the rows' rounds do not overlap).\n",
+            if rounds == 1 { "" } else { "s" }
+        )
+    };
+    for r in rows {
+        if r.frames > 0 && r.frames < r.planned_frames {
+            s += &format!(
+                "- {}: {} of {} frames per round ({})\n",
+                r.label,
+                r.frames,
+                r.planned_frames,
+                r.note.as_deref().unwrap_or("a guard cut them")
             );
         }
     }

@@ -48,7 +48,7 @@ fn progress_lines_tell_every_row_apart() {
         lines.iter().map(|l| l.split(':').next().unwrap()).collect();
     assert_eq!(heads.len(), 4, "{lines:#?}");
     assert!(
-        lines[0].contains("1,500 units, order off, soa, fused, grid scalar x1"),
+        lines[0].contains("1,500 units, order off, soa, fused, grid none x1"),
         "{}",
         lines[0]
     );
@@ -59,7 +59,7 @@ fn progress_lines_tell_every_row_apart() {
 }
 
 /// `bench --cell-sizes` through the binary: one row per cell size and
-/// kernel, in the order given, each reporting the cell the grid used, and the
+/// kernel (SortedGrid runs a kernel), in the order given, each reporting the cell the grid used, and the
 /// same neighbor total in every row (the cell size changes the work, never
 /// the result).
 #[test]
@@ -70,7 +70,7 @@ fn cell_sizes_flag_gives_one_row_per_cell_size_with_the_same_neighbors() {
             "--units",
             "2000",
             "--strategies",
-            "grid",
+            "sorted-grid",
             "--cell-sizes",
             "5,10,20",
             "--frames",
@@ -96,7 +96,7 @@ fn cell_sizes_flag_gives_one_row_per_cell_size_with_the_same_neighbors() {
     for (k, row) in rows.iter().enumerate() {
         let want = [5.0, 10.0, 20.0][k / kernels];
         assert_eq!(row["cell_size"].as_f64(), Some(want), "{row}");
-        assert_eq!(row["strategy"], "grid");
+        assert_eq!(row["strategy"], "sorted-grid");
     }
     let scalar: Vec<f64> = measured
         .iter()
@@ -157,7 +157,7 @@ fn cell_size_is_reported_in_json_and_markdown() {
         [("naive", None), ("grid", Some(5.0)), ("grid", Some(20.0))]
     );
     assert!(
-        lines[2].contains("grid scalar x1, cell 20.00"),
+        lines[2].contains("grid none x1, cell 20.00"),
         "{lines:#?}"
     );
     let md = to_markdown(&rows);
@@ -167,13 +167,80 @@ fn cell_size_is_reported_in_json_and_markdown() {
         "{md}"
     );
     assert!(
-        md.contains("| 1500 | resident | soa | fused | grid | scalar | 1 | 5.00 |"),
+        md.contains("| 1500 | resident | soa | fused | grid | – | 1 | 5.00 |"),
         "{md}"
     );
     assert!(
-        md.contains("| 1500 | resident | soa | fused | grid | scalar | 1 | 20.00 |"),
+        md.contains("| 1500 | resident | soa | fused | grid | – | 1 | 20.00 |"),
         "{md}"
     );
+}
+
+/// Grid calls no kernel: one row per setting (kernel `none`, `–` in the
+/// table), not one per kernel asked for, however many are; Naive through
+/// AoS neither, through SoA one per kernel.
+#[test]
+fn strategies_without_a_kernel_are_measured_once_per_setting() {
+    let cfg = BenchConfig {
+        units: vec![1_000],
+        frames: 1,
+        warmup: 0,
+        strategies: vec![Strategy::Naive, Strategy::Grid],
+        kernels: Kernel::native().to_vec(),
+        layouts: vec![spatial_query_lab::sim::Layout::Aos, spatial_query_lab::sim::Layout::Soa],
+        ..BenchConfig::default()
+    };
+    let rows = spatial_query_lab::bench::run(&cfg, |_| {});
+    let keys: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r.layout.as_str(), r.strategy.as_str(), r.kernel.as_str()))
+        .collect();
+    let mut want = vec![("aos", "naive", "none"), ("aos", "grid", "none")];
+    want.extend(Kernel::native().iter().map(|k| ("soa", "naive", k.key())));
+    want.push(("soa", "grid", "none"));
+    assert_eq!(keys, want);
+    for r in rows.iter().filter(|r| r.kernel == "none") {
+        assert!(r.skipped.is_none(), "never skipped for a kernel: {r:?}");
+    }
+    let md = to_markdown(&rows);
+    assert!(md.contains("| 1000 | resident | aos | fused | grid | – | 1 |"), "{md}");
+}
+
+/// With rounds every row keeps each round's medians, its time is the
+/// median of them with their range, and the speedups are verdicts; with
+/// one round the table says its speedups are ratios only.
+#[test]
+fn rounds_make_the_speedups_verdicts() {
+    let cfg = BenchConfig {
+        units: vec![1_500],
+        frames: 2,
+        warmup: 0,
+        rounds: 3,
+        strategies: vec![Strategy::Naive, Strategy::SortedGrid],
+        kernels: vec![Kernel::Scalar],
+        ..BenchConfig::default()
+    };
+    let rows = spatial_query_lab::bench::run(&cfg, |_| {});
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r.rounds.len(), 3, "{r:?}");
+        let lo = r.round_min_ms.unwrap().total;
+        let hi = r.round_max_ms.unwrap().total;
+        assert!(lo <= r.ms().total && r.ms().total <= hi);
+        let n: Vec<u64> = r.rounds.iter().map(|x| x.neighbors).collect();
+        assert!(n.iter().all(|&x| x == r.neighbors), "same frames every round");
+    }
+    let json = serde_json::to_value(&rows).unwrap();
+    assert_eq!(json[1]["rounds"].as_array().map(Vec::len), Some(3), "{json}");
+    let md = to_markdown(&rows);
+    let line = md.lines().find(|l| l.contains("| sorted-grid |")).unwrap();
+    let verdict = ["faster (", "slower (", "beyond this machine's noise ("];
+    assert!(verdict.iter().any(|v| line.contains(v)), "{line}");
+    assert!(md.contains("Times are medians of 3 round medians"), "{md}");
+    let one = spatial_query_lab::bench::run(&BenchConfig { rounds: 1, ..cfg }, |_| {});
+    let md = to_markdown(&one);
+    assert!(md.contains("x (1 round) |"), "{md}");
+    assert!(md.contains("the speedups are ratios, not verdicts"), "{md}");
 }
 
 /// Built without the window (`cargo test --no-default-features`), the

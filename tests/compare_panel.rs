@@ -8,8 +8,8 @@ use egui_kittest::Harness;
 use egui_macroquad::egui;
 
 use spatial_query_lab::measure::compare::Comparison;
-use spatial_query_lab::measure::spread::{PhaseSpreads, Spread};
-use spatial_query_lab::measure::Measurement;
+use spatial_query_lab::measure::spread::{PhaseMs, PhaseSpreads, Spread};
+use spatial_query_lab::measure::{Measurement, Round};
 use spatial_query_lab::sim::Settings;
 use spatial_query_lab::ui::compare::CompareAction;
 use spatial_query_lab::ui::stats::FrameStats;
@@ -32,30 +32,24 @@ fn row(label: &str, ms: f64, max_ms: f64) -> Measurement {
         min: ms,
         max: max_ms,
     };
-    Measurement {
-        label: label.into(),
-        settings: Settings::default(),
-        settle: 2,
-        frames: 15,
-        ms: PhaseSpreads {
-            query: s,
-            total: s,
+    let round = Round {
+        median_ms: PhaseMs {
+            query: ms,
+            total: ms,
             ..Default::default()
         },
         candidates: 400,
         neighbors: 100,
-        result_bytes: 0,
-        allocations: Some(0),
-        working_set: Default::default(),
-        threads: 1,
-        cell_size: None,
-        sliced_frames: 0,
-        worker_frames: 0,
-        deaths: 0,
-        spawns: 0,
-        query_misses: None,
-        note: None,
-    }
+    };
+    let mut m = Measurement::from_rounds(label, Settings::default(), 15, vec![round]);
+    m.settle = 2;
+    m.cell_size = None;
+    m.frame_ms = PhaseSpreads {
+        query: s,
+        total: s,
+        ..Default::default()
+    };
+    m
 }
 
 /// The overlay with the compare panel open on `comparison`; compare actions

@@ -198,7 +198,8 @@ fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
     );
 
     // 2. The headless bench, built without the window: Scalar and SIMD128
-    //    rows both exist and find the same neighbors.
+    //    rows both exist and find the same neighbors (Naive over SoA and
+    //    SortedGrid run the kernel), and Grid's one kernel-free row too.
     let mut bench = wasi_cargo(&["run", "--profile", "test", "--quiet"]);
     bench
         .args([
@@ -211,7 +212,7 @@ fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
         ])
         .args([
             "--strategies",
-            "grid,sorted-grid",
+            "naive,grid,sorted-grid",
             "--kernels",
             "scalar,simd128",
         ])
@@ -223,7 +224,11 @@ fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
         .next()
         .expect("one JSON value")
         .unwrap_or_else(|e| panic!("bench JSON: {e}\n{json}"));
-    for strategy in ["grid", "sorted-grid"] {
+    let grid = rows
+        .iter()
+        .find(|r| r["strategy"] == "grid" && r["kernel"] == "none")
+        .unwrap_or_else(|| panic!("no grid row without a kernel:\n{json}"));
+    for strategy in ["naive", "sorted-grid"] {
         let neighbors = |kernel: &str| {
             let row = rows
                 .iter()
@@ -237,6 +242,7 @@ fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
             scalar, simd,
             "{strategy}: Scalar and SIMD128 neighbor totals"
         );
+        assert_eq!(grid["neighbors"].as_u64(), Some(scalar), "grid and {strategy}");
     }
 
     // 3. The scalar kernel stays scalar: no f32x4 instruction (the distance

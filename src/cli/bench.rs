@@ -20,6 +20,7 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
     let mut cfg = BenchConfig {
         units: unique(b.units),
         frames: b.frames as usize,
+        rounds: b.rounds,
         warmup: b.warmup as usize,
         seed: b.seed,
         workload: b.workload.into(),
@@ -141,7 +142,7 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
     }
     let _ = writeln!(
         std::io::stderr(),
-        "bench: {} workload, radius {}, world {}, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, seed {}",
+        "bench: {} workload, radius {}, world {}, {}, units {:?}, threads {:?}, cell sizes {:?}, {} frames after {} warm-up, {} round(s), seed {}",
         cfg.workload,
         cfg.radius,
         cfg.world
@@ -156,6 +157,7 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         cfg.cell_sizes,
         cfg.frames,
         cfg.warmup,
+        cfg.rounds,
         cfg.seed,
     );
     let _ = match spatial_query_lab::sim::counters::CacheCounters::open(None) {

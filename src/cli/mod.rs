@@ -208,9 +208,12 @@ pub(crate) struct BenchArgs {
     /// Unit counts, comma-separated (each 1 to 1,000,000).
     #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
     pub(crate) units: Vec<usize>,
-    /// Counted frames per combination (the median is reported).
+    /// Counted frames per combination and round (the median is reported).
     #[arg(long, default_value_t = 60, value_parser = parse_frames)]
     pub(crate) frames: u64,
+    /// Rounds, 1 to 50 (--repeats is the same flag): every combination is measured once per round, visiting the combinations in turn (A B C A B C ...) so they share the machine's drift; rows report the median of the round medians with their range, and the speedup columns are verdicts (a direction only when the rounds' ranges separate; at least 3 rounds).
+    #[arg(long, alias = "repeats", value_name = "R", default_value_t = 1, value_parser = parse_rounds)]
+    pub(crate) rounds: usize,
     /// Warm-up frames per combination (0 to 1,000,000).
     #[arg(long, default_value_t = 5, value_parser = parse_warmup)]
     pub(crate) warmup: u64,

@@ -182,3 +182,8 @@ pub(crate) fn parse_reorder_every(s: &str) -> Result<u32, String> {
 pub(crate) fn parse_lesson_frames(s: &str) -> Result<usize, String> {
     parse_count(s, 1_000, "frames").map(|v| v as usize)
 }
+
+/// Rounds of a measurement (`--rounds`): 1 to 50.
+pub(crate) fn parse_rounds(s: &str) -> Result<usize, String> {
+    parse_count(s, 50, "rounds").map(|v| v as usize)
+}

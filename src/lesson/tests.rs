@@ -1,7 +1,8 @@
 //! Tests of lesson files, settings and bookkeeping (the headless runs of
 //! every bundled lesson are in `tests/lessons.rs`).
 use super::*;
-use crate::measure::{Measurement, Skipped};
+use crate::measure::spread::PhaseMs;
+use crate::measure::{Measurement, Round, Skipped};
 use crate::sim::{Layout, Workload};
 use crate::spatial::Kernel;
 
@@ -31,27 +32,16 @@ text = "grid {b.query_ms} vs {a.query_ms / b.query_ms}x"
 "#;
 
 fn measured(run: &LessonRun, k: usize, query_ms: f64) -> StepResult {
-    let mut m = Measurement {
-        label: "x".into(),
-        settings: run.settings(k),
-        settle: 0,
-        frames: 3,
-        ms: Default::default(),
-        candidates: 0,
-        neighbors: 0,
-        result_bytes: 0,
-        allocations: None,
-        working_set: Default::default(),
-        threads: 1,
-        cell_size: None,
-        sliced_frames: 0,
-        worker_frames: 0,
-        deaths: 0,
-        spawns: 0,
-        query_misses: None,
-        note: None,
+    let round = Round {
+        median_ms: PhaseMs {
+            query: query_ms,
+            ..Default::default()
+        },
+        ..Default::default()
     };
-    m.ms.query.median = query_ms;
+    let mut m = Measurement::from_rounds("x", run.settings(k), 3, vec![round]);
+    m.allocations = None;
+    m.cell_size = None;
     StepResult::Row(Outcome::Measured(m))
 }
 

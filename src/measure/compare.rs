@@ -232,7 +232,7 @@ impl Comparison {
         s += "| row | step ms (median) | min-max | move | rebuild | query | apply | tested per hit | query reads | results | vs baseline |\n";
         s += "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n";
         for (i, r) in self.rows.iter().enumerate() {
-            let t = r.ms.total;
+            let t = r.shown().total;
             let p = r.ms.phases();
             s += &format!(
                 "| {} | {:.3} | {:.3}-{:.3}{} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {} | {} | {} |\n",
@@ -443,7 +443,7 @@ pub fn spread_warning(m: &Measurement) -> Option<String> {
     m.is_noisy().then(|| {
         format!(
             "spread {}: the machine was busy (other programs, the window's drawing) or a frame did extra work; measure again",
-            times(m.ms.total.ratio())
+            times(m.frame_ms.total.ratio())
         )
     })
 }
@@ -461,39 +461,23 @@ fn csv_field(f: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::spread::{PhaseSpreads, Spread};
 
     /// A measurement labeled `label` whose step's median is `ms`, all query.
     pub(crate) fn row(label: &str, ms: f64) -> Measurement {
-        let one = |v: f64| Spread {
-            median: v,
-            min: v,
-            max: v,
-        };
-        Measurement {
-            label: label.into(),
-            settings: Settings::default(),
-            settle: 1,
-            frames: 3,
-            ms: PhaseSpreads {
-                query: one(ms),
-                total: one(ms),
+        let round = crate::measure::recorder::Round {
+            median_ms: crate::measure::spread::PhaseMs {
+                query: ms,
+                total: ms,
                 ..Default::default()
             },
             candidates: 40,
             neighbors: 10,
-            result_bytes: 0,
-            allocations: Some(0),
-            working_set: Default::default(),
-            threads: 1,
-            cell_size: Some(10.0),
-            sliced_frames: 0,
-            worker_frames: 0,
-            deaths: 0,
-            spawns: 0,
-            query_misses: None,
-            note: None,
-        }
+        };
+        let mut m = Measurement::from_rounds(label, Settings::default(), 3, vec![round]);
+        m.settle = 1;
+        m.threads = 1;
+        m.cell_size = Some(10.0);
+        m
     }
 
     #[test]
@@ -576,8 +560,8 @@ mod tests {
         let mut c = Comparison::default();
         c.add(row("SoA", 2.0));
         let mut busy = row("AoS, \"fat\"", 3.0);
-        busy.ms.total.min = 2.0;
-        busy.ms.total.max = 4.2;
+        busy.frame_ms.total.min = 2.0;
+        busy.frame_ms.total.max = 4.2;
         c.add(busy.clone());
         assert_eq!(spread_warning(&c.rows()[0]), None);
         assert!(spread_warning(&busy)

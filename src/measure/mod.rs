@@ -18,9 +18,10 @@ pub mod run;
 pub mod self_check;
 pub mod spread;
 pub mod sweep;
+pub mod verdict;
 
 pub use plan::{Estimate, Guards, Outcome, Plan, Predictor, Skipped, Variant};
-pub use recorder::{FrameRecord, Measurement, Recorder, Spec};
+pub use recorder::{FrameRecord, Measurement, Recorder, Round, Spec};
 pub use row::Row;
 pub use spread::{PhaseSpreads, Spread, BUSY_SPREAD};
 

@@ -20,6 +20,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::recorder::{FrameRecord, Measurement, Recorder, Spec};
+use super::spread::PhaseColumns;
 use crate::sim::memory::WorkingSet;
 use crate::sim::Settings;
 
@@ -138,6 +139,20 @@ impl fmt::Display for Skipped {
     }
 }
 
+/// What a plan keeps of one variant across its rounds.
+#[derive(Clone, Debug, Default)]
+struct VariantState {
+    /// The frames of its visits when a guard shortened it in the first
+    /// round, and the note saying why; `None`: the plan's frames.
+    short: Option<(Spec, String)>,
+    /// Skipped (marked, predicted or dropped): never visited again.
+    skipped: bool,
+    /// Its index in the outcomes, once its first visit ended.
+    outcome: Option<usize>,
+    /// Every counted frame of its visits so far.
+    frames: PhaseColumns,
+}
+
 /// The plan's state: what it will measure, what it measured, what it skipped.
 #[derive(Clone)]
 pub struct Plan {
@@ -145,15 +160,25 @@ pub struct Plan {
     spec: Spec,
     guards: Guards,
     predictor: Option<Predictor>,
+    /// Rounds: every variant is visited once per round, in plan order.
+    rounds: usize,
+    /// The round being measured (0-based).
+    round: usize,
     /// Index of the variant being measured.
     pos: usize,
+    /// Visits begun so far (one per variant and round).
+    visits: usize,
     /// Its recorder (`None` when done).
     current: Option<Recorder>,
     /// Untimed frames a fresh simulation steps before the current variant's
     /// next frame (so that a variant measured over fewer frames ends on the
     /// same frame as the others).
     fast_forward: usize,
+    states: Vec<VariantState>,
     outcomes: Vec<Outcome>,
+    /// Indices into `outcomes`, in the order they became final (skipped, or
+    /// measured in every round).
+    finals: Vec<usize>,
     stopped: Option<String>,
 }
 
@@ -163,6 +188,8 @@ impl fmt::Debug for Plan {
             .field("variants", &self.variants.len())
             .field("spec", &self.spec)
             .field("guards", &self.guards)
+            .field("rounds", &self.rounds)
+            .field("round", &self.round)
             .field("pos", &self.pos)
             .field("outcomes", &self.outcomes.len())
             .field("stopped", &self.stopped)
@@ -171,12 +198,15 @@ impl fmt::Debug for Plan {
 }
 
 impl Plan {
-    /// A plan measuring `variants` in order, each over `spec`'s frames, with
-    /// `guards` and no predictor (so only measured first frames trigger the
-    /// guards until [`Plan::with_predictor`]). Allocates the outcomes' room.
+    /// A plan measuring `variants` in order, each over `spec`'s frames, in
+    /// one round, with `guards` and no predictor (so only measured first
+    /// frames trigger the guards until [`Plan::with_predictor`]). Allocates
+    /// the outcomes' room.
     pub fn new(variants: Vec<Variant>, spec: Spec, guards: Guards) -> Self {
         let mut plan = Plan {
             outcomes: Vec::with_capacity(variants.len()),
+            finals: Vec::with_capacity(variants.len()),
+            states: vec![VariantState::default(); variants.len()],
             variants,
             spec,
             guards: Guards {
@@ -184,7 +214,10 @@ impl Plan {
                 ..guards
             },
             predictor: None,
+            rounds: 1,
+            round: 0,
             pos: 0,
+            visits: 0,
             current: None,
             fast_forward: 0,
             stopped: None,
@@ -197,10 +230,36 @@ impl Plan {
     /// first variant again. Call before the first step.
     pub fn with_predictor(mut self, predictor: Predictor) -> Self {
         self.predictor = Some(predictor);
-        if self.current.as_ref().is_some_and(|r| r.seen() == 0) {
+        self.restart_if_untouched();
+        self
+    }
+
+    /// Measures every variant in `rounds` rounds (at least 1): round after
+    /// round, each visiting the variants in plan order (A B C A B C ...),
+    /// so that the variants share the machine's drift. Each visit is a
+    /// settling period and the counted frames; the guards act in the first
+    /// round only (a variant they skip stays skipped, one they shorten keeps
+    /// its shorter frames). A variant's outcome merges its rounds
+    /// ([`Measurement::merge_round`]). Call before the first step.
+    pub fn with_rounds(mut self, rounds: usize) -> Self {
+        self.rounds = rounds.max(1);
+        self
+    }
+
+    /// Begins again when nothing was recorded yet (the guards see a new
+    /// predictor).
+    fn restart_if_untouched(&mut self) {
+        let untouched = self.current.as_ref().is_some_and(|r| r.seen() == 0)
+            && self.round == 0
+            && self.outcomes.iter().all(|o| o.measured().is_none());
+        if untouched {
+            self.outcomes.clear();
+            self.finals.clear();
+            self.states = vec![VariantState::default(); self.variants.len()];
+            self.pos = 0;
+            self.visits = 0;
             self.begin();
         }
-        self
     }
 
     /// The settings the next step must use; `None` when the plan is done.
@@ -216,6 +275,27 @@ impl Plan {
     /// Index (into the variants) of the one being measured; `None` when done.
     pub fn position(&self) -> Option<usize> {
         self.current.as_ref().map(|_| self.pos)
+    }
+
+    /// A number that changes with every visit (each variant once per round);
+    /// `None` when done. A headless driver gives every visit a fresh
+    /// simulation.
+    pub fn visit(&self) -> Option<usize> {
+        self.current.as_ref().map(|_| self.visits)
+    }
+
+    /// The rounds the plan measures.
+    pub fn rounds(&self) -> usize {
+        self.rounds
+    }
+
+    /// The round being measured (0-based); `rounds()` when done.
+    pub fn round(&self) -> usize {
+        if self.current.is_some() {
+            self.round
+        } else {
+            self.rounds
+        }
     }
 
     /// The variants, in plan order.
@@ -255,13 +335,29 @@ impl Plan {
     pub fn progress(&self) -> f64 {
         match &self.current {
             None => 1.0,
-            Some(r) => (self.pos as f64 + r.progress()) / self.variants.len().max(1) as f64,
+            Some(r) => {
+                let n = self.variants.len().max(1) as f64;
+                let done = self.round as f64 * n + self.pos as f64 + r.progress();
+                done / (n * self.rounds as f64)
+            }
         }
     }
 
-    /// What became of each variant so far, in the order they ended.
+    /// What became of each variant so far, in the order their first visit
+    /// ended: a measurement merges the rounds measured so far.
     pub fn outcomes(&self) -> &[Outcome] {
         &self.outcomes
+    }
+
+    /// The outcomes that are final (skipped, or measured in every round),
+    /// in the order they became so.
+    pub fn finals(&self) -> impl Iterator<Item = &Outcome> + '_ {
+        self.finals.iter().map(|&i| &self.outcomes[i])
+    }
+
+    /// How many outcomes are final.
+    pub fn finals_len(&self) -> usize {
+        self.finals.len()
     }
 
     /// The measured outcomes so far.
@@ -270,15 +366,15 @@ impl Plan {
     }
 
     /// Takes a completed step made with [`Plan::current`]'s settings. After
-    /// the variant's first frame the guards are checked against its time;
-    /// after its last, `working_set` is called (on the simulation as it is
-    /// then) and the measurement added, and the next variant begins.
-    /// Ignored when done.
+    /// the variant's first frame of the first round the guards are checked
+    /// against its time; after a visit's last frame, `working_set` is called
+    /// (on the simulation as it is then), the round merged into the
+    /// variant's outcome, and the next visit begins. Ignored when done.
     pub fn record(&mut self, frame: FrameRecord<'_>, working_set: impl FnOnce() -> WorkingSet) {
         let Some(rec) = self.current.as_mut() else {
             return;
         };
-        let first = rec.seen() == 0;
+        let first = rec.seen() == 0 && self.round == 0;
         rec.record(frame);
         if first {
             let took = frame.step.total_s();
@@ -306,23 +402,53 @@ impl Plan {
         let done = self.current.as_ref().is_some_and(Recorder::is_done);
         if done {
             let rec = self.current.take().expect("checked");
-            self.outcomes
-                .push(Outcome::Measured(rec.finish(working_set())));
+            let (m, cols) = rec.finish_round(working_set());
+            self.end_visit(m, cols);
             self.pos += 1;
             self.begin();
         }
     }
 
+    /// Merges a finished visit into its variant's outcome.
+    fn end_visit(&mut self, m: Measurement, cols: PhaseColumns) {
+        let last_round = self.round + 1 >= self.rounds;
+        let st = &mut self.states[self.pos];
+        match st.outcome {
+            Some(i) => {
+                if let Outcome::Measured(old) = &mut self.outcomes[i] {
+                    old.merge_round(m, &cols, &mut st.frames);
+                }
+            }
+            None => {
+                st.frames = cols;
+                st.outcome = Some(self.outcomes.len());
+                self.outcomes.push(Outcome::Measured(m));
+            }
+        }
+        if last_round {
+            self.finals.push(st.outcome.expect("set above"));
+        }
+    }
+
     /// Skips the variant being measured (the OS refused its threads, or the
-    /// caller cannot step it), with `why`, and begins the next.
+    /// caller cannot step it), with `why`, and begins the next. A variant
+    /// measured in earlier rounds keeps those rounds, as final.
     pub fn skip_current(&mut self, why: String, threads_refused: Option<String>) {
         if let Some(rec) = self.current.take() {
+            if let Some(i) = self.states[self.pos].outcome {
+                self.states[self.pos].skipped = true;
+                self.finals.push(i);
+                self.pos += 1;
+                self.begin();
+                return;
+            }
             self.skip(rec, why, None, threads_refused);
         }
     }
 
-    /// Ends the plan now: the measurements so far stay, the variant being
-    /// measured is dropped, and [`Plan::stopped`] says `why`.
+    /// Ends the plan now: the measurements so far stay (with the rounds
+    /// they had), the visit in progress is dropped, and [`Plan::stopped`]
+    /// says `why`.
     pub fn stop(&mut self, why: impl Into<String>) {
         if self.current.take().is_some() {
             self.stopped = Some(why.into());
@@ -336,15 +462,24 @@ impl Plan {
         estimate: Option<Estimate>,
         threads_refused: Option<String>,
     ) {
-        self.outcomes.push(Outcome::Skipped(Skipped {
+        self.push_skipped(Skipped {
             label: rec.label().to_string(),
             settings: rec.settings().clone(),
             why,
             estimate,
             threads_refused,
-        }));
+        });
         self.pos += 1;
         self.begin();
+    }
+
+    /// Records the variant at `pos` as skipped (final).
+    fn push_skipped(&mut self, s: Skipped) {
+        let st = &mut self.states[self.pos];
+        st.skipped = true;
+        st.outcome = Some(self.outcomes.len());
+        self.finals.push(self.outcomes.len());
+        self.outcomes.push(Outcome::Skipped(s));
     }
 
     /// Shortens the current variant to the slow frames (if it has more and
@@ -371,28 +506,59 @@ impl Plan {
             rec.label().to_string(),
             rec.settings().clone(),
             short,
-            Some(note),
+            Some(note.clone()),
         )
+        .planned(spec.frames)
         .settled(seen);
+        self.states[self.pos].short = Some((short, note));
         self.fast_forward = spec.steps().saturating_sub(short.steps());
     }
 
-    /// Starts the variant at `pos` (skipping those marked or predicted too
-    /// slow), or ends the plan.
+    /// Starts the next visit at or after `pos` (in the first round skipping
+    /// the variants marked or predicted too slow; in later rounds those
+    /// skipped before), moving on to the next round after the last
+    /// variant, or ends the plan after the last round.
     fn begin(&mut self) {
         self.fast_forward = 0;
         self.current = None;
-        while let Some(v) = self.variants.get(self.pos) {
+        loop {
+            if self.pos >= self.variants.len() {
+                self.round += 1;
+                self.pos = 0;
+                let any = self.states.iter().any(|s| !s.skipped);
+                if self.round >= self.rounds || !any {
+                    self.round = self.round.min(self.rounds);
+                    return;
+                }
+            }
+            let v = &self.variants[self.pos];
+            if self.round > 0 {
+                let st = &self.states[self.pos];
+                if st.skipped {
+                    self.pos += 1;
+                    continue;
+                }
+                let (spec, note) = match &st.short {
+                    Some((short, note)) => (*short, Some(note.clone())),
+                    None => (self.spec, None),
+                };
+                self.current = Some(
+                    Recorder::new(v.label.clone(), v.settings.clone(), spec, note)
+                        .planned(self.spec.frames),
+                );
+                self.fast_forward = self.spec.steps().saturating_sub(spec.steps());
+                self.visits += 1;
+                return;
+            }
             if let Some(why) = &v.skip {
-                let why = why.clone();
-                let rec = Recorder::new(v.label.clone(), v.settings.clone(), self.spec, None);
-                self.outcomes.push(Outcome::Skipped(Skipped {
-                    label: rec.label().to_string(),
-                    settings: rec.settings().clone(),
-                    why,
+                let s = Skipped {
+                    label: v.label.clone(),
+                    settings: v.settings.clone(),
+                    why: why.clone(),
                     estimate: None,
                     threads_refused: None,
-                }));
+                };
+                self.push_skipped(s);
                 self.pos += 1;
                 continue;
             }
@@ -404,7 +570,7 @@ impl Plan {
                 .as_ref()
                 .filter(|e| e.seconds > self.guards.skip_above_s)
             {
-                self.outcomes.push(Outcome::Skipped(Skipped {
+                let s = Skipped {
                     label: v.label.clone(),
                     settings: v.settings.clone(),
                     why: format!(
@@ -415,7 +581,8 @@ impl Plan {
                     ),
                     estimate: Some(e.clone()),
                     threads_refused: None,
-                }));
+                };
+                self.push_skipped(s);
                 self.pos += 1;
                 continue;
             }
@@ -425,6 +592,7 @@ impl Plan {
                 self.spec,
                 None,
             ));
+            self.visits += 1;
             if let Some(e) = estimate.filter(|e| e.seconds > self.guards.fewer_above_s) {
                 let what = format!("a frame was estimated ({}) to take", e.how);
                 self.fewer(e.seconds, &what);

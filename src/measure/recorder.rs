@@ -1,6 +1,7 @@
 //! One measurement: given settings stepped for a settling period and then a
 //! number of counted frames, recorded frame by frame ([`Recorder`]) into a
-//! [`Measurement`].
+//! [`Measurement`]; a plan of several rounds ([`super::Plan::with_rounds`])
+//! merges each variant's rounds into one ([`Measurement::merge_round`]).
 //!
 //! The recorder has no clock and no simulation of its own: whoever steps
 //! the simulation (the window, a worker thread, `bench`, a test) hands it
@@ -9,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::spread::{PhaseColumns, PhaseSpreads, Spread};
+use super::spread::{PhaseColumns, PhaseMs, PhaseSpreads, Spread};
 use crate::sim::memory::WorkingSet;
 use crate::sim::{Settings, StepStats};
 
@@ -73,7 +74,19 @@ impl<'a> FrameRecord<'a> {
     }
 }
 
-/// The result of measuring one set of settings.
+/// One round of a measurement: its counted frames' medians and the
+/// counters of its last counted frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Round {
+    /// Median milliseconds per phase over the round's counted frames.
+    pub median_ms: PhaseMs,
+    /// Candidates tested by the round's last counted frame.
+    pub candidates: u64,
+    /// Neighbor pairs found by the round's last counted frame.
+    pub neighbors: u64,
+}
+
+/// The result of measuring one set of settings, over one round or several.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Measurement {
     /// What was measured, for people ("Grid / SoA / 2 threads").
@@ -83,10 +96,19 @@ pub struct Measurement {
     pub settings: Settings,
     /// Frames stepped and not counted before the counted ones.
     pub settle: usize,
-    /// Frames counted.
+    /// Frames counted per round.
     pub frames: usize,
-    /// Per-phase median, min and max over the counted frames, ms.
+    /// Frames per round the plan asked for: more than `frames` where a
+    /// guard cut them (`note` says why).
+    pub planned_frames: usize,
+    /// Per phase, ms: the median of the round medians and the smallest and
+    /// largest round median (with one round all three are its median).
     pub ms: PhaseSpreads,
+    /// Per phase, ms: the median of every counted frame of every round, the
+    /// fastest frame and the slowest.
+    pub frame_ms: PhaseSpreads,
+    /// Each round's medians and counters, in the order they were measured.
+    pub rounds: Vec<Round>,
     /// Candidates tested by the last counted frame.
     pub candidates: u64,
     /// Neighbor pairs found by the last counted frame (the same for every
@@ -94,8 +116,8 @@ pub struct Measurement {
     pub neighbors: u64,
     /// Bytes of query results the last counted frame wrote.
     pub result_bytes: u64,
-    /// Heap allocations over the counted frames (`None` when a frame's
-    /// could not be counted).
+    /// Heap allocations over one round's counted frames, the most of any
+    /// round (`None` when a frame's could not be counted).
     pub allocations: Option<u64>,
     /// The bytes of unit storage and index the query phase reads, after the
     /// last counted frame ([`crate::sim::memory::working_set`]).
@@ -105,14 +127,15 @@ pub struct Measurement {
     /// The grid cell edge the last counted frame used, world units (the
     /// effective one); `None` for Naive.
     pub cell_size: Option<f32>,
-    /// Counted frames whose queries were spread over several refreshes:
-    /// their times are the sums of the slices, an estimate of a whole frame.
+    /// Counted frames (of every round) whose queries were spread over
+    /// several refreshes: their times are the sums of the slices, an
+    /// estimate of a whole frame.
     pub sliced_frames: usize,
-    /// Counted frames stepped on a worker thread.
+    /// Counted frames (of every round) stepped on a worker thread.
     pub worker_frames: usize,
-    /// Units that died over the counted frames (`battle`).
+    /// Units that died over the last round's counted frames (`battle`).
     pub deaths: u64,
-    /// Reinforcements spawned over the counted frames (`battle`).
+    /// Reinforcements spawned over the last round's counted frames (`battle`).
     pub spawns: u64,
     /// Median hardware cache misses per query of the query phase: L1D and
     /// last level (`None` where the counters are unavailable).
@@ -122,6 +145,47 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// A measurement of `settings` named `label` made of known rounds
+    /// (`rounds`, in order; each round counted over `frames` frames whose
+    /// medians they are): the spreads are those of the round medians (the
+    /// frames' spread is taken to be the rounds'), the counters the last
+    /// round's; no allocations, an empty working set. For tests and tools
+    /// that fabricate or replay measurements. Allocates the rounds.
+    pub fn from_rounds(
+        label: &str,
+        settings: Settings,
+        frames: usize,
+        rounds: Vec<Round>,
+    ) -> Measurement {
+        let medians: Vec<PhaseMs> = rounds.iter().map(|r| r.median_ms).collect();
+        let ms = PhaseSpreads::of_rounds(&medians);
+        let last = rounds.last().copied().unwrap_or_default();
+        Measurement {
+            label: label.to_string(),
+            settle: 0,
+            frames,
+            planned_frames: frames,
+            ms,
+            frame_ms: ms,
+            candidates: last.candidates,
+            neighbors: last.neighbors,
+            result_bytes: 0,
+            allocations: Some(0),
+            working_set: WorkingSet::default(),
+            threads: settings.threads.max(1),
+            cell_size: (settings.strategy != crate::spatial::Strategy::Naive)
+                .then_some(settings.cell_size),
+            sliced_frames: 0,
+            worker_frames: 0,
+            deaths: 0,
+            spawns: 0,
+            query_misses: None,
+            note: None,
+            settings,
+            rounds,
+        }
+    }
+
     /// Candidates tested per neighbor found in the last counted frame
     /// (`candidates / max(neighbors, 1)`): 1.0 would waste no test.
     pub fn candidates_per_neighbor(&self) -> f64 {
@@ -140,9 +204,73 @@ impl Measurement {
     }
 
     /// True when the counted frames' totals differ by more than
-    /// [`super::spread::BUSY_SPREAD`] (max / min).
+    /// [`super::spread::BUSY_SPREAD`] (slowest / fastest frame).
     pub fn is_noisy(&self) -> bool {
-        self.ms.total.ratio() > super::spread::BUSY_SPREAD
+        self.frame_ms.total.ratio() > super::spread::BUSY_SPREAD
+    }
+
+    /// The spread a reader is shown beside the median: across the rounds'
+    /// medians when there are two rounds or more (what verdicts compare),
+    /// else across the counted frames of the one round.
+    pub fn shown(&self) -> &PhaseSpreads {
+        if self.rounds.len() >= 2 {
+            &self.ms
+        } else {
+            &self.frame_ms
+        }
+    }
+
+    /// True when a guard measured fewer frames per round than planned.
+    pub fn is_cut(&self) -> bool {
+        self.frames < self.planned_frames
+    }
+
+    /// "3 of 15 frames per round: its first frame took 640 ms (above 250
+    /// ms)" when a guard cut the frames; `None` otherwise.
+    pub fn cut_note(&self) -> Option<String> {
+        self.is_cut().then(|| {
+            let why = self
+                .note
+                .as_deref()
+                .and_then(|n| n.split_once(": ").map(|(_, w)| w.to_string()))
+                .unwrap_or_else(|| "slow step".to_string());
+            format!(
+                "{} of {} frames per round: {why}",
+                self.frames, self.planned_frames
+            )
+        })
+    }
+
+    /// Adds the next round of the same settings (`next`, one round, with
+    /// its counted frames `next_frames`) to this measurement, whose counted
+    /// frames so far are `all_frames` (extended here): the rounds are kept
+    /// in order, the spreads taken again, the most allocations of any round
+    /// kept, the slice and worker frames summed; every other field is
+    /// `next`'s (its last frame's counters, its working set).
+    pub fn merge_round(
+        &mut self,
+        next: Measurement,
+        next_frames: &PhaseColumns,
+        all_frames: &mut PhaseColumns,
+    ) {
+        all_frames.append(next_frames);
+        let mut rounds = std::mem::take(&mut self.rounds);
+        rounds.extend_from_slice(&next.rounds);
+        let allocations = match (self.allocations, next.allocations) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        let (sliced, worker) = (
+            self.sliced_frames + next.sliced_frames,
+            self.worker_frames + next.worker_frames,
+        );
+        *self = next;
+        self.ms = PhaseSpreads::of_rounds(&rounds.iter().map(|r| r.median_ms).collect::<Vec<_>>());
+        self.frame_ms = all_frames.spreads();
+        self.rounds = rounds;
+        self.allocations = allocations;
+        self.sliced_frames = sliced;
+        self.worker_frames = worker;
     }
 }
 
@@ -152,6 +280,9 @@ pub struct Recorder {
     label: String,
     settings: Settings,
     spec: Spec,
+    /// Counted frames the plan asked for (more than `spec.frames` when a
+    /// guard shortened the measurement).
+    planned: usize,
     note: Option<String>,
     /// Frames recorded so far, settling ones included.
     seen: usize,
@@ -175,6 +306,7 @@ impl Recorder {
             label,
             settings,
             spec,
+            planned: spec.frames,
             note,
             seen: 0,
             cols: PhaseColumns::with_capacity(spec.frames),
@@ -194,6 +326,13 @@ impl Recorder {
     /// `seen` is capped at the settling frames.
     pub(super) fn settled(mut self, seen: usize) -> Self {
         self.seen = seen.min(self.spec.settle);
+        self
+    }
+
+    /// The same recorder, saying that the plan asked for `frames` counted
+    /// frames (a guard shortened it to its spec's).
+    pub(super) fn planned(mut self, frames: usize) -> Self {
+        self.planned = frames.max(self.spec.frames);
         self
     }
 
@@ -262,18 +401,35 @@ impl Recorder {
         self.last = *st;
     }
 
-    /// The measurement, with `working_set` (taken after the last frame).
-    /// The counted frames' statistics are all zero when none was recorded.
+    /// The measurement (one round), with `working_set` (taken after the
+    /// last frame). The counted frames' statistics are all zero when none
+    /// was recorded.
     pub fn finish(self, working_set: WorkingSet) -> Measurement {
+        self.finish_round(working_set).0
+    }
+
+    /// [`Recorder::finish`], and the counted frames' phase times (for
+    /// [`Measurement::merge_round`]).
+    pub fn finish_round(self, working_set: WorkingSet) -> (Measurement, PhaseColumns) {
         let misses = (!self.l1d.is_empty()).then(|| {
             let (mut a, mut b) = (self.l1d, self.llc);
             (super::spread::median(&mut a), super::spread::median(&mut b))
         });
-        Measurement {
+        let frame_ms = self.cols.spreads();
+        let round = Round {
+            median_ms: PhaseMs::of(&frame_ms, |s| s.median),
+            candidates: self.last.query.candidates,
+            neighbors: self.last.query.neighbors,
+        };
+        let counted = self.cols.len();
+        let m = Measurement {
             label: self.label,
             settle: self.spec.settle.min(self.seen),
-            frames: self.cols.len(),
-            ms: self.cols.spreads(),
+            frames: counted,
+            planned_frames: self.planned.max(counted),
+            ms: PhaseSpreads::of_rounds(&[round.median_ms]),
+            frame_ms,
+            rounds: if counted > 0 { vec![round] } else { Vec::new() },
             candidates: self.last.query.candidates,
             neighbors: self.last.query.neighbors,
             result_bytes: self.result_bytes,
@@ -288,6 +444,7 @@ impl Recorder {
             query_misses: misses,
             note: self.note,
             settings: self.settings,
-        }
+        };
+        (m, self.cols)
     }
 }

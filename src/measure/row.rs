@@ -5,38 +5,9 @@
 use serde::Serialize;
 
 use super::plan::Outcome;
-use super::spread::PhaseSpreads;
+use super::recorder::Round;
+pub use super::spread::PhaseMs;
 use crate::machine::Machine;
-
-/// Milliseconds per phase (one statistic of [`PhaseSpreads`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct PhaseMs {
-    /// Moving units.
-    #[serde(rename = "move")]
-    pub move_: f64,
-    /// Rebuilding the index.
-    pub rebuild: f64,
-    /// All queries.
-    pub query: f64,
-    /// Applying the results.
-    pub apply: f64,
-    /// The whole step (the statistic of the per-frame sums, not the sum of
-    /// the phases' statistics).
-    pub total: f64,
-}
-
-impl PhaseMs {
-    /// One statistic (`pick`: median, min or max) of every phase of `s`.
-    pub fn of(s: &PhaseSpreads, pick: fn(&super::Spread) -> f64) -> PhaseMs {
-        PhaseMs {
-            move_: pick(&s.move_),
-            rebuild: pick(&s.rebuild),
-            query: pick(&s.query),
-            apply: pick(&s.apply),
-            total: pick(&s.total),
-        }
-    }
-}
 
 /// One measured (or skipped) variant, as `bench` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -45,7 +16,8 @@ pub struct Row {
     pub label: String,
     /// Strategy key (`naive`, `grid`, `sorted-grid`).
     pub strategy: String,
-    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`, `simd128`).
+    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`, `simd128`;
+    /// `none` where the query runs no kernel: Grid, and Naive through AoS).
     pub kernel: String,
     /// Threads every phase ran on (for a skipped row: the count asked for;
     /// a count the OS refused is a skipped row, never a row measured on
@@ -71,14 +43,27 @@ pub struct Row {
     pub cell_over_r: Option<f64>,
     /// Settling frames stepped before the counted ones.
     pub settle_frames: usize,
-    /// Counted frames (0 when skipped).
+    /// Counted frames per round (0 when skipped).
     pub frames: usize,
-    /// Median milliseconds per phase (`null` when skipped).
+    /// Counted frames per round the plan asked for: more than `frames`
+    /// where a guard cut them (`note` says why; 0 when skipped).
+    pub planned_frames: usize,
+    /// Median milliseconds per phase: the median of the round medians
+    /// (`null` when skipped).
     pub median_ms: Option<PhaseMs>,
-    /// Fastest counted frame's milliseconds per phase (each phase's own minimum).
+    /// Fastest counted frame's milliseconds per phase over every round
+    /// (each phase's own minimum).
     pub min_ms: Option<PhaseMs>,
-    /// Slowest counted frame's milliseconds per phase (each phase's own maximum).
+    /// Slowest counted frame's milliseconds per phase over every round
+    /// (each phase's own maximum).
     pub max_ms: Option<PhaseMs>,
+    /// Smallest round median per phase (equal to `median_ms` with one round).
+    pub round_min_ms: Option<PhaseMs>,
+    /// Largest round median per phase (equal to `median_ms` with one round).
+    pub round_max_ms: Option<PhaseMs>,
+    /// Each round's medians and counters, in the order measured (empty
+    /// when skipped).
+    pub rounds: Vec<Round>,
     /// Candidates tested in the last frame.
     pub candidates: u64,
     /// Neighbor pairs found in the last frame (identical across combinations).
@@ -133,7 +118,7 @@ impl Row {
         let mut row = Row {
             label: outcome.label().to_string(),
             strategy: s.strategy.key().to_string(),
-            kernel: s.kernel.key().to_string(),
+            kernel: s.kernel_key().to_string(),
             threads: s.threads,
             units: s.units,
             workload: s.workload.key().to_string(),
@@ -145,9 +130,13 @@ impl Row {
             cell_over_r: None,
             settle_frames: 0,
             frames: 0,
+            planned_frames: 0,
             median_ms: None,
             min_ms: None,
             max_ms: None,
+            round_min_ms: None,
+            round_max_ms: None,
+            rounds: Vec::new(),
             candidates: 0,
             neighbors: 0,
             candidates_per_neighbor: None,
@@ -180,9 +169,13 @@ impl Row {
                 row.cell_over_r = m.cell_over_r();
                 row.settle_frames = m.settle;
                 row.frames = m.frames;
+                row.planned_frames = m.planned_frames;
                 row.median_ms = Some(PhaseMs::of(&m.ms, |s| s.median));
-                row.min_ms = Some(PhaseMs::of(&m.ms, |s| s.min));
-                row.max_ms = Some(PhaseMs::of(&m.ms, |s| s.max));
+                row.min_ms = Some(PhaseMs::of(&m.frame_ms, |s| s.min));
+                row.max_ms = Some(PhaseMs::of(&m.frame_ms, |s| s.max));
+                row.round_min_ms = Some(PhaseMs::of(&m.ms, |s| s.min));
+                row.round_max_ms = Some(PhaseMs::of(&m.ms, |s| s.max));
+                row.rounds.clone_from(&m.rounds);
                 row.candidates = m.candidates;
                 row.neighbors = m.neighbors;
                 row.candidates_per_neighbor = Some(m.candidates_per_neighbor());

@@ -18,16 +18,19 @@ fn step_into(plan: &mut Plan, sim: &mut Simulation, settings: &Settings, dt: f32
     plan.record(frame, || working_set(sim));
 }
 
-/// Calls `on_outcome` with every outcome added since `seen` of them.
+/// Calls `on_outcome` with every outcome that became final since `seen` of
+/// them did.
 fn report(plan: &Plan, seen: &mut usize, on_outcome: &mut impl FnMut(&Outcome)) {
-    for o in &plan.outcomes()[*seen..] {
+    for o in plan.finals().skip(*seen) {
         on_outcome(o);
     }
-    *seen = plan.outcomes().len();
+    *seen = plan.finals_len();
 }
 
 /// Measures every variant of `plan` on its own new simulation (spawned from
-/// its settings), `dt` seconds per frame, calling `on_outcome` as each ends.
+/// its settings) for every visit (each round spawns again, so every round
+/// measures the same frames), `dt` seconds per frame, calling `on_outcome`
+/// as each outcome becomes final (skipped, or measured in every round).
 ///
 /// A variant the guards shortened steps [`Plan::take_fast_forward`]
 /// untimed frames with the CSR grid and the best kernel (the simulation is
@@ -38,7 +41,7 @@ fn report(plan: &Plan, seen: &mut usize, on_outcome: &mut impl FnMut(&Outcome)) 
 pub fn run_fresh(plan: &mut Plan, dt: f32, mut on_outcome: impl FnMut(&Outcome)) {
     let mut seen = 0;
     report(plan, &mut seen, &mut on_outcome);
-    while let (Some(settings), Some(k)) = (plan.current().cloned(), plan.position()) {
+    while let (Some(settings), Some(v)) = (plan.current().cloned(), plan.visit()) {
         let mut sim = Simulation::new(&settings);
         if let Some((asked, why)) = sim.pool_error() {
             let why = why.to_string();
@@ -54,7 +57,7 @@ pub fn run_fresh(plan: &mut Plan, dt: f32, mut on_outcome: impl FnMut(&Outcome))
             kernel: Kernel::best(),
             ..settings.clone()
         };
-        while plan.position() == Some(k) {
+        while plan.visit() == Some(v) {
             for _ in 0..plan.take_fast_forward() {
                 sim.step(dt, &fast);
             }
@@ -66,7 +69,7 @@ pub fn run_fresh(plan: &mut Plan, dt: f32, mut on_outcome: impl FnMut(&Outcome))
 
 /// Measures every variant of `plan` on `sim`, one after another without
 /// respawning (units move on between variants, as in the window), `dt`
-/// seconds per frame, calling `on_outcome` as each ends. A change of the
+/// seconds per frame, calling `on_outcome` as each outcome becomes final. A change of the
 /// unit count, workload, seed or world between variants respawns (as any
 /// step with such settings does).
 pub fn run_on(

@@ -62,6 +62,42 @@ pub fn median(values: &mut [f64]) -> f64 {
     Spread::of(values).median
 }
 
+/// Milliseconds per phase: one statistic of [`PhaseSpreads`], or one
+/// round's medians.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PhaseMs {
+    /// Moving units.
+    #[serde(rename = "move")]
+    pub move_: f64,
+    /// Rebuilding the index.
+    pub rebuild: f64,
+    /// All queries.
+    pub query: f64,
+    /// Applying the results.
+    pub apply: f64,
+    /// The whole step (the statistic of the per-frame sums, not the sum of
+    /// the phases' statistics).
+    pub total: f64,
+}
+
+impl PhaseMs {
+    /// One statistic (`pick`: median, min or max) of every phase of `s`.
+    pub fn of(s: &PhaseSpreads, pick: fn(&Spread) -> f64) -> PhaseMs {
+        PhaseMs {
+            move_: pick(&s.move_),
+            rebuild: pick(&s.rebuild),
+            query: pick(&s.query),
+            apply: pick(&s.apply),
+            total: pick(&s.total),
+        }
+    }
+
+    /// The five values in the order move, rebuild, query, apply, total.
+    pub fn values(&self) -> [f64; 5] {
+        [self.move_, self.rebuild, self.query, self.apply, self.total]
+    }
+}
+
 /// Names of the phases of [`PhaseSpreads`], in the order of
 /// [`PhaseSpreads::phases`].
 pub const PHASE_NAMES: [&str; 4] = ["move", "rebuild", "query", "apply"];
@@ -88,6 +124,23 @@ impl PhaseSpreads {
     /// The four phases in the order of [`PHASE_NAMES`].
     pub fn phases(&self) -> [Spread; 4] {
         [self.move_, self.rebuild, self.query, self.apply]
+    }
+
+    /// The spread of some rounds' medians, phase by phase: the median of
+    /// the round medians and their smallest and largest (all zero without
+    /// rounds). Allocates a column per phase.
+    pub fn of_rounds(rounds: &[PhaseMs]) -> PhaseSpreads {
+        let col = |k: usize| {
+            let mut v: Vec<f64> = rounds.iter().map(|r| r.values()[k]).collect();
+            Spread::of(&mut v)
+        };
+        PhaseSpreads {
+            move_: col(0),
+            rebuild: col(1),
+            query: col(2),
+            apply: col(3),
+            total: col(4),
+        }
     }
 }
 
@@ -141,6 +194,13 @@ impl PhaseColumns {
             query: Spread::of(q),
             apply: Spread::of(a),
             total: Spread::of(t),
+        }
+    }
+
+    /// Adds every frame of `other` after these.
+    pub fn append(&mut self, other: &PhaseColumns) {
+        for (c, o) in self.cols.iter_mut().zip(&other.cols) {
+            c.extend_from_slice(o);
         }
     }
 

@@ -569,7 +569,7 @@ impl CellSweep {
                         cell_size: cell,
                         ratio: cell / r,
                         query_ms: m.ms.query.median,
-                        query_range_ms: (m.ms.query.min, m.ms.query.max),
+                        query_range_ms: (m.shown().query.min, m.shown().query.max),
                         candidates_per_neighbor: m.candidates_per_neighbor(),
                         frames: m.frames,
                         clamped: self.clamped.contains(&m.settings.cell_size),

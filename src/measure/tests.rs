@@ -69,10 +69,16 @@ fn settling_frames_are_not_counted_and_the_spread_is_of_the_counted_ones() {
         index_bytes: 5,
     });
     assert_eq!((m.settle, m.frames), (2, 3));
-    let q = m.ms.query;
+    let q = m.frame_ms.query;
     assert_eq!((q.median, q.min, q.max), (2.0, 1.0, 3.0));
-    assert_eq!(m.ms.total, q, "all of each step is query here");
-    assert_eq!(m.ms.move_, Spread::default());
+    assert_eq!(m.frame_ms.total, q, "all of each step is query here");
+    assert_eq!(m.frame_ms.move_, Spread::default());
+    // One round: its median is the measurement's, with no spread.
+    assert_eq!(m.rounds.len(), 1);
+    assert_eq!(m.rounds[0].median_ms.query, 2.0);
+    assert_eq!((m.ms.query.median, m.ms.query.min, m.ms.query.max), (2.0, 2.0, 2.0));
+    assert_eq!(m.shown(), &m.frame_ms, "one round shows the frames' spread");
+    assert!(!m.is_cut());
     // Counters of the last counted frame.
     assert_eq!((m.candidates, m.neighbors), (150, 50));
     assert_eq!(m.candidates_per_neighbor(), 3.0);
@@ -319,5 +325,116 @@ fn a_run_on_one_simulation_measures_each_variants_settings() {
         assert!(x.neighbors > 0);
         assert_eq!(x.threads, 1);
         assert!(x.ms.total.min <= x.ms.total.median && x.ms.total.median <= x.ms.total.max);
+    }
+}
+
+/// Rounds visit the variants in turn (A B A B A B), merge each variant's
+/// rounds in order, and make an outcome final only after its last round.
+#[test]
+fn rounds_interleave_the_variants_and_merge_their_medians() {
+    let variants = vec![
+        Variant::new("a", small(Strategy::Grid)),
+        Variant::new("b", small(Strategy::SortedGrid)),
+    ];
+    let mut plan = Plan::new(variants, Spec::new(1, 2), Guards::NONE).with_rounds(3);
+    assert_eq!(plan.rounds(), 3);
+    let mut order = Vec::new();
+    let mut visits = Vec::new();
+    let mut t = 0.0;
+    while let Some(s) = plan.current() {
+        let k = plan.position().unwrap();
+        if order.last() != Some(&(plan.round(), k)) {
+            order.push((plan.round(), k));
+            visits.push(plan.visit().unwrap());
+        }
+        // Each frame slower than the last: the rounds' medians rise.
+        t += 1.0;
+        let ms = if s.strategy == Strategy::Grid { t } else { 100.0 + t };
+        plan.record(frame(&step(ms, 10, 5, 1)), WorkingSet::default);
+        if plan.round() < 2 {
+            assert_eq!(plan.finals_len(), 0, "nothing final before the last round");
+        }
+    }
+    assert_eq!(order, [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]);
+    visits.dedup();
+    assert_eq!(visits.len(), 6, "every visit is a new one");
+    let finals: Vec<_> = plan.finals().map(Outcome::label).collect();
+    assert_eq!(finals, ["a", "b"]);
+    let m: Vec<_> = plan.measurements().collect();
+    // a's frames: 1 2 3 | 7 8 9 | 13 14 15 (each round settles one frame).
+    let a: Vec<f64> = m[0].rounds.iter().map(|r| r.median_ms.query).collect();
+    assert_eq!(a, [2.5, 8.5, 14.5]);
+    assert_eq!(
+        (m[0].ms.query.median, m[0].ms.query.min, m[0].ms.query.max),
+        (8.5, 2.5, 14.5)
+    );
+    assert_eq!(m[0].frame_ms.query.min, 2.0, "the fastest counted frame");
+    assert_eq!(m[0].frame_ms.query.max, 15.0);
+    assert_eq!(m[0].frames, 2, "frames per round");
+    assert_eq!(m[0].shown(), &m[0].ms);
+    assert_eq!(m[1].rounds.len(), 3);
+    assert!(m[1].ms.query.min > m[0].ms.query.max);
+}
+
+/// A variant the guards skip in the first round is not visited again; one
+/// they shorten keeps its frames (and fast-forward) in every round, and
+/// every output can say so.
+#[test]
+fn the_first_rounds_guards_hold_for_every_round() {
+    let variants = vec![
+        Variant::new("naive", small(Strategy::Naive)),
+        Variant::new("slow", small(Strategy::Grid)),
+        Variant::new("fine", small(Strategy::SortedGrid)),
+    ];
+    let mut plan = Plan::new(variants, Spec::new(2, 6), GUARDS)
+        .with_predictor(naive_takes(2.5))
+        .with_rounds(2);
+    assert_eq!(plan.position(), Some(1), "naive skipped before any step");
+    assert_eq!(plan.finals_len(), 1);
+    // The slow variant's first frame: 300 ms, so 2 counted frames.
+    plan.record(frame(&step(300.0, 1, 1, 1)), WorkingSet::default);
+    assert_eq!(plan.take_fast_forward(), 8 - 3);
+    let mut forwards = Vec::new();
+    while let Some(s) = plan.current() {
+        let ms = if s.strategy == Strategy::Grid { 250.0 } else { 2.0 };
+        let ff = plan.take_fast_forward();
+        if ff > 0 {
+            forwards.push((plan.round(), ff));
+        }
+        plan.record(frame(&step(ms, 1, 1, 1)), WorkingSet::default);
+    }
+    assert_eq!(forwards, [(1, 5)], "the second round fast-forwards too");
+    let m: Vec<_> = plan.measurements().collect();
+    assert_eq!(m.len(), 2);
+    assert_eq!((m[0].frames, m[0].planned_frames, m[0].rounds.len()), (2, 6, 2));
+    assert!(m[0].is_cut());
+    assert_eq!(
+        m[0].cut_note().as_deref(),
+        Some("2 of 6 frames per round: its first frame took 300 ms (above 100 ms)")
+    );
+    assert_eq!((m[1].frames, m[1].rounds.len()), (6, 2));
+    assert!(!m[1].is_cut());
+}
+
+/// Headless rounds spawn every visit anew, so every round measures the
+/// same frames: the same neighbors in each.
+#[test]
+fn fresh_rounds_measure_the_same_frames() {
+    let mut plan = Plan::new(
+        vec![
+            Variant::new("grid", small(Strategy::Grid)),
+            Variant::new("sorted", small(Strategy::SortedGrid)),
+        ],
+        Spec::new(1, 2),
+        Guards::NONE,
+    )
+    .with_rounds(3);
+    let mut seen = Vec::new();
+    run_fresh(&mut plan, 1.0 / 60.0, |o| seen.push(o.label().to_string()));
+    assert_eq!(seen, ["grid", "sorted"]);
+    for m in plan.measurements() {
+        assert_eq!(m.rounds.len(), 3);
+        let n: Vec<u64> = m.rounds.iter().map(|r| r.neighbors).collect();
+        assert!(n.iter().all(|&x| x == n[0] && x > 0), "{n:?}");
     }
 }

@@ -86,6 +86,29 @@ impl Settings {
         }
     }
 
+    /// True when the query runs the distance-test kernel: always for
+    /// SortedGrid; for Naive only through a layout with dense position
+    /// arrays (SoA, hot/cold), which its scan hands to the kernel; never for
+    /// Grid, which reads each candidate through the layout with the scalar
+    /// test. Where it is false the kernel setting changes nothing.
+    pub fn uses_kernel(&self) -> bool {
+        match self.strategy {
+            Strategy::SortedGrid => true,
+            Strategy::Naive => matches!(self.layout, Layout::Soa | Layout::HotCold),
+            Strategy::Grid => false,
+        }
+    }
+
+    /// The kernel's key (`scalar`, `avx2`, ...) where the query runs one,
+    /// `none` where it does not ([`Settings::uses_kernel`]).
+    pub fn kernel_key(&self) -> &'static str {
+        if self.uses_kernel() {
+            self.kernel.key()
+        } else {
+            "none"
+        }
+    }
+
     /// What a spawn depends on: unit count, workload, seed and world edge
     /// (its bits). Two settings with the same key spawn the same units.
     pub fn spawn_key(&self) -> SpawnKey {
