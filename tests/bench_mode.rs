@@ -156,10 +156,7 @@ fn cell_size_is_reported_in_json_and_markdown() {
         keys,
         [("naive", None), ("grid", Some(5.0)), ("grid", Some(20.0))]
     );
-    assert!(
-        lines[2].contains("grid none x1, cell 20.00"),
-        "{lines:#?}"
-    );
+    assert!(lines[2].contains("grid none x1, cell 20.00"), "{lines:#?}");
     let md = to_markdown(&rows);
     assert!(md.contains("| threads | cell | move ms |"), "{md}");
     assert!(
@@ -187,7 +184,10 @@ fn strategies_without_a_kernel_are_measured_once_per_setting() {
         warmup: 0,
         strategies: vec![Strategy::Naive, Strategy::Grid],
         kernels: Kernel::native().to_vec(),
-        layouts: vec![spatial_query_lab::sim::Layout::Aos, spatial_query_lab::sim::Layout::Soa],
+        layouts: vec![
+            spatial_query_lab::sim::Layout::Aos,
+            spatial_query_lab::sim::Layout::Soa,
+        ],
         ..BenchConfig::default()
     };
     let rows = spatial_query_lab::bench::run(&cfg, |_| {});
@@ -203,7 +203,10 @@ fn strategies_without_a_kernel_are_measured_once_per_setting() {
         assert!(r.skipped.is_none(), "never skipped for a kernel: {r:?}");
     }
     let md = to_markdown(&rows);
-    assert!(md.contains("| 1000 | resident | aos | fused | grid | – | 1 |"), "{md}");
+    assert!(
+        md.contains("| 1000 | resident | aos | fused | grid | – | 1 |"),
+        "{md}"
+    );
 }
 
 /// With rounds every row keeps each round's medians, its time is the
@@ -228,10 +231,17 @@ fn rounds_make_the_speedups_verdicts() {
         let hi = r.round_max_ms.unwrap().total;
         assert!(lo <= r.ms().total && r.ms().total <= hi);
         let n: Vec<u64> = r.rounds.iter().map(|x| x.neighbors).collect();
-        assert!(n.iter().all(|&x| x == r.neighbors), "same frames every round");
+        assert!(
+            n.iter().all(|&x| x == r.neighbors),
+            "same frames every round"
+        );
     }
     let json = serde_json::to_value(&rows).unwrap();
-    assert_eq!(json[1]["rounds"].as_array().map(Vec::len), Some(3), "{json}");
+    assert_eq!(
+        json[1]["rounds"].as_array().map(Vec::len),
+        Some(3),
+        "{json}"
+    );
     let md = to_markdown(&rows);
     let line = md.lines().find(|l| l.contains("| sorted-grid |")).unwrap();
     let verdict = ["faster (", "slower (", "beyond this machine's noise ("];

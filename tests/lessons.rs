@@ -5,7 +5,7 @@
 
 use spatial_query_lab::lesson::run::run_all;
 use spatial_query_lab::lesson::text::{
-    kind, llc_text, number_text, ratio_text, Kind, Piece, Value, METRICS,
+    llc_text, number_text, ratio_text, Kind, Piece, Value, METRICS,
 };
 use spatial_query_lab::lesson::{bundled, LessonOptions, LessonRun, StepResult};
 use spatial_query_lab::machine::Machine;
@@ -16,6 +16,7 @@ use spatial_query_lab::view::{NormalPrecision, VertexLayout};
 const OPTIONS: LessonOptions = LessonOptions {
     max_units: Some(2_000),
     frames: Some(2),
+    rounds: Some(3),
 };
 
 /// The value of `reference` (`step.metric`, `metric` of step `this`, or a
@@ -25,6 +26,8 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
     match reference {
         "machine.cores" => return Some(Machine::current().cores as f64),
         "lesson.units" => return run.unit_choice().map(|c| c.units as f64),
+        "lesson.rounds" => return Some(run.rounds() as f64),
+        "lesson.frames" => return Some(run.spec().frames as f64),
         _ => {}
     }
     let (k, metric) = match reference.split_once('.') {
@@ -57,6 +60,17 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
                 .find(|p| (p.ratio - 1.0).abs() < 1e-3)
                 .map(|p| p.candidates_per_neighbor),
             "cpn_at_max" => pts.last().map(|p| p.candidates_per_neighbor),
+            "cpn_peak" => pts
+                .iter()
+                .map(|p| p.candidates_per_neighbor)
+                .max_by(f64::total_cmp),
+            "cpn_peak_at" => pts
+                .iter()
+                .max_by(|a, b| {
+                    a.candidates_per_neighbor
+                        .total_cmp(&b.candidates_per_neighbor)
+                })
+                .map(|p| p.ratio as f64),
             _ => None,
         };
     }
@@ -93,11 +107,34 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
     })
 }
 
+/// The value of `reference` in each round, from the run's rows (times: the
+/// rows' `rounds`; everything else one exact value), and whether exact.
+fn expected_rounds(run: &LessonRun, this: usize, reference: &str) -> Option<(Vec<f64>, bool)> {
+    let reference = reference.trim();
+    let (k, metric) = match reference.split_once('.') {
+        Some((id, m)) => (run.lesson().steps.iter().position(|s| s.id == id)?, m),
+        None => (this, reference),
+    };
+    let pick: fn(&spatial_query_lab::measure::spread::PhaseMs) -> f64 = match metric {
+        "query_ms" => |p| p.query,
+        "total_ms" => |p| p.total,
+        "move_ms" => |p| p.move_,
+        "rebuild_ms" => |p| p.rebuild,
+        "apply_ms" => |p| p.apply,
+        _ => return expected(run, this, reference).map(|v| (vec![v], true)),
+    };
+    let row = Row::of(&run.result(k)?.outcome()?);
+    Some((
+        row.rounds.iter().map(|r| pick(&r.median_ms)).collect(),
+        false,
+    ))
+}
+
 /// The kind of a reference's metric (globals: their own).
 fn kind_of(run: &LessonRun, reference: &str) -> Kind {
     let name = reference.rsplit('.').next().unwrap().trim();
     match reference.trim() {
-        "machine.cores" | "lesson.units" => return Kind::Count,
+        "machine.cores" | "lesson.units" | "lesson.rounds" | "lesson.frames" => return Kind::Count,
         _ => {}
     }
     let _ = run;
@@ -154,10 +191,27 @@ fn check(run: &LessonRun, this: usize, pieces: &[Piece], what: &str) -> usize {
                     "{what}: {{{expr}}} shown as not run but the rows have it"
                 );
             }
+            Value::Verdict(v) => {
+                let args = expr
+                    .strip_prefix("verdict(")
+                    .and_then(|r| r.strip_suffix(')'))
+                    .unwrap_or_else(|| panic!("{what}: {{{expr}}} is not a verdict"));
+                let (a, b) = args.split_once(',').expect("two references");
+                let (ra, ea) = expected_rounds(run, this, a).expect("first side");
+                let (rb, eb) = expected_rounds(run, this, b).expect("second side");
+                let j = spatial_query_lab::measure::verdict::judge(&ra, &rb, ea && eb)
+                    .unwrap_or_else(|| panic!("{what}: {{{expr}}} cannot be judged"));
+                assert_eq!(v.verdict, j.verdict, "{what}: {{{expr}}}");
+                assert!(
+                    (v.ratio - j.ratio).abs() <= 1e-9 * j.ratio,
+                    "{what}: {{{expr}}}"
+                );
+                assert_eq!(v.rounds, (ra.len(), rb.len()), "{what}: {{{expr}}}");
+                numbers += 1;
+            }
             Value::Pending => unreachable!(),
         }
     }
-    let _ = kind;
     numbers
 }
 
@@ -189,6 +243,7 @@ fn every_bundled_lesson_measures_its_steps_and_quotes_its_rows() {
                 (Outcome::Skipped(sk), Some(why)) => assert_eq!(sk.why, why, "{what}"),
                 (Outcome::Measured(m), None) => {
                     assert_eq!(m.frames, 2, "{what}");
+                    assert_eq!(m.rounds.len(), 3, "{what}: every round kept");
                     if !run.step(k).sweep {
                         assert_eq!(m.settings.cell_size, want.cell_size, "{what}");
                     }

@@ -565,7 +565,7 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
 
     // Done: the fastest is named and "Use best" asks for it.
     let done = sweep_after(None);
-    let best = done.best().unwrap();
+    let best = done.best().unwrap().clone();
     let mut h = harness(FrameStats {
         sweep: Some(done),
         ..stats_with_grid()

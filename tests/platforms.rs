@@ -242,7 +242,11 @@ fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
             scalar, simd,
             "{strategy}: Scalar and SIMD128 neighbor totals"
         );
-        assert_eq!(grid["neighbors"].as_u64(), Some(scalar), "grid and {strategy}");
+        assert_eq!(
+            grid["neighbors"].as_u64(),
+            Some(scalar),
+            "grid and {strategy}"
+        );
     }
 
     // 3. The scalar kernel stays scalar: no f32x4 instruction (the distance

@@ -6,8 +6,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use spatial_query_lab::format::thousands;
-use spatial_query_lab::lesson::run::measure_step;
+use spatial_query_lab::lesson::run::measure_all;
 use spatial_query_lab::lesson::text::plain;
 use spatial_query_lab::lesson::{bundled, export, LessonOptions, LessonRun};
 use spatial_query_lab::machine::Machine;
@@ -37,45 +36,52 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
     let options = LessonOptions {
         max_units: a.max_units,
         frames: a.frames,
+        rounds: a.rounds,
     };
     let mut run = LessonRun::new(lesson, options);
     if let Some(c) = run.unit_choice() {
         let _ = writeln!(std::io::stderr(), "lesson: {}", c.why);
     }
+    let _ = writeln!(
+        std::io::stderr(),
+        "lesson: {} step(s) in {} interleaved round(s) of {} counted frame(s) each, every visit on a fresh simulation{}",
+        run.len(),
+        run.rounds(),
+        run.spec().frames,
+        if run.row_steps().len() < run.len() {
+            "; sweep steps measure 13 cell sizes the same way"
+        } else {
+            ""
+        }
+    );
+    let mut last = None;
+    measure_all(&mut run, |done, now| {
+        // One line per visit, not per frame.
+        if now != last {
+            if let Some(what) = &now {
+                let _ = writeln!(std::io::stderr(), "  {:3.0}% {what}", done * 100.0);
+            }
+            last = now;
+        }
+    });
     let md = a.format == TableFormat::Md;
     if md {
         print!("{}", export::markdown_head(&run, machine));
     }
-    let n = run.len();
-    for k in 0..n {
-        let s = run.settings(k);
-        let _ = writeln!(
-            std::io::stderr(),
-            "  step {}/{n} {}: measuring {} units{}...",
-            k + 1,
-            run.step(k).id,
-            thousands(s.units as u64),
-            if run.step(k).sweep {
-                " over 13 cell sizes"
-            } else {
-                ""
-            }
-        );
-        measure_step(&mut run, k);
-        let run = &run;
+    for k in 0..run.len() {
         let step = run.step(k);
         if md {
-            print!("{}", export::markdown_step(run, k));
-            let _ = std::io::stdout().flush();
+            print!("{}", export::markdown_step(&run, k));
         } else {
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.text(k)));
         }
         let _ = writeln!(
             std::io::stderr(),
-            "  step {}/{n} {}: {}",
+            "  step {}/{} {}: {}",
             k + 1,
+            run.len(),
             step.id,
-            export::skipped(run, k)
+            export::skipped(&run, k)
                 .map_or_else(|| "measured".to_string(), |w| format!("not measured: {w}"))
         );
     }

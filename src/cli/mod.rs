@@ -61,9 +61,12 @@ pub(crate) struct LessonArgs {
     /// Cap every step's unit count (1 to 1,000,000), for a quick run.
     #[arg(long = "max-units", value_name = "N", value_parser = parse_units)]
     pub(crate) max_units: Option<usize>,
-    /// Counted frames per step instead of the lesson's (1 to 1,000).
+    /// Counted frames per step and round instead of the lesson's (1 to 1,000).
     #[arg(long, value_name = "N", value_parser = parse_lesson_frames)]
     pub(crate) frames: Option<usize>,
+    /// Rounds instead of the lesson's (1 to 50; default 5): every step once per round, the steps in turn, so each comparison its texts state is a verdict from interleaved rounds (--repeats is the same flag).
+    #[arg(long, alias = "repeats", value_name = "R", value_parser = parse_rounds)]
+    pub(crate) rounds: Option<usize>,
 }
 
 /// Output format of a table with texts.

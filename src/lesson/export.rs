@@ -8,6 +8,7 @@ use super::text::plain;
 use super::{LessonRun, StepResult};
 use crate::machine::Machine;
 use crate::measure::compare::SweepCurve;
+use crate::measure::verdict::Verdict;
 use crate::measure::{Outcome, Row};
 
 /// The heading of the Markdown document: title, summary, machine.
@@ -70,10 +71,13 @@ pub fn skipped(run: &LessonRun, k: usize) -> Option<String> {
     }
 }
 
-/// The lesson as JSON: name, title, the machine, the unit choice, each
-/// step's id, title, filled text and index into `rows`, the conclusion,
-/// `rows` ([`Row`], `bench`'s keys; a sweep step's fastest cell size; a
-/// step that could not run as a skipped row) and the sweep curves.
+/// The lesson as JSON: name, title, the machine, the unit choice, the
+/// rounds, each step's id, title, filled text and index into `rows`, the
+/// conclusion, `rows` ([`Row`], `bench`'s keys, each with its `rounds`; a
+/// sweep step's fastest cell size; a step that could not run as a skipped
+/// row), the sweep curves, and `verdicts`: one entry per comparison the
+/// texts state ([`LessonRun::verdicts`]: `a`, `b`, `metric`, `ratio`, `low`,
+/// `high`, `verdict` as `a-faster`, `b-faster` or `within-noise`).
 ///
 /// # Errors
 /// If serde_json cannot encode a value (not expected).
@@ -92,10 +96,13 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         machine: &'a Machine,
         units_chosen: Option<usize>,
         units_why: Option<&'a str>,
+        rounds: usize,
+        frames_per_round: usize,
         steps: Vec<StepDoc>,
         conclusion: String,
         rows: Vec<Row>,
         sweeps: Vec<SweepCurve>,
+        verdicts: Vec<Verdict>,
     }
     let mut rows = Vec::new();
     let mut steps = Vec::new();
@@ -120,10 +127,13 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         machine: Machine::current(),
         units_chosen: run.unit_choice().map(|c| c.units),
         units_why: run.unit_choice().map(|c| c.why.as_str()),
+        rounds: run.rounds(),
+        frames_per_round: run.spec().frames,
         steps,
         conclusion: plain(&run.conclusion()),
         rows,
         sweeps: run.comparison().curves().to_vec(),
+        verdicts: run.verdicts(),
     };
     serde_json::to_string_pretty(&doc)
         .map_err(|e| format!("could not encode the lesson as JSON: {e}"))

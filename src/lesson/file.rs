@@ -4,10 +4,12 @@
 //! name = "algorithms"                      # optional: the file's stem
 //! title = "Naive, grid, sorted grid"
 //! summary = "Why a grid answers 'who is near me?' with far less work."
-//! frames = 8                               # counted frames per step (1 to 1000)
-//! settle = 2                               # settling frames per step (0 to 100)
+//! frames = 8                               # counted frames per step and round (1 to 1000)
+//! settle = 2                               # settling frames per step and round (0 to 100)
+//! rounds = 5                               # rounds, the steps in turn (1 to 50)
 //! units_from_cache = 4.0                   # optional (0.1 to 64): see `super::units`
-//! conclusion = "Grid: {naive.query_ms / grid.query_ms}x less query time."
+//! max_units = 150000                       # optional: the most units that choice gives
+//! conclusion = "Grid against Naive: {verdict(grid.query_ms, naive.query_ms)}."
 //!
 //! [settings]                               # every step starts from these
 //! units = 10000                            # (the fields of a scenario file)
@@ -23,6 +25,8 @@
 //!                                          # where the step cannot run (a kernel
 //!                                          # this CPU lacks)
 //! text = "Naive tested {naive.candidates_per_unit} candidates per unit."
+//! # placeholders: {METRIC}, {STEP.METRIC}, {A / B}, {verdict(A, B)},
+//! # {if A < B}...{elif A > B}...{else}...{end} (see `super::text`)
 //! ```
 //!
 //! Validated like scenarios ([`crate::scenario`]): the first problem is
@@ -38,7 +42,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::text::Template;
-use super::{Lesson, Step, DEFAULT_FRAMES, DEFAULT_SETTLE};
+use super::{Lesson, Step, DEFAULT_FRAMES, DEFAULT_ROUNDS, DEFAULT_SETTLE};
 use crate::measure::Spec;
 use crate::scenario::{
     de_error, line_of, one_line_error, read_toml_file, Raw, Scenario, ScenarioError,
@@ -54,13 +58,15 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 pub const MAX_STEPS: usize = 64;
 
 /// The lesson's own fields and what each takes, for messages.
-const FIELDS: [(&str, &str); 14] = [
+const FIELDS: [(&str, &str); 16] = [
     ("title", "text in quotes"),
     ("summary", "text in quotes"),
     ("conclusion", "text in quotes"),
     ("frames", "a whole number from 1 to 1000"),
     ("settle", "a whole number from 0 to 100"),
+    ("rounds", "a whole number from 1 to 50"),
     ("units_from_cache", "a number from 0.1 to 64"),
+    ("max_units", "a whole number from 10000 to 1000000"),
     ("steps", "a list of [[steps]] tables"),
     ("id", "text in quotes: letters, digits, '_' and '-'"),
     ("text", "text in quotes"),
@@ -80,7 +86,9 @@ struct RawLesson {
     conclusion: Option<Spanned<String>>,
     frames: Option<Spanned<i64>>,
     settle: Option<Spanned<i64>>,
+    rounds: Option<Spanned<i64>>,
     units_from_cache: Option<Spanned<f64>>,
+    max_units: Option<Spanned<i64>>,
     settings: Option<Raw>,
     steps: Spanned<Vec<Spanned<RawStep>>>,
 }
@@ -137,6 +145,11 @@ impl Lesson {
         };
         let frames = int("frames", &raw.frames, 1, 1000, DEFAULT_FRAMES)?;
         let settle = int("settle", &raw.settle, 0, 100, DEFAULT_SETTLE)?;
+        let rounds = int("rounds", &raw.rounds, 1, 50, DEFAULT_ROUNDS)?;
+        let units_cap = match &raw.max_units {
+            None => None,
+            Some(_) => Some(int("max_units", &raw.max_units, 10_000, 1_000_000, 0)?),
+        };
         let units_from_cache = match &raw.units_from_cache {
             None => None,
             Some(v) if (0.1..=64.0).contains(v.get_ref()) => Some(*v.get_ref()),
@@ -232,7 +245,9 @@ impl Lesson {
             file: file.to_string(),
             settings,
             units_from_cache,
+            units_cap,
             spec: Spec::new(settle, frames),
+            rounds,
             steps,
             conclusion,
         })

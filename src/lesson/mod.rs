@@ -11,6 +11,7 @@
 //! simulation; `spatial-query-lab lesson` runs it headless ([`run`]).
 
 pub mod bundled;
+pub mod claims;
 pub mod export;
 pub mod file;
 pub mod run;
@@ -19,7 +20,9 @@ pub mod text;
 pub mod units;
 
 use crate::measure::compare::Comparison;
+use crate::measure::run::Task;
 use crate::measure::sweep::CellSweep;
+use crate::measure::verdict::Verdict;
 use crate::measure::{Outcome, Plan, Spec, Variant};
 use crate::scenario::{Scenario, ScenarioView};
 use crate::sim::budget::Budget;
@@ -34,6 +37,10 @@ pub use units::UnitChoice;
 pub const DEFAULT_SETTLE: usize = 2;
 /// Counted frames of a step unless the lesson says otherwise.
 pub const DEFAULT_FRAMES: usize = 8;
+/// Rounds of a lesson's measurement unless the lesson says otherwise: every
+/// step once per round, the steps in turn ([`LessonRun::plan`]); with 5
+/// rounds two equal steps come out separated by chance 0.8% of the time.
+pub const DEFAULT_ROUNDS: usize = 5;
 
 /// One step of a lesson.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,8 +85,13 @@ pub struct Lesson {
     /// Choose the unit count so that the AoS working set is this many
     /// times the last-level cache ([`units`]); `None` keeps the lesson's.
     pub units_from_cache: Option<f64>,
-    /// Settling and counted frames of every step.
+    /// The most units that choice may give (the file's `max_units`), so
+    /// that every step stays short on a machine with a large cache.
+    pub units_cap: Option<usize>,
+    /// Settling and counted frames of every step (per round).
     pub spec: Spec,
+    /// Rounds of the measurement (at least 1; [`DEFAULT_ROUNDS`]).
+    pub rounds: usize,
     /// The steps, in order (at least one).
     pub steps: Vec<Step>,
     /// Closing text shown with the chart, with placeholders.
@@ -116,13 +128,16 @@ impl StepResult {
 }
 
 /// Limits a caller puts on a run (the tests and quick demos): at most
-/// `max_units` units per step, `frames` counted frames per step.
+/// `max_units` units per step, `frames` counted frames per step and round,
+/// `rounds` rounds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LessonOptions {
     /// Cap on every step's unit count.
     pub max_units: Option<usize>,
-    /// Counted frames per step instead of the lesson's.
+    /// Counted frames per step and round instead of the lesson's.
     pub frames: Option<usize>,
+    /// Rounds instead of the lesson's.
+    pub rounds: Option<usize>,
 }
 
 /// One pass through a lesson: its steps' settings and what each measured.
@@ -142,12 +157,18 @@ impl LessonRun {
         let units = lesson.units_from_cache.map(|factor| {
             let mut base = Settings::default();
             lesson.settings.apply(&mut base);
-            units::choose(
-                factor,
-                &base,
-                crate::machine::Machine::current(),
-                options.max_units,
-            )
+            let caps = [
+                options.max_units.map(|u| units::Cap {
+                    units: u,
+                    what: "the cap asked for",
+                }),
+                lesson.units_cap.map(|u| units::Cap {
+                    units: u,
+                    what: "the lesson's cap, which keeps each step short",
+                }),
+            ];
+            let cap = caps.into_iter().flatten().min_by_key(|c| c.units);
+            units::choose(factor, &base, crate::machine::Machine::current(), cap)
         });
         LessonRun {
             results: vec![None; lesson.steps.len()],
@@ -233,25 +254,47 @@ impl LessonRun {
             .then(|| format!("this CPU cannot run {}", s.kernel.name()))
     }
 
-    /// The plan measuring step `k` (one variant labeled with the step's
-    /// title; marked skipped when [`LessonRun::cannot_run`]) with the
-    /// compare panel's guards and `bench`'s naive predictor, so a naive step
-    /// whose frame would take over a minute is skipped with the estimate,
-    /// not run for hours. Not for sweep steps ([`LessonRun::sweep`]).
-    pub fn plan(&self, k: usize) -> Plan {
-        let s = self.settings(k);
-        let mut v = Variant::new(self.lesson.steps[k].title.clone(), s.clone());
-        v.skip = self.cannot_run(k);
+    /// Rounds of the measurement (the caller's if set).
+    pub fn rounds(&self) -> usize {
+        self.options.rounds.unwrap_or(self.lesson.rounds).max(1)
+    }
+
+    /// The steps measured as rows (not sweeps), in order.
+    pub fn row_steps(&self) -> Vec<usize> {
+        (0..self.len())
+            .filter(|&k| !self.lesson.steps[k].sweep)
+            .collect()
+    }
+
+    /// The plan measuring every row step ([`LessonRun::row_steps`], one
+    /// variant each, labeled with the step's title; marked skipped when
+    /// [`LessonRun::cannot_run`]) in [`LessonRun::rounds`] rounds that visit
+    /// the steps in turn, so that every comparison between them rests on
+    /// interleaved rounds; with the compare panel's guards and `bench`'s
+    /// naive predictor, so a naive step whose frame would take over a minute
+    /// is skipped with the estimate, not run for hours.
+    pub fn plan(&self) -> Plan {
+        let variants: Vec<Variant> = self
+            .row_steps()
+            .into_iter()
+            .map(|k| {
+                let mut v = Variant::new(self.lesson.steps[k].title.clone(), self.settings(k));
+                v.skip = self.cannot_run(k);
+                v
+            })
+            .collect();
+        let base = self.settings(0);
         Plan::new(
-            vec![v],
+            variants,
             self.spec(),
             crate::measure::compare::MEASURE_GUARDS,
         )
-        .with_predictor(crate::bench::naive_predictor(s.seed, s.workload))
+        .with_predictor(crate::bench::naive_predictor(base.seed, base.workload))
+        .with_rounds(self.rounds())
     }
 
     /// The cell-size sweep of step `k` (the standard ratios, the step's
-    /// frames, the engine's default budget), if it is a sweep step.
+    /// frames and rounds, the engine's default budget), if it is a sweep step.
     pub fn sweep(&self, k: usize) -> Option<CellSweep> {
         self.lesson.steps[k].sweep.then(|| {
             CellSweep::new(
@@ -260,7 +303,64 @@ impl LessonRun {
                 self.spec().frames,
                 &Budget::default(),
             )
+            .with_rounds(self.rounds())
         })
+    }
+
+    /// What measures the whole lesson, in order: the plan of its row steps
+    /// (when it has any), then each sweep step's sweep. [`LessonRun::record_tasks`]
+    /// takes them back.
+    pub fn tasks(&self) -> Vec<Task> {
+        let mut out = Vec::new();
+        if !self.row_steps().is_empty() {
+            out.push(Task::Plan(self.plan()));
+        }
+        out.extend((0..self.len()).filter_map(|k| self.sweep(k).map(Task::Sweep)));
+        out
+    }
+
+    /// Keeps what [`LessonRun::tasks`]' measurements found: each row step's
+    /// outcome (all its rounds) and each sweep step's sweep. A task not done
+    /// (stopped) leaves its steps pending.
+    pub fn record_tasks(&mut self, tasks: &[Task]) {
+        let rows = self.row_steps();
+        let sweeps: Vec<usize> = (0..self.len())
+            .filter(|&k| self.lesson.steps[k].sweep)
+            .collect();
+        let mut sweeps = sweeps.into_iter();
+        for t in tasks {
+            match t {
+                Task::Plan(p) if p.is_done() && p.stopped().is_none() => {
+                    for (v, &k) in rows.iter().enumerate() {
+                        if let Some(o) = p.outcome_of(v) {
+                            self.record(k, StepResult::Row(o.clone()));
+                        }
+                    }
+                }
+                Task::Plan(_) => {}
+                Task::Sweep(sw) => {
+                    let Some(k) = sweeps.next() else { continue };
+                    if sw.is_done() {
+                        self.record(k, StepResult::Sweep(Box::new(sw.clone())));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every comparison the lesson's texts and conclusion state, judged from
+    /// the results so far (see [`text::Template::verdicts`]), repeats dropped.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let cx = text::Context::of(self);
+        let mut out = Vec::new();
+        for (k, step) in self.lesson.steps.iter().enumerate() {
+            if step.absent.is_some() && self.cannot_run(k).is_some() {
+                continue;
+            }
+            step.text.verdicts(&cx, &mut out);
+        }
+        self.lesson.conclusion.verdicts(&cx, &mut out);
+        out
     }
 
     /// Keeps what step `k` measured (replacing an earlier result).

@@ -1,56 +1,30 @@
-//! A lesson run headless (`spatial-query-lab lesson`, the tests): each step
-//! measured on its own fresh simulation through the measurement engine, as
-//! `bench` measures; a sweep step steps one simulation through the sweep's
-//! cell sizes, as the window does.
+//! A lesson run headless (`spatial-query-lab lesson`, the tests): the row
+//! steps measured together in interleaved rounds, each visit on a fresh
+//! simulation, then each sweep step's sweep, through the measurement
+//! engine's [`Job`] (the window runs the same job on a worker thread).
 
-use super::{LessonRun, StepResult};
-use crate::alloc_count;
-use crate::measure::run::run_fresh;
-use crate::measure::FrameRecord;
-use crate::sim::memory::working_set;
-use crate::sim::{Settings, Simulation};
+use super::LessonRun;
+use crate::measure::run::Job;
 
 /// Seconds per simulated frame of a headless run.
 pub const DT: f32 = 1.0 / 60.0;
 
-/// Measures step `k` of `run` headless and keeps its result. Allocates a
-/// simulation (freed after).
-pub fn measure_step(run: &mut LessonRun, k: usize) {
-    let result = match run.sweep(k) {
-        Some(mut sw) => {
-            let base = run.settings(k);
-            let mut sim = Simulation::new(&base);
-            while let Some(cell) = sw.cell_size() {
-                let s = Settings {
-                    cell_size: cell,
-                    cell_follows_radius: false,
-                    ..base.clone()
-                };
-                let before = alloc_count::allocations();
-                let st = sim.step(DT, &s);
-                let allocations = alloc_count::allocations() - before;
-                let frame = FrameRecord::headless(&st, sim.len(), sim.result_bytes(), allocations);
-                sw.record(frame, || working_set(&sim));
-            }
-            StepResult::Sweep(Box::new(sw))
-        }
-        None => {
-            let mut plan = run.plan(k);
-            run_fresh(&mut plan, DT, |_| {});
-            match plan.outcomes().first() {
-                Some(o) => StepResult::Row(o.clone()),
-                None => return,
-            }
-        }
-    };
-    run.record(k, result);
+/// Measures every step of `run` headless ([`LessonRun::tasks`]) and keeps
+/// the results, calling `progress(fraction done, what is measured now)`
+/// every frame. Allocates a simulation per visit.
+pub fn measure_all(run: &mut LessonRun, mut progress: impl FnMut(f64, Option<String>)) {
+    let mut job = Job::new(run.tasks(), DT, false);
+    while job.step() {
+        progress(job.progress(), job.now());
+    }
+    run.record_tasks(&job.into_tasks());
 }
 
-/// Measures every step of `run` in order, calling `on_step(k, run)` after
-/// each (to print its text as soon as its numbers exist).
+/// Measures every step of `run` ([`measure_all`]), then calls `on_step(k,
+/// run)` for each step in order (to print its text with its numbers).
 pub fn run_all(run: &mut LessonRun, mut on_step: impl FnMut(usize, &LessonRun)) {
+    measure_all(run, |_, _| {});
     for k in 0..run.len() {
-        measure_step(run, k);
         on_step(k, run);
     }
 }

@@ -89,12 +89,21 @@ fn step_settings_go_over_the_lessons_and_the_cap_over_both() {
         LessonOptions {
             max_units: Some(4000),
             frames: Some(2),
+            rounds: Some(3),
         },
     );
     assert_eq!(capped.settings(0).units, 3000);
     assert_eq!(capped.settings(1).units, 4000);
     assert_eq!(capped.spec(), Spec::new(DEFAULT_SETTLE, 2));
-    assert_eq!(capped.plan(1).variants()[0].settings.units, 4000);
+    assert_eq!(capped.plan().variants()[1].settings.units, 4000);
+    assert_eq!(capped.rounds(), 3);
+    assert_eq!(
+        capped.plan().rounds(),
+        3,
+        "the plan measures the run's rounds"
+    );
+    let run = LessonRun::new(parse(SMALL).unwrap(), LessonOptions::default());
+    assert_eq!(run.rounds(), DEFAULT_ROUNDS);
 }
 
 #[test]
@@ -160,9 +169,9 @@ fn a_step_that_cannot_run_says_not_run() {
     let mut run = LessonRun::new(parse(&text).unwrap(), LessonOptions::default());
     let why = run.cannot_run(0).expect("cannot run");
     assert!(why.contains(k.name()), "{why}");
-    let plan = run.plan(0);
+    let plan = run.plan();
     assert!(plan.is_done(), "skipped at once");
-    run.record(0, StepResult::Row(plan.outcomes()[0].clone()));
+    run.record_tasks(&[crate::measure::run::Task::Plan(plan.clone())]);
     assert_eq!(text::plain(&run.text(0)), format!("{} ms", text::NOT_RUN));
     assert!(matches!(
         plan.outcomes()[0],

@@ -1,35 +1,55 @@
 //! Lesson texts with placeholders filled from what the steps measured.
 //!
-//! A placeholder is `{REF}` or `{REF / REF}` (a ratio), where `REF` is
+//! A placeholder is one of
+//! - `{REF}`: a value; `{REF / REF}`: a ratio of two;
+//! - `{verdict(REF, REF)}`: what the two references' rounds say about
+//!   which is lower ([`crate::measure::verdict`]), as a phrase: "4.3x
+//!   faster (3.9–4.8x)", "1.3x slower (1.2–1.4x)", "no faster or slower
+//!   beyond this machine's noise (0.91–1.2x)" (for counts: fewer, more, the
+//!   same);
+//! - a conditional block, `{if REF < REF}…{elif REF > REF}…{else}…{end}`:
+//!   `<` holds when the rounds show the first lower than the second, `>`
+//!   when higher, `~` when neither (within noise, or too few rounds); the
+//!   first branch that holds is shown, else the `else` branch, else
+//!   nothing. Blocks nest, and hold placeholders. While a side is not
+//!   measured the block shows [`PENDING`]; where a side did not run, nothing.
+//!
+//! `REF` is
 //! - `STEP.METRIC`: a metric of the step with id `STEP` ([`METRICS`]);
 //! - `METRIC`: the same metric of the step whose text it is;
 //! - `machine.cpu`, `machine.cores`, `machine.llc` (the last-level cache:
 //!   "L3 (32 MiB)");
-//! - `lesson.units` (the count chosen from the cache) and `lesson.units_why`.
+//! - `lesson.units` (the count chosen from the cache), `lesson.units_why`,
+//!   `lesson.rounds` and `lesson.frames` (counted frames per step and round).
+//!
+//! A claim of direction ("faster", "fewer", "speedup", ...) belongs in a
+//! verdict or a conditional block, never in plain text beside a number
+//! that could contradict it ([`super::claims`] checks the bundled lessons).
 //!
 //! `{{` and `}}` are literal braces. A value not measured yet is shown as
 //! [`PENDING`]; one of a step that could not run as [`NOT_RUN`]. Numbers
 //! are formatted by their kind ([`Kind`]), a ratio with two significant
 //! digits (`58`, `3.4`).
 
+pub mod metrics;
+
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use toml::Spanned;
 
-use super::{LessonRun, StepResult};
 use crate::format::{length, size, thousands};
-use crate::machine::Machine;
-use crate::measure::{Measurement, Outcome};
+use crate::measure::verdict::{judge, Direction, Verdict, Words};
 use crate::scenario::{line_of, one_line_error, ScenarioError};
-use crate::view::{NormalPrecision, VertexLayout};
+
+pub use metrics::{
+    llc_text, metric, step_metric, Context, Ref, Rounds, Value, METRICS, NORMAL_DIRECTIONS,
+};
 
 /// Shown for a value not measured yet.
 pub const PENDING: &str = "…";
 /// Shown for a value of a step that did not run (the reason is the step's).
 pub const NOT_RUN: &str = "(not run)";
-/// Directions the normal error is taken over ([`NormalPrecision::sphere_error_deg`]).
-pub const NORMAL_DIRECTIONS: usize = 4096;
 
 /// How a metric's value is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,138 +70,44 @@ pub enum Kind {
     Words,
 }
 
-/// Every metric a placeholder may name: (name, kind, what it is). Row
-/// metrics come from the step's measurement (a sweep step's: its fastest
-/// cell size); the vertex metrics from the step's vertex layout and normal
-/// bits; the `sweep_` metrics only from a sweep step.
-pub const METRICS: [(&str, Kind, &str); 33] = [
-    ("query_ms", Kind::Ms, "median query phase, ms"),
-    ("total_ms", Kind::Ms, "median whole step, ms"),
-    ("move_ms", Kind::Ms, "median move phase, ms"),
-    ("rebuild_ms", Kind::Ms, "median index rebuild, ms"),
-    (
-        "apply_ms",
-        Kind::Ms,
-        "median apply phase (steering from the results), ms",
-    ),
-    ("query_min_ms", Kind::Ms, "fastest counted query phase, ms"),
-    ("query_max_ms", Kind::Ms, "slowest counted query phase, ms"),
-    (
-        "candidates_per_unit",
-        Kind::Mean,
-        "units run through the distance test per unit (last counted frame)",
-    ),
-    (
-        "neighbors_per_unit",
-        Kind::Mean,
-        "neighbors found per unit (last counted frame)",
-    ),
-    (
-        "candidates_per_neighbor",
-        Kind::Mean,
-        "distance tests per neighbor found",
-    ),
-    (
-        "neighbors",
-        Kind::Count,
-        "neighbor pairs found in the last counted frame",
-    ),
-    (
-        "candidates",
-        Kind::Count,
-        "distance tests in the last counted frame",
-    ),
-    ("units", Kind::Count, "unit count"),
-    ("threads", Kind::Count, "threads that ran"),
-    ("cell", Kind::Fixed2, "grid cell edge, world units"),
-    ("cell_over_r", Kind::Fixed2, "cell edge / query radius"),
-    (
-        "result_bytes",
-        Kind::Bytes,
-        "bytes of query results written in the last counted frame",
-    ),
-    (
-        "working_set",
-        Kind::Bytes,
-        "bytes the step reads: units, index, results",
-    ),
-    (
-        "working_set_fit",
-        Kind::Words,
-        "where the working set sits in this machine's caches",
-    ),
-    ("frames", Kind::Count, "counted frames"),
-    (
-        "allocations",
-        Kind::Count,
-        "heap allocations over the counted frames (not run when they could not be counted)",
-    ),
-    (
-        "deaths",
-        Kind::Count,
-        "units that died over the counted frames (battle)",
-    ),
-    (
-        "spawns",
-        Kind::Count,
-        "reinforcements spawned over the counted frames (battle)",
-    ),
-    ("strategy", Kind::Words, "strategy name"),
-    ("kernel", Kind::Words, "kernel name"),
-    ("layout", Kind::Words, "unit layout name"),
-    (
-        "bytes_per_vertex",
-        Kind::Count,
-        "bytes per vertex of the step's vertex layout",
-    ),
-    (
-        "bytes_per_instance",
-        Kind::Count,
-        "bytes per instance of the step's vertex layout",
-    ),
-    (
-        "normal_error_max",
-        Kind::Degrees,
-        "largest octahedral normal error at the step's normal bits, degrees",
-    ),
-    (
-        "normal_error_mean",
-        Kind::Degrees,
-        "mean octahedral normal error at the step's normal bits, degrees",
-    ),
-    (
-        "sweep_best_cell_over_r",
-        Kind::Fixed2,
-        "cell / r of the sweep's fastest query",
-    ),
-    (
-        "sweep_cpn_at_r",
-        Kind::Mean,
-        "distance tests per neighbor at cell = r (sweep)",
-    ),
-    (
-        "sweep_cpn_at_max",
-        Kind::Mean,
-        "distance tests per neighbor at the sweep's largest cell",
-    ),
-];
+/// How a condition compares its two references.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `<`: the first is lower (faster, fewer) beyond the noise.
+    Lower,
+    /// `>`: the first is higher beyond the noise.
+    Higher,
+    /// `~`: neither is lower beyond the noise.
+    Same,
+}
 
-/// The global references: (name, kind).
-const GLOBALS: [(&str, Kind); 5] = [
-    ("machine.cpu", Kind::Words),
-    ("machine.cores", Kind::Count),
-    ("machine.llc", Kind::Words),
-    ("lesson.units", Kind::Count),
-    ("lesson.units_why", Kind::Words),
-];
+impl Op {
+    /// True when the verdict `d` is the one this operator asks for.
+    fn holds(self, d: Direction) -> bool {
+        matches!(
+            (self, d),
+            (Op::Lower, Direction::AFaster)
+                | (Op::Higher, Direction::BFaster)
+                | (Op::Same, Direction::WithinNoise)
+        )
+    }
+}
 
-/// What a reference names.
+/// The condition of a conditional branch: `A < B`, `A > B` or `A ~ B`,
+/// where `A` may carry a factor (`A * 2 > B`: A's values doubled, so the
+/// branch holds when B is more than twice A beyond the noise).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Ref {
-    /// A metric (index into [`METRICS`]) of the step with this id.
-    Step(String, usize),
-    /// A global (index into the globals: `machine.*`, `lesson.*`).
-    Global(usize),
+pub struct Cond {
+    /// As written, trimmed.
+    pub expr: String,
+    /// The first reference.
+    pub a: Ref,
+    /// The factor on the first reference's values (1 without one).
+    pub factor: f64,
+    /// The comparison.
+    pub op: Op,
+    /// The second reference.
+    pub b: Ref,
 }
 
 /// One part of a template.
@@ -190,6 +116,13 @@ enum Part {
     Text(String),
     /// `{a}` or `{a / b}`, as written.
     Value(String, Ref, Option<Ref>),
+    /// `{verdict(a, b)}`, as written.
+    Verdict(String, Ref, Ref),
+    /// `{if …}…{elif …}…{else}…{end}`.
+    If {
+        branches: Vec<(Cond, Template)>,
+        otherwise: Option<Template>,
+    },
 }
 
 /// A text with placeholders, parsed and checked.
@@ -198,24 +131,19 @@ pub struct Template {
     parts: Vec<Part>,
 }
 
-/// A value as rendered.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    /// A number (already divided for a ratio).
-    Number(f64),
-    /// Words.
-    Words(String),
-    /// Not measured yet.
-    Pending,
-    /// The step did not run (or the metric does not apply to it).
-    NotRun,
-}
-
 /// One piece of a rendered text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Piece {
-    /// Plain text.
+    /// Plain text, shown whatever was measured.
     Text(String),
+    /// Text of a conditional branch, shown because its condition held.
+    Backed {
+        /// The text.
+        text: String,
+        /// The condition that held (`grid.query_ms < naive.query_ms`, or
+        /// `else` after conditions that did not).
+        by: String,
+    },
     /// A filled placeholder: as written (`grid.query_ms`), the value, and
     /// the value as shown.
     Value {
@@ -233,50 +161,266 @@ pub fn plain(pieces: &[Piece]) -> String {
     let mut s = String::new();
     for p in pieces {
         match p {
-            Piece::Text(t) => s += t,
+            Piece::Text(t) | Piece::Backed { text: t, .. } => s += t,
             Piece::Value { shown, .. } => s += shown,
         }
     }
     s
 }
 
-/// A metric's index in [`METRICS`].
-pub fn metric(name: &str) -> Option<usize> {
-    METRICS.iter().position(|m| m.0 == name)
+/// The verdicts among `pieces` (each verdict placeholder's), in order.
+pub fn verdicts_in(pieces: &[Piece]) -> impl Iterator<Item = &Verdict> + '_ {
+    pieces.iter().filter_map(|p| match p {
+        Piece::Value {
+            value: Value::Verdict(v),
+            ..
+        } => Some(v.as_ref()),
+        _ => None,
+    })
 }
 
-/// Reference `r` of a text: `this` is the id of the step whose text it is
-/// (`None` in the conclusion), `known` the ids of it and the steps before.
-fn parse_ref(r: &str, known: &HashSet<&str>, this: Option<&str>) -> Result<Ref, String> {
-    let r = r.trim();
-    if let Some(g) = GLOBALS.iter().position(|g| g.0 == r) {
-        return Ok(Ref::Global(g));
+/// A tag of a template's text: `{…}` with its byte offset in the body.
+enum Token {
+    Text(String),
+    Tag(String, usize),
+}
+
+/// What parsing a body needs to say where it failed.
+struct Source<'a> {
+    body: &'a str,
+    text: &'a str,
+    file: &'a str,
+    field: &'static str,
+    /// Line of the body's first character in the file.
+    first_line: usize,
+    known: &'a HashSet<&'a str>,
+    this: Option<&'a str>,
+}
+
+impl Source<'_> {
+    fn fail(&self, at: usize, message: String) -> ScenarioError {
+        let line = self.first_line + self.body[..at.min(self.body.len())].matches('\n').count();
+        let mut e = one_line_error(
+            self.text,
+            self.file,
+            None,
+            Some(self.field.to_string()),
+            message,
+        );
+        e.line = Some(line);
+        e
     }
-    let (step, name) = match r.split_once('.') {
-        Some((s, m)) => (s.trim(), m.trim()),
-        None => match this {
-            Some(id) => (id, r),
-            None => {
-                return Err(format!(
-                    "\"{r}\" needs a step: write STEP.{r} (the conclusion belongs to no step)"
-                ))
+
+    /// The body as text and tags (`{{` and `}}` are literal braces).
+    fn tokens(&self) -> Result<Vec<Token>, ScenarioError> {
+        let body = self.body;
+        let b = body.as_bytes();
+        let mut out = Vec::new();
+        let mut lit = String::new();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'{' if b.get(i + 1) == Some(&b'{') => {
+                    lit.push('{');
+                    i += 2;
+                }
+                b'}' if b.get(i + 1) == Some(&b'}') => {
+                    lit.push('}');
+                    i += 2;
+                }
+                b'}' => {
+                    return Err(self.fail(i, "a '}' without its '{' (write }} for a brace)".into()))
+                }
+                b'{' => {
+                    let end = body[i..].find('}').map(|e| i + e).ok_or_else(|| {
+                        self.fail(i, "a '{' without its '}' (write {{ for a brace)".into())
+                    })?;
+                    if !lit.is_empty() {
+                        out.push(Token::Text(std::mem::take(&mut lit)));
+                    }
+                    out.push(Token::Tag(body[i + 1..end].trim().to_string(), i));
+                    i = end + 1;
+                }
+                _ => {
+                    let ch = body[i..].chars().next().expect("inside the text");
+                    lit.push(ch);
+                    i += ch.len_utf8();
+                }
             }
-        },
-    };
-    if step == "machine" || step == "lesson" {
-        let names: Vec<&str> = GLOBALS.iter().map(|g| g.0).collect();
-        return Err(format!("\"{r}\" is not one of {}", names.join(", ")));
+        }
+        if !lit.is_empty() {
+            out.push(Token::Text(lit));
+        }
+        Ok(out)
     }
-    if !known.contains(step) {
-        return Err(format!(
-            "\"{step}\" is not the id of this step or an earlier one"
-        ));
+
+    fn reference(&self, r: &str, expr: &str, at: usize) -> Result<Ref, ScenarioError> {
+        metrics::parse_ref(r, self.known, self.this)
+            .map_err(|m| self.fail(at, format!("{{{expr}}}: {m}")))
     }
-    let m = metric(name).ok_or_else(|| {
-        let names: Vec<&str> = METRICS.iter().map(|m| m.0).collect();
-        format!("\"{name}\" is not a metric; one of {}", names.join(", "))
-    })?;
-    Ok(Ref::Step(step.to_string(), m))
+
+    /// Two numeric references, for a verdict or a condition.
+    fn pair(&self, a: &str, b: &str, expr: &str, at: usize) -> Result<(Ref, Ref), ScenarioError> {
+        let (ra, rb) = (self.reference(a, expr, at)?, self.reference(b, expr, at)?);
+        if ra.kind() == Kind::Words || rb.kind() == Kind::Words {
+            return Err(self.fail(at, format!("{{{expr}}}: a comparison needs two numbers")));
+        }
+        Ok((ra, rb))
+    }
+
+    fn cond(&self, c: &str, expr: &str, at: usize) -> Result<Cond, ScenarioError> {
+        let Some(k) = c.find(['<', '>', '~']) else {
+            return Err(self.fail(
+                at,
+                format!("{{{expr}}}: a condition is REF < REF, REF > REF or REF ~ REF"),
+            ));
+        };
+        let op = match c.as_bytes()[k] {
+            b'<' => Op::Lower,
+            b'>' => Op::Higher,
+            _ => Op::Same,
+        };
+        let (left, factor) = match c[..k].split_once('*') {
+            Some((r, f)) => match f.trim().parse::<f64>() {
+                Ok(f) if f.is_finite() && f > 0.0 => (r, f),
+                _ => {
+                    return Err(self.fail(
+                        at,
+                        format!("{{{expr}}}: the factor after * must be a number > 0"),
+                    ))
+                }
+            },
+            None => (&c[..k], 1.0),
+        };
+        let (a, b) = self.pair(left, &c[k + 1..], expr, at)?;
+        Ok(Cond {
+            expr: c.trim().to_string(),
+            a,
+            factor,
+            op,
+            b,
+        })
+    }
+
+    /// Parses tokens from `*i` up to an `elif`, `else` or `end` tag (left
+    /// at `*i` for the caller) or the end.
+    fn parts(
+        &self,
+        toks: &[Token],
+        i: &mut usize,
+        depth: usize,
+    ) -> Result<Template, ScenarioError> {
+        let mut parts = Vec::new();
+        while let Some(t) = toks.get(*i) {
+            let (expr, at) = match t {
+                Token::Text(s) => {
+                    parts.push(Part::Text(s.clone()));
+                    *i += 1;
+                    continue;
+                }
+                Token::Tag(e, at) => (e.as_str(), *at),
+            };
+            let word = expr.split_whitespace().next().unwrap_or("");
+            match word {
+                "elif" | "else" | "end" => {
+                    if depth == 0 {
+                        return Err(self.fail(at, format!("{{{expr}}} without its {{if …}}")));
+                    }
+                    return Ok(Template { parts });
+                }
+                "if" => {
+                    *i += 1;
+                    parts.push(self.block(toks, i, expr, at, depth)?);
+                }
+                _ => {
+                    *i += 1;
+                    parts.push(self.value(expr, at)?);
+                }
+            }
+        }
+        Ok(Template { parts })
+    }
+
+    /// The rest of a conditional block opened by `{if …}` (`open`, at `at`).
+    fn block(
+        &self,
+        toks: &[Token],
+        i: &mut usize,
+        open: &str,
+        at: usize,
+        depth: usize,
+    ) -> Result<Part, ScenarioError> {
+        let mut branches = vec![(
+            self.cond(&open[2..], open, at)?,
+            self.parts(toks, i, depth + 1)?,
+        )];
+        let mut otherwise = None;
+        loop {
+            let Some(Token::Tag(expr, tag_at)) = toks.get(*i) else {
+                return Err(self.fail(at, format!("{{{open}}} without its {{end}}")));
+            };
+            *i += 1;
+            let word = expr.split_whitespace().next().unwrap_or("");
+            match word {
+                "end" => break,
+                "elif" if otherwise.is_none() => {
+                    let c = self.cond(&expr[4..], expr, *tag_at)?;
+                    branches.push((c, self.parts(toks, i, depth + 1)?));
+                }
+                "else" if otherwise.is_none() && expr == "else" => {
+                    otherwise = Some(self.parts(toks, i, depth + 1)?);
+                }
+                _ => {
+                    return Err(
+                        self.fail(*tag_at, format!("{{{expr}}} after {{else}}: write {{end}}"))
+                    )
+                }
+            }
+        }
+        Ok(Part::If {
+            branches,
+            otherwise,
+        })
+    }
+
+    /// `{a}`, `{a / b}` or `{verdict(a, b)}`.
+    fn value(&self, expr: &str, at: usize) -> Result<Part, ScenarioError> {
+        if let Some(args) = expr
+            .strip_prefix("verdict(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            let Some((a, b)) = args.split_once(',') else {
+                return Err(self.fail(at, format!("{{{expr}}}: write verdict(REF, REF)")));
+            };
+            let (ra, rb) = self.pair(a, b, expr, at)?;
+            return Ok(Part::Verdict(expr.to_string(), ra, rb));
+        }
+        let (a, b2) = match expr.split_once('/') {
+            Some((a, b2)) => (a, Some(b2)),
+            None => (expr, None),
+        };
+        let ra = self.reference(a, expr, at)?;
+        let rb = match b2 {
+            Some(b2) => Some(self.reference(b2, expr, at)?),
+            None => None,
+        };
+        if rb.is_some()
+            && (ra.kind() == Kind::Words || rb.as_ref().map(Ref::kind) == Some(Kind::Words))
+        {
+            return Err(self.fail(at, format!("{{{expr}}}: a ratio needs two numbers")));
+        }
+        Ok(Part::Value(expr.to_string(), ra, rb))
+    }
+}
+
+/// What a condition's references say now.
+enum Decision {
+    /// A side is not measured yet.
+    Pending,
+    /// A side did not run, or the two cannot be compared.
+    Nothing,
+    /// The verdict.
+    Judged(Verdict),
 }
 
 impl Template {
@@ -287,7 +431,8 @@ impl Template {
     /// # Errors
     /// One line naming the file, the placeholder's line and the `text`
     /// field: an unclosed `{`, a lone `}`, a metric or step that does not
-    /// exist, or a ratio of words.
+    /// exist, a ratio or comparison of words, a condition without its
+    /// operator, an `{if}` without its `{end}` or an `{end}` without its `{if}`.
     pub fn parse(
         v: &Spanned<String>,
         text: &str,
@@ -300,73 +445,19 @@ impl Template {
         // A multi-line string drops the newline after its opening quotes.
         let raw = text.get(span.clone()).unwrap_or("");
         let skip = usize::from(raw.starts_with("\"\"\"\n") || raw.starts_with("'''\n"));
-        let field = if this.is_some() { "text" } else { "conclusion" };
-        let fail = |at: usize, message: String| {
-            let line = line_of(text, span.start) + skip + body[..at].matches('\n').count();
-            let mut e = one_line_error(text, file, None, Some(field.to_string()), message);
-            e.line = Some(line);
-            e
+        let src = Source {
+            body,
+            text,
+            file,
+            field: if this.is_some() { "text" } else { "conclusion" },
+            first_line: line_of(text, span.start) + skip,
+            known,
+            this,
         };
-        let mut parts = Vec::new();
-        let mut lit = String::new();
+        let toks = src.tokens()?;
         let mut i = 0;
-        let b = body.as_bytes();
-        while i < b.len() {
-            match b[i] {
-                b'{' if b.get(i + 1) == Some(&b'{') => {
-                    lit.push('{');
-                    i += 2;
-                }
-                b'}' if b.get(i + 1) == Some(&b'}') => {
-                    lit.push('}');
-                    i += 2;
-                }
-                b'}' => {
-                    return Err(fail(
-                        i,
-                        "a '}' without its '{' (write }} for a brace)".into(),
-                    ))
-                }
-                b'{' => {
-                    let end = body[i..].find('}').map(|e| i + e).ok_or_else(|| {
-                        fail(i, "a '{' without its '}' (write {{ for a brace)".into())
-                    })?;
-                    let expr = body[i + 1..end].trim().to_string();
-                    let (a, b2) = match expr.split_once('/') {
-                        Some((a, b2)) => (a, Some(b2)),
-                        None => (expr.as_str(), None),
-                    };
-                    let ra = parse_ref(a, known, this)
-                        .map_err(|m| fail(i, format!("{{{expr}}}: {m}")))?;
-                    let rb = match b2 {
-                        Some(b2) => Some(
-                            parse_ref(b2, known, this)
-                                .map_err(|m| fail(i, format!("{{{expr}}}: {m}")))?,
-                        ),
-                        None => None,
-                    };
-                    if rb.is_some()
-                        && (kind(&ra) == Kind::Words || rb.as_ref().map(kind) == Some(Kind::Words))
-                    {
-                        return Err(fail(i, format!("{{{expr}}}: a ratio needs two numbers")));
-                    }
-                    if !lit.is_empty() {
-                        parts.push(Part::Text(std::mem::take(&mut lit)));
-                    }
-                    parts.push(Part::Value(expr, ra, rb));
-                    i = end + 1;
-                }
-                _ => {
-                    let ch = body[i..].chars().next().expect("inside the text");
-                    lit.push(ch);
-                    i += ch.len_utf8();
-                }
-            }
-        }
-        if !lit.is_empty() {
-            parts.push(Part::Text(lit));
-        }
-        Ok(Template { parts })
+        let t = src.parts(&toks, &mut i, 0)?;
+        Ok(t)
     }
 
     /// A template of plain text `s` (no placeholders; braces are literal).
@@ -383,36 +474,190 @@ impl Template {
 
     /// The template with its placeholders filled from `cx`.
     pub fn render(&self, cx: &Context<'_>) -> Vec<Piece> {
-        self.parts
-            .iter()
-            .map(|p| match p {
-                Part::Text(t) => Piece::Text(t.clone()),
+        let mut out = Vec::new();
+        self.render_into(cx, None, &mut out);
+        out
+    }
+
+    /// Renders into `out`; `by` is the condition that holds for this part
+    /// of the text, if it is a branch.
+    fn render_into(&self, cx: &Context<'_>, by: Option<&str>, out: &mut Vec<Piece>) {
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push(match by {
+                    Some(c) => Piece::Backed {
+                        text: t.clone(),
+                        by: c.to_string(),
+                    },
+                    None => Piece::Text(t.clone()),
+                }),
                 Part::Value(expr, a, b) => {
                     let va = cx.value(a);
                     let (value, k) = match b {
-                        None => (va, kind(a)),
+                        None => (va, a.kind()),
                         Some(b) => (ratio(va, cx.value(b)), Kind::Mean),
                     };
                     let shown = match (&value, b) {
                         (Value::Number(x), Some(_)) => ratio_text(*x),
                         (v, _) => show(v, k),
                     };
-                    Piece::Value {
+                    out.push(Piece::Value {
                         expr: expr.clone(),
                         value,
                         shown,
+                    });
+                }
+                Part::Verdict(expr, a, b) => {
+                    let (value, shown) = match decide(cx, a, b) {
+                        Decision::Pending => (Value::Pending, PENDING.to_string()),
+                        Decision::Nothing => (Value::NotRun, NOT_RUN.to_string()),
+                        Decision::Judged(v) => {
+                            let words = if a.kind() == Kind::Ms {
+                                Words::Time
+                            } else {
+                                Words::Count
+                            };
+                            let shown = phrase(&v, words);
+                            (Value::Verdict(Box::new(v)), shown)
+                        }
+                    };
+                    out.push(Piece::Value {
+                        expr: expr.clone(),
+                        value,
+                        shown,
+                    });
+                }
+                Part::If {
+                    branches,
+                    otherwise,
+                } => render_block(cx, branches, otherwise.as_ref(), out),
+            }
+        }
+    }
+
+    /// Every verdict the template states, with the values of `cx`: each
+    /// verdict placeholder's and each condition's (of every branch, taken
+    /// or not), in text order, repeats dropped.
+    pub fn verdicts(&self, cx: &Context<'_>, out: &mut Vec<Verdict>) {
+        for (a, b) in self.compared() {
+            if let Decision::Judged(v) = decide(cx, &a, &b) {
+                let same = |w: &Verdict| (&w.a, &w.b, &w.metric) == (&v.a, &v.b, &v.metric);
+                if !out.iter().any(same) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+
+    /// The pairs of references the template compares (verdicts and
+    /// conditions, nested ones too), in text order.
+    pub fn compared(&self) -> Vec<(Ref, Ref)> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Verdict(_, a, b) => out.push((a.clone(), b.clone())),
+                Part::If {
+                    branches,
+                    otherwise,
+                } => {
+                    for (c, t) in branches {
+                        out.push((c.a.clone(), c.b.clone()));
+                        out.extend(t.compared());
+                    }
+                    if let Some(t) = otherwise {
+                        out.extend(t.compared());
                     }
                 }
-            })
-            .collect()
+                _ => {}
+            }
+        }
+        out
     }
 }
 
-/// The kind of reference `r`.
-pub fn kind(r: &Ref) -> Kind {
-    match r {
-        Ref::Step(_, m) => METRICS[*m].1,
-        Ref::Global(g) => GLOBALS[*g].1,
+/// The verdict phrase of `v` ([`crate::measure::verdict::Judgement::phrase`]).
+fn phrase(v: &Verdict, words: Words) -> String {
+    let j = crate::measure::verdict::Judgement {
+        ratio: v.ratio,
+        low: v.low,
+        high: v.high,
+        verdict: v.verdict,
+        basis: v.basis,
+        rounds_a: v.rounds.0,
+        rounds_b: v.rounds.1,
+        p: v.p,
+    };
+    j.phrase(words)
+}
+
+/// Judges references `a` against `b` from their rounds.
+fn decide(cx: &Context<'_>, a: &Ref, b: &Ref) -> Decision {
+    decide_scaled(cx, a, 1.0, b)
+}
+
+/// Judges `factor` times reference `a` against `b` from their rounds.
+fn decide_scaled(cx: &Context<'_>, a: &Ref, factor: f64, b: &Ref) -> Decision {
+    let (ra, rb) = (cx.rounds(a), cx.rounds(b));
+    let (va, ea, ga, vb, eb, gb) = match (ra, rb) {
+        (Rounds::Pending, _) | (_, Rounds::Pending) => return Decision::Pending,
+        (
+            Rounds::Values {
+                values: va,
+                exact: ea,
+                group: ga,
+            },
+            Rounds::Values {
+                values: vb,
+                exact: eb,
+                group: gb,
+            },
+        ) => (
+            va.iter().map(|v| v * factor).collect::<Vec<f64>>(),
+            ea,
+            ga,
+            vb,
+            eb,
+            gb,
+        ),
+        _ => return Decision::Nothing,
+    };
+    let Some(j) = judge(&va, &vb, ea && eb) else {
+        return Decision::Nothing;
+    };
+    let (oa, metric) = a.names();
+    let (ob, _) = b.names();
+    Decision::Judged(Verdict::new(&oa, &ob, &metric, &j, ga == gb))
+}
+
+/// Renders the first branch whose condition holds (or `otherwise`); one
+/// [`PENDING`] while a condition waits for a measurement; nothing when a
+/// condition cannot be judged.
+fn render_block(
+    cx: &Context<'_>,
+    branches: &[(Cond, Template)],
+    otherwise: Option<&Template>,
+    out: &mut Vec<Piece>,
+) {
+    for (c, t) in branches {
+        match decide_scaled(cx, &c.a, c.factor, &c.b) {
+            Decision::Pending => {
+                out.push(Piece::Value {
+                    expr: format!("if {}", c.expr),
+                    value: Value::Pending,
+                    shown: PENDING.to_string(),
+                });
+                return;
+            }
+            Decision::Nothing => return,
+            Decision::Judged(v) if c.op.holds(v.verdict) => {
+                t.render_into(cx, Some(&c.expr), out);
+                return;
+            }
+            Decision::Judged(_) => {}
+        }
+    }
+    if let Some(t) = otherwise {
+        t.render_into(cx, Some("else"), out);
     }
 }
 
@@ -425,19 +670,13 @@ fn ratio(a: Value, b: Value) -> Value {
     }
 }
 
-/// A ratio with two significant digits: `58`, `3.4`, `0.52`.
+/// A ratio as the verdicts write one ([`crate::measure::verdict::ratio_text`]:
+/// `58`, `3.4`, `1.03`, `0.52`); [`NOT_RUN`] when not finite.
 pub fn ratio_text(x: f64) -> String {
     if !x.is_finite() {
         return NOT_RUN.to_string();
     }
-    let a = x.abs();
-    if a >= 10.0 {
-        thousands(x.round() as u64)
-    } else if a >= 1.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
+    crate::measure::verdict::ratio_text(x)
 }
 
 /// `v` written as its kind says.
@@ -446,6 +685,7 @@ pub fn show(v: &Value, k: Kind) -> String {
         Value::Pending => PENDING.to_string(),
         Value::NotRun => NOT_RUN.to_string(),
         Value::Words(w) => w.clone(),
+        Value::Verdict(v) => phrase(v, Words::Time),
         Value::Number(x) => number_text(*x, k),
     }
 }
@@ -476,137 +716,6 @@ pub fn number_text(x: f64, k: Kind) -> String {
         Kind::Fixed2 => length(x as f32),
         Kind::Bytes => size(x.max(0.0) as u64),
         Kind::Words => format!("{x}"),
-    }
-}
-
-/// What a template reads: the run's results and the machine.
-pub struct Context<'a> {
-    run: &'a LessonRun,
-    machine: &'a Machine,
-}
-
-impl<'a> Context<'a> {
-    /// The context of `run` on this machine.
-    pub fn of(run: &'a LessonRun) -> Self {
-        Context {
-            run,
-            machine: Machine::current(),
-        }
-    }
-
-    /// The value of reference `r`.
-    pub fn value(&self, r: &Ref) -> Value {
-        match r {
-            Ref::Global(g) => self.global(GLOBALS[*g].0),
-            Ref::Step(id, m) => {
-                let Some(k) = self.run.lesson().steps.iter().position(|s| &s.id == id) else {
-                    return Value::NotRun;
-                };
-                step_metric(self.run, k, METRICS[*m].0, self.machine)
-            }
-        }
-    }
-
-    fn global(&self, name: &str) -> Value {
-        let m = self.machine;
-        match name {
-            "machine.cpu" => Value::Words(m.cpu.clone()),
-            "machine.cores" => Value::Number(m.cores as f64),
-            "machine.llc" => Value::Words(llc_text(m)),
-            "lesson.units" => match self.run.unit_choice() {
-                Some(c) => Value::Number(c.units as f64),
-                None => Value::NotRun,
-            },
-            "lesson.units_why" => match self.run.unit_choice() {
-                Some(c) => Value::Words(c.why.clone()),
-                None => Value::NotRun,
-            },
-            _ => Value::NotRun,
-        }
-    }
-}
-
-/// The machine's last-level cache as text: "L3 (32 MiB)", or "an unknown
-/// last-level cache".
-pub fn llc_text(m: &Machine) -> String {
-    let caches = [("L3", m.l3()), ("L2", m.l2()), ("L1d", m.l1d())];
-    match caches.iter().find(|c| c.1.is_some()) {
-        Some((name, Some(b))) => format!("{name} ({})", size(*b)),
-        _ => "an unknown last-level cache".to_string(),
-    }
-}
-
-/// Metric `name` of step `k` of `run`: from its view (vertex metrics), its
-/// sweep (`sweep_*`) or its measurement.
-pub fn step_metric(run: &LessonRun, k: usize, name: &str, machine: &Machine) -> Value {
-    let view = run.view(k);
-    let layout = view.vertex_layout.unwrap_or(VertexLayout::Compressed);
-    let bits = view.normal_bits.unwrap_or(NormalPrecision::Oct16);
-    match name {
-        "bytes_per_vertex" => return Value::Number(layout.vertex_bytes() as f64),
-        "bytes_per_instance" => return Value::Number(layout.instance_bytes() as f64),
-        "normal_error_max" => return Value::Number(bits.sphere_error_deg(NORMAL_DIRECTIONS).0),
-        "normal_error_mean" => return Value::Number(bits.sphere_error_deg(NORMAL_DIRECTIONS).1),
-        _ => {}
-    }
-    let Some(result) = run.result(k) else {
-        return Value::Pending;
-    };
-    if let Some(sweep_metric) = name.strip_prefix("sweep_") {
-        let StepResult::Sweep(sw) = result else {
-            return Value::NotRun;
-        };
-        let pts = sw.points();
-        let at = |ratio: f32| {
-            pts.iter()
-                .min_by(|a, b| (a.ratio - ratio).abs().total_cmp(&(b.ratio - ratio).abs()))
-        };
-        let v = match sweep_metric {
-            "best_cell_over_r" => sw.best().map(|p| p.ratio as f64),
-            "cpn_at_r" => at(1.0).map(|p| p.candidates_per_neighbor),
-            "cpn_at_max" => pts.last().map(|p| p.candidates_per_neighbor),
-            _ => None,
-        };
-        return v.map_or(Value::NotRun, Value::Number);
-    }
-    match result.outcome() {
-        Some(Outcome::Measured(m)) => measured(&m, name, machine),
-        Some(Outcome::Skipped(_)) | None => Value::NotRun,
-    }
-}
-
-/// Row metric `name` of measurement `m`.
-fn measured(m: &Measurement, name: &str, machine: &Machine) -> Value {
-    let units = m.settings.units.max(1) as f64;
-    let n = |x: f64| Value::Number(x);
-    match name {
-        "query_ms" => n(m.ms.query.median),
-        "total_ms" => n(m.ms.total.median),
-        "move_ms" => n(m.ms.move_.median),
-        "rebuild_ms" => n(m.ms.rebuild.median),
-        "apply_ms" => n(m.ms.apply.median),
-        "query_min_ms" => n(m.frame_ms.query.min),
-        "query_max_ms" => n(m.frame_ms.query.max),
-        "candidates_per_unit" => n(m.candidates as f64 / units),
-        "neighbors_per_unit" => n(m.neighbors as f64 / units),
-        "candidates_per_neighbor" => n(m.candidates_per_neighbor()),
-        "neighbors" => n(m.neighbors as f64),
-        "candidates" => n(m.candidates as f64),
-        "units" => n(m.settings.units as f64),
-        "threads" => n(m.threads as f64),
-        "cell" => m.cell_size.map_or(Value::NotRun, |c| n(c as f64)),
-        "cell_over_r" => m.cell_over_r().map_or(Value::NotRun, n),
-        "result_bytes" => n(m.result_bytes as f64),
-        "working_set" => n(m.working_set.total() as f64),
-        "working_set_fit" => Value::Words(machine.fit(m.working_set.total())),
-        "frames" => n(m.frames as f64),
-        "allocations" => m.allocations.map_or(Value::NotRun, |a| n(a as f64)),
-        "deaths" => n(m.deaths as f64),
-        "spawns" => n(m.spawns as f64),
-        "strategy" => Value::Words(m.settings.strategy.name().to_string()),
-        "kernel" => Value::Words(m.settings.kernel.name().to_string()),
-        "layout" => Value::Words(m.settings.layout.name().to_string()),
-        _ => Value::NotRun,
     }
 }
 

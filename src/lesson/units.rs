@@ -41,6 +41,16 @@ pub fn aos_bytes_per_unit(settings: &Settings) -> f64 {
     working_set(&sim).total() as f64 / PROBE_UNITS as f64
 }
 
+/// A cap on the chosen count and why it is there, for the explanation
+/// ("the lesson's cap, which keeps each step short").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cap<'a> {
+    /// The most units.
+    pub units: usize,
+    /// What sets it, as it reads after the count ("the lesson's cap").
+    pub what: &'a str,
+}
+
 /// The units for an AoS working set of `factor` times `machine`'s
 /// last-level cache, rounded up to a multiple of 10,000, at most
 /// [`MAX_UNITS`] and `cap`, for the work of `settings`
@@ -49,7 +59,7 @@ pub fn choose(
     factor: f64,
     settings: &Settings,
     machine: &Machine,
-    cap: Option<usize>,
+    cap: Option<Cap<'_>>,
 ) -> UnitChoice {
     let bpu = aos_bytes_per_unit(settings).max(1.0);
     choose_with(factor, machine, bpu, cap)
@@ -60,8 +70,12 @@ pub fn choose_with(
     factor: f64,
     machine: &Machine,
     bytes_per_unit: f64,
-    cap: Option<usize>,
+    cap: Option<Cap<'_>>,
 ) -> UnitChoice {
+    let (cap, cap_what) = match cap {
+        Some(c) if c.units < MAX_UNITS => (Some(c.units), c.what),
+        _ => (None, "the limit"),
+    };
     let llc = machine.l3().or(machine.l2()).or(machine.l1d());
     let per = format!(
         "the AoS working set is {:.0} bytes per unit, measured on {} units",
@@ -91,10 +105,16 @@ pub fn choose_with(
         )
     } else {
         format!(
-            "{} units, the limit: {factor}x this machine's {llc_name} would need {} units ({per}); at the limit the AoS working set is only {}x the cache, so cache effects show less than on a machine with a smaller cache",
+            "{} units, {cap_what}: {factor}x this machine's {llc_name} would need {} units ({per}); at {} units the AoS working set is {}x the cache{}",
             thousands(units as u64),
             thousands(want as u64),
-            crate::lesson::text::ratio_text(reached)
+            thousands(units as u64),
+            crate::lesson::text::ratio_text(reached),
+            if reached < 1.0 {
+                ": it fits, so cache effects show less than on a machine with a smaller cache"
+            } else {
+                ""
+            }
         )
     };
     UnitChoice {

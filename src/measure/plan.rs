@@ -360,6 +360,12 @@ impl Plan {
         self.finals.len()
     }
 
+    /// The outcome of variant `i` (an index into [`Plan::variants`]), once
+    /// its first visit ended or it was skipped.
+    pub fn outcome_of(&self, i: usize) -> Option<&Outcome> {
+        self.states.get(i)?.outcome.map(|k| &self.outcomes[k])
+    }
+
     /// The measured outcomes so far.
     pub fn measurements(&self) -> impl Iterator<Item = &Measurement> + '_ {
         self.outcomes.iter().filter_map(Outcome::measured)

@@ -62,17 +62,21 @@ pub fn standard_ratios() -> [f32; SWEEP_POINTS] {
 }
 
 /// One measured cell size.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SweepPoint {
     /// Cell edge the grid used, world units (the effective one of
     /// [`StepStats::grid`]; the asked one for a strategy without a grid).
     pub cell_size: f32,
     /// `cell_size / r`.
     pub ratio: f32,
-    /// Median query-phase time of the counted frames, milliseconds.
+    /// Median query-phase time, milliseconds: the median of the round
+    /// medians (of the counted frames with one round).
     pub query_ms: f64,
-    /// Fastest and slowest counted frame's query phase, milliseconds.
+    /// The range around it, milliseconds: the smallest and largest round
+    /// median with two rounds or more, else the fastest and slowest frame.
     pub query_range_ms: (f64, f64),
+    /// Each round's median query time, milliseconds, in the order measured.
+    pub query_rounds: Vec<f64>,
     /// Candidates tested per neighbor found in the last counted frame
     /// (`candidates / max(neighbors, 1)`); 1.0 would waste no test.
     pub candidates_per_neighbor: f64,
@@ -462,6 +466,41 @@ impl CellSweep {
         CellSweep::new(settings, &standard_ratios(), SWEEP_FRAMES_PER_POINT, budget)
     }
 
+    /// Measures every cell size in `rounds` rounds (at least 1), visiting
+    /// the cell sizes in turn each round ([`Plan::with_rounds`]); the guards
+    /// act in the first. Call before the first step.
+    pub fn with_rounds(mut self, rounds: usize) -> Self {
+        self.plan = self.plan.with_rounds(rounds);
+        self
+    }
+
+    /// The rounds it measures.
+    pub fn rounds(&self) -> usize {
+        self.plan.rounds()
+    }
+
+    /// The round being measured (0-based; `rounds()` when done).
+    pub fn round(&self) -> usize {
+        self.plan.round()
+    }
+
+    /// The settings of the next step (its cell size the sweep's); `None`
+    /// when done.
+    pub fn current(&self) -> Option<&Settings> {
+        self.plan.current()
+    }
+
+    /// A number that changes with every visit of a cell size ([`Plan::visit`]);
+    /// `None` when done.
+    pub fn visit(&self) -> Option<usize> {
+        self.plan.visit()
+    }
+
+    /// Counted frames per cell size and round (before the guards).
+    pub fn frames_per_point(&self) -> usize {
+        self.plan.spec().frames
+    }
+
     /// Sets the longest step allowed (`skip_above_s`: longer ones are
     /// skipped) and the step time above which a cell size is measured over
     /// [`SWEEP_SLOW_FRAMES`] frames (`slow_above_s`), seconds, and applies
@@ -512,7 +551,8 @@ impl CellSweep {
             })
         });
         self.plan = Plan::new(self.plan.variants().to_vec(), self.plan.spec(), guards)
-            .with_predictor(predictor);
+            .with_predictor(predictor)
+            .with_rounds(self.plan.rounds());
         self.sync();
     }
 
@@ -570,6 +610,7 @@ impl CellSweep {
                         ratio: cell / r,
                         query_ms: m.ms.query.median,
                         query_range_ms: (m.shown().query.min, m.shown().query.max),
+                        query_rounds: m.rounds.iter().map(|r| r.median_ms.query).collect(),
                         candidates_per_neighbor: m.candidates_per_neighbor(),
                         frames: m.frames,
                         clamped: self.clamped.contains(&m.settings.cell_size),
@@ -632,10 +673,9 @@ impl CellSweep {
     }
 
     /// The point with the fastest median query time, if any was measured.
-    pub fn best(&self) -> Option<SweepPoint> {
+    pub fn best(&self) -> Option<&SweepPoint> {
         self.points
             .iter()
-            .copied()
             .min_by(|a, b| a.query_ms.total_cmp(&b.query_ms))
     }
 

@@ -76,7 +76,10 @@ fn settling_frames_are_not_counted_and_the_spread_is_of_the_counted_ones() {
     // One round: its median is the measurement's, with no spread.
     assert_eq!(m.rounds.len(), 1);
     assert_eq!(m.rounds[0].median_ms.query, 2.0);
-    assert_eq!((m.ms.query.median, m.ms.query.min, m.ms.query.max), (2.0, 2.0, 2.0));
+    assert_eq!(
+        (m.ms.query.median, m.ms.query.min, m.ms.query.max),
+        (2.0, 2.0, 2.0)
+    );
     assert_eq!(m.shown(), &m.frame_ms, "one round shows the frames' spread");
     assert!(!m.is_cut());
     // Counters of the last counted frame.
@@ -349,7 +352,11 @@ fn rounds_interleave_the_variants_and_merge_their_medians() {
         }
         // Each frame slower than the last: the rounds' medians rise.
         t += 1.0;
-        let ms = if s.strategy == Strategy::Grid { t } else { 100.0 + t };
+        let ms = if s.strategy == Strategy::Grid {
+            t
+        } else {
+            100.0 + t
+        };
         plan.record(frame(&step(ms, 10, 5, 1)), WorkingSet::default);
         if plan.round() < 2 {
             assert_eq!(plan.finals_len(), 0, "nothing final before the last round");
@@ -396,7 +403,11 @@ fn the_first_rounds_guards_hold_for_every_round() {
     assert_eq!(plan.take_fast_forward(), 8 - 3);
     let mut forwards = Vec::new();
     while let Some(s) = plan.current() {
-        let ms = if s.strategy == Strategy::Grid { 250.0 } else { 2.0 };
+        let ms = if s.strategy == Strategy::Grid {
+            250.0
+        } else {
+            2.0
+        };
         let ff = plan.take_fast_forward();
         if ff > 0 {
             forwards.push((plan.round(), ff));
@@ -406,7 +417,10 @@ fn the_first_rounds_guards_hold_for_every_round() {
     assert_eq!(forwards, [(1, 5)], "the second round fast-forwards too");
     let m: Vec<_> = plan.measurements().collect();
     assert_eq!(m.len(), 2);
-    assert_eq!((m[0].frames, m[0].planned_frames, m[0].rounds.len()), (2, 6, 2));
+    assert_eq!(
+        (m[0].frames, m[0].planned_frames, m[0].rounds.len()),
+        (2, 6, 2)
+    );
     assert!(m[0].is_cut());
     assert_eq!(
         m[0].cut_note().as_deref(),

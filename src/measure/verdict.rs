@@ -22,6 +22,10 @@ use crate::format::thousands;
 /// Fewest rounds on each side for a verdict on a measured time.
 pub const MIN_ROUNDS: usize = 3;
 
+/// Exact counts that differ by at most this fraction are "the same" (a few
+/// candidates in tens of thousands): a direction is not worth a sentence.
+pub const EXACT_SAME: f64 = 1e-3;
+
 /// Which of two values is lower, as the rounds show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -43,7 +47,7 @@ pub enum Basis {
     /// The rounds' ranges overlap.
     Overlap,
     /// The same value in every round on both sides (a count that does not
-    /// vary): equal.
+    /// vary), or counts within [`EXACT_SAME`] of each other: equal.
     Equal,
     /// Fewer than [`MIN_ROUNDS`] rounds on a side: no verdict.
     TooFewRounds,
@@ -112,11 +116,14 @@ pub fn judge(a: &[f64], b: &[f64], exact: bool) -> Option<Judgement> {
     let (amin, amax, bmin, bmax) = (lo(a), hi(a), lo(b), hi(b));
     let (ma, mb) = (median(a), median(b));
     let fixed = amin == amax && bmin == bmax;
-    if fixed && amin == bmin {
+    // Exact counts within a thousandth of each other: the same, for people.
+    let close = exact && fixed && (amin - bmin).abs() <= EXACT_SAME * amin.max(bmin);
+    if fixed && amin == bmin || close {
+        let r = if bmin > 0.0 { amin / bmin } else { 1.0 };
         return Some(Judgement {
-            ratio: 1.0,
-            low: 1.0,
-            high: 1.0,
+            ratio: r,
+            low: r,
+            high: r,
             verdict: Direction::WithinNoise,
             basis: Basis::Equal,
             rounds_a: a.len(),
@@ -139,8 +146,7 @@ pub fn judge(a: &[f64], b: &[f64], exact: bool) -> Option<Judgement> {
     } else {
         (Direction::WithinNoise, Basis::Overlap)
     };
-    let p = (basis == Basis::Separated && !(exact && fixed))
-        .then(|| separation_chance(na, nb));
+    let p = (basis == Basis::Separated && !(exact && fixed)).then(|| separation_chance(na, nb));
     Some(Judgement {
         ratio,
         low,
@@ -154,7 +160,8 @@ pub fn judge(a: &[f64], b: &[f64], exact: bool) -> Option<Judgement> {
 }
 
 /// A ratio for people: no decimals from 10 on ("58"), one from 1.5 ("2.4"),
-/// two below ("1.03", "0.91"); thousands separated.
+/// two below ("1.03", "0.91"), three within 1% of 1 ("1.002"), so that a
+/// ratio other than 1 never reads "1.00"; thousands separated.
 pub fn ratio_text(x: f64) -> String {
     if !x.is_finite() {
         return "∞".to_string();
@@ -163,6 +170,8 @@ pub fn ratio_text(x: f64) -> String {
         thousands(x.round() as u64)
     } else if x >= 1.5 {
         format!("{x:.1}")
+    } else if x != 1.0 && (x - 1.0).abs() < 0.01 {
+        format!("{x:.3}")
     } else {
         format!("{x:.2}")
     }
@@ -198,7 +207,9 @@ impl Judgement {
             }
         };
         match (self.verdict, self.basis) {
-            (_, Basis::Equal) => "the same".to_string(),
+            (_, Basis::Equal) if self.ratio == 1.0 => "the same".to_string(),
+            (_, Basis::Equal) => "the same to within 0.1%".to_string(),
+            (Direction::AFaster, _) if self.ratio == 0.0 => format!("none against some ({lower})"),
             (Direction::AFaster, _) => {
                 let (x, lo, hi) = self.lower_by();
                 said(x, lower, lo, hi)
@@ -276,7 +287,12 @@ mod tests {
 
     #[test]
     fn separated_rounds_give_a_direction_and_overlapping_ones_none() {
-        let j = judge(&[1.0, 1.1, 0.9, 1.05, 0.95], &[4.0, 4.4, 4.2, 3.9, 4.1], false).unwrap();
+        let j = judge(
+            &[1.0, 1.1, 0.9, 1.05, 0.95],
+            &[4.0, 4.4, 4.2, 3.9, 4.1],
+            false,
+        )
+        .unwrap();
         assert_eq!((j.verdict, j.basis), (Direction::AFaster, Basis::Separated));
         assert!((j.ratio - 1.0 / 4.1).abs() < 1e-12);
         assert!(j.high < 1.0 && j.low < j.ratio && j.ratio < j.high);
@@ -288,7 +304,10 @@ mod tests {
         assert!((k.p.unwrap() - 0.1).abs() < 1e-12, "3 rounds each: 2/20");
         // One round of b inside a's range: no direction, whatever the medians.
         let o = judge(&[1.0, 1.2, 1.4], &[1.3, 1.5, 1.7], false).unwrap();
-        assert_eq!((o.verdict, o.basis), (Direction::WithinNoise, Basis::Overlap));
+        assert_eq!(
+            (o.verdict, o.basis),
+            (Direction::WithinNoise, Basis::Overlap)
+        );
         assert!(o.low < 1.0 && o.high > 1.0);
         assert_eq!(
             o.phrase(Words::Time),
@@ -299,14 +318,23 @@ mod tests {
     #[test]
     fn too_few_rounds_give_no_verdict_and_exact_counts_need_one() {
         let j = judge(&[1.0], &[100.0], false).unwrap();
-        assert_eq!((j.verdict, j.basis), (Direction::WithinNoise, Basis::TooFewRounds));
-        assert_eq!(j.phrase(Words::Time), "0.01x, from 1 round: too few to tell from noise");
+        assert_eq!(
+            (j.verdict, j.basis),
+            (Direction::WithinNoise, Basis::TooFewRounds)
+        );
+        assert_eq!(
+            j.phrase(Words::Time),
+            "0.01x, from 1 round: too few to tell from noise"
+        );
         let c = judge(&[400.0], &[1_160.0], true).unwrap();
         assert_eq!(c.verdict, Direction::AFaster);
         assert_eq!(c.p, None, "an exact count is not a chance");
         assert_eq!(c.phrase(Words::Count), "2.9x fewer");
         let same = judge(&[7.0, 7.0], &[7.0], true).unwrap();
-        assert_eq!((same.verdict, same.basis), (Direction::WithinNoise, Basis::Equal));
+        assert_eq!(
+            (same.verdict, same.basis),
+            (Direction::WithinNoise, Basis::Equal)
+        );
         assert_eq!(same.phrase(Words::Count), "the same");
     }
 

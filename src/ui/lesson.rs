@@ -350,7 +350,7 @@ fn pieces(ui: &mut egui::Ui, text: &[Piece]) {
         ui.spacing_mut().item_spacing.x = 0.0;
         for p in text {
             match p {
-                Piece::Text(t) => {
+                Piece::Text(t) | Piece::Backed { text: t, .. } => {
                     ui.label(t.as_str());
                 }
                 Piece::Value { expr, value, shown } => {

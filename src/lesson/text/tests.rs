@@ -1,5 +1,6 @@
 //! Tests of placeholders and number formatting.
 use super::*;
+use crate::view::NormalPrecision;
 
 #[test]
 fn numbers_are_written_by_kind() {

@@ -129,7 +129,7 @@ fn warm_up_frames_are_not_counted_and_the_median_is_taken() {
         sweep.record_step(&step(10.0, q, q + 0.001, c));
     }
     assert_eq!(sweep.points().len(), 1);
-    let p = sweep.points()[0];
+    let p = sweep.points()[0].clone();
     assert!((p.query_ms - 2.0).abs() < 1e-9, "{p:?}");
     assert_eq!(p.candidates_per_neighbor, 3.0);
     assert_eq!(sweep.progress(), 0.5);
