@@ -1,32 +1,79 @@
 //! The rows a user keeps to compare (the window's compare panel): each a
 //! [`Measurement`] of the settings of its moment, one of them the baseline
-//! the others are compared with, plus the curves of cell-size sweeps; and
-//! their exports (Markdown, CSV, JSON with `bench`'s keys). Plain data, so
-//! the panel's bookkeeping and texts are tested headless.
+//! the others are compared with (a verdict from their rounds), plus the
+//! curves of cell-size sweeps; their exports (Markdown, CSV, JSON with
+//! `bench`'s keys) are in [`export`]. Plain data, so the panel's
+//! bookkeeping and texts are tested headless.
+
+pub mod export;
 
 use serde::Serialize;
 
 use super::row::Row;
 use super::sweep::CellSweep;
+use super::verdict::{judge, Basis, Judgement, Words};
 use super::{Guards, Measurement, Plan, Spec, Variant};
 use crate::format::{length, thousands};
 use crate::machine::Machine;
 use crate::sim::Settings;
 
-/// One cell-size sweep kept as a curve: its label and (cell / r, median
-/// query ms) per measured cell size, ascending.
+/// One measured cell size of a kept sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// Cell edge / query radius.
+    pub cell_over_r: f32,
+    /// Median query ms (of the round medians).
+    pub query_ms: f64,
+    /// Smallest round median (with one round: the fastest frame), ms.
+    pub low_ms: f64,
+    /// Largest round median (with one round: the slowest frame), ms.
+    pub high_ms: f64,
+    /// Distance tests per neighbor found.
+    pub candidates_per_neighbor: f64,
+    /// Rounds measured.
+    pub rounds: usize,
+}
+
+/// One cell-size sweep kept as a curve: its label and its points,
+/// ascending by cell size.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepCurve {
     /// What was swept ("Grid / SoA, 100,000 units").
     pub label: String,
-    /// `(cell / r, median query ms)` per measured cell size, ascending.
-    pub points: Vec<(f32, f64)>,
+    /// One per measured cell size, ascending.
+    pub points: Vec<CurvePoint>,
+}
+
+impl SweepCurve {
+    /// The curve of `sw`, labeled `label`.
+    pub fn of(sw: &CellSweep, label: String) -> SweepCurve {
+        SweepCurve {
+            label,
+            points: sw
+                .points()
+                .iter()
+                .map(|p| CurvePoint {
+                    cell_over_r: p.ratio,
+                    query_ms: p.query_ms,
+                    low_ms: p.query_range_ms.0,
+                    high_ms: p.query_range_ms.1,
+                    candidates_per_neighbor: p.candidates_per_neighbor,
+                    rounds: p.query_rounds.len(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The compare panel's rows, baseline and sweep curves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Comparison {
     rows: Vec<Measurement>,
+    /// Which measurement made each row: rows of one group were measured in
+    /// one plan, their rounds interleaved.
+    groups: Vec<usize>,
+    /// The next group's number.
+    next_group: usize,
     /// Index of the baseline row (the first row until the user picks one).
     baseline: usize,
     curves: Vec<SweepCurve>,
@@ -48,9 +95,42 @@ impl Comparison {
         self.rows.is_empty() && self.curves.is_empty()
     }
 
-    /// Adds a row at the end (the first row becomes the baseline).
+    /// Adds a row at the end, measured on its own (the first row becomes
+    /// the baseline).
     pub fn add(&mut self, m: Measurement) {
-        self.rows.push(m);
+        self.add_group(vec![m]);
+    }
+
+    /// Adds rows measured together in one plan (their rounds interleaved),
+    /// at the end, in order.
+    pub fn add_group(&mut self, ms: Vec<Measurement>) {
+        let g = self.next_group;
+        self.next_group += 1;
+        for m in ms {
+            self.rows.push(m);
+            self.groups.push(g);
+        }
+    }
+
+    /// Replaces every row by `ms`, measured again together (the panel's
+    /// "measure all"): same order, same baseline; the rows' groups become one.
+    pub fn replace_all(&mut self, ms: Vec<Measurement>) {
+        let baseline = self.baseline;
+        self.rows.clear();
+        self.groups.clear();
+        self.add_group(ms);
+        self.baseline = baseline;
+    }
+
+    /// True when rows `i` and `j` were measured in one plan, their rounds
+    /// interleaved.
+    pub fn interleaved(&self, i: usize, j: usize) -> bool {
+        matches!((self.groups.get(i), self.groups.get(j)), (Some(a), Some(b)) if a == b)
+    }
+
+    /// True when every row was measured in one plan.
+    pub fn all_interleaved(&self) -> bool {
+        self.groups.windows(2).all(|w| w[0] == w[1])
     }
 
     /// Adds a finished sweep: its curve, and its fastest cell size as a row
@@ -63,8 +143,7 @@ impl Comparison {
             w.layout.name(),
             thousands(w.units as u64)
         );
-        let points: Vec<(f32, f64)> = sw.points().iter().map(|p| (p.ratio, p.query_ms)).collect();
-        if points.is_empty() {
+        if sw.points().is_empty() {
             return;
         }
         if let Some(best) = sw.best() {
@@ -79,10 +158,10 @@ impl Comparison {
                     row_label(&m.settings, m.threads),
                     length(best.cell_size)
                 );
-                self.rows.push(m);
+                self.add(m);
             }
         }
-        self.curves.push(SweepCurve { label, points });
+        self.curves.push(SweepCurve::of(sw, label));
     }
 
     /// Removes row `i` (nothing when out of range); the baseline stays on
@@ -92,6 +171,7 @@ impl Comparison {
             return;
         }
         self.rows.remove(i);
+        self.groups.remove(i);
         self.baseline = match self.baseline {
             b if b == i => 0,
             b if b > i => b - 1,
@@ -106,6 +186,7 @@ impl Comparison {
             return;
         }
         self.rows.swap(i - 1, i);
+        self.groups.swap(i - 1, i);
         if self.baseline == i {
             self.baseline = i - 1;
         } else if self.baseline == i - 1 {
@@ -145,6 +226,16 @@ impl Comparison {
         (b > 0.0 && t > 0.0).then(|| b / t)
     }
 
+    /// The verdict on row `i`'s whole step against the baseline's, from
+    /// their rounds ([`judge`]); `None` without a baseline or rounds.
+    pub fn verdict(&self, i: usize) -> Option<Judgement> {
+        let b = self.rows.get(self.baseline()?)?;
+        let r = self.rows.get(i)?;
+        let totals = |m: &Measurement| -> Vec<f64> {
+            m.rounds.iter().map(|x| x.median_ms.total).collect()
+        };
+        judge(&totals(r), &totals(b), false)
+    }
     /// Row `i`'s step time as a fraction of the baseline's, per phase (move,
     /// rebuild, query, apply): the stacked bar of the chart, where the
     /// baseline's bar sums to about 1.
@@ -201,8 +292,11 @@ impl Comparison {
     }
 
     /// The comparison of row `i` with the baseline in words, by their
-    /// [`Comparison::name`]s: "Grid: 58x faster than Naive", "AoS: 1.3x
-    /// slower than SoA", "Naive: baseline".
+    /// [`Comparison::name`]s, a verdict from their rounds: "Grid: 58x
+    /// faster (52–63x) than Naive", "AoS: no faster or slower beyond this
+    /// machine's noise (0.91–1.2x) than SoA", "Grid: 58x, from 1 round: too
+    /// few to tell from noise, against Naive", "Naive: baseline"; with
+    /// "(measured apart)" when the two were not measured in one plan.
     pub fn describe(&self, i: usize) -> String {
         let (Some(_), Some(b)) = (self.rows.get(i), self.baseline()) else {
             return String::new();
@@ -211,64 +305,38 @@ impl Comparison {
         if i == b {
             return format!("{name}: baseline");
         }
-        let base = self.name(b);
-        match self.speedup(i) {
-            Some(x) if x >= 1.0 => format!("{name}: {} faster than {base}", times(x)),
-            Some(x) => format!("{name}: {} slower than {base}", times(1.0 / x)),
-            None => format!("{name}: not comparable with {base} (no time measured)"),
-        }
+        let (phrase, prep) = self.versus_parts(i);
+        format!("{name}: {phrase} {prep} {}", self.name(b))
     }
 
-    /// Markdown table of the rows (label, step ms median and range, each
-    /// phase's median, candidates per neighbor, working set against this
-    /// machine's caches, result bytes, the comparison with the baseline),
-    /// headed by the machine; a row whose spread exceeds [`super::BUSY_SPREAD`]
-    /// says so; sweep curves follow as a table of cell / r against query ms.
-    pub fn to_markdown(&self, machine: &Machine) -> String {
-        let mut s = format!("Measured on {}.\n\n", machine.summary());
-        if !self.rows.is_empty() {
-            s += &format!("Every row: {}.\n\n", self.common());
-        }
-        s += "| row | step ms (median) | min-max | move | rebuild | query | apply | tested per hit | query reads | results | vs baseline |\n";
-        s += "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n";
-        for (i, r) in self.rows.iter().enumerate() {
-            let t = r.shown().total;
-            let p = r.ms.phases();
-            s += &format!(
-                "| {} | {:.3} | {:.3}-{:.3}{} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} | {} | {} | {} |\n",
-                self.name(i),
-                t.median,
-                t.min,
-                t.max,
-                if r.is_noisy() { " (busy)" } else { "" },
-                p[0].median,
-                p[1].median,
-                p[2].median,
-                p[3].median,
-                r.candidates_per_neighbor(),
-                working_set_text(r, machine),
-                crate::format::bytes(r.result_bytes as usize),
-                self.versus(i)
-            );
-        }
-        for c in &self.curves {
-            s += &format!("\n{}\n\n| cell / r | query ms |\n|---:|---:|\n", c.label);
-            for (q, ms) in &c.points {
-                s += &format!("| {q:.2} | {ms:.3} |\n");
-            }
-        }
-        s
-    }
-
-    /// "58x faster", "1.3x slower", "baseline" or "-".
-    fn versus(&self, i: usize) -> String {
+    /// The verdict of row `i` against the baseline for a table cell: "58x
+    /// faster (52–63x)", "baseline", "(measured apart)" added where the two
+    /// were not measured in one plan.
+    pub fn versus(&self, i: usize) -> String {
         if Some(i) == self.baseline() {
             return "baseline".to_string();
         }
-        match self.speedup(i) {
-            Some(x) if x >= 1.0 => format!("{} faster", times(x)),
-            Some(x) => format!("{} slower", times(1.0 / x)),
-            None => "-".to_string(),
+        self.versus_parts(i).0
+    }
+
+    /// The verdict phrase and the word that leads to the baseline's name.
+    fn versus_parts(&self, i: usize) -> (String, &'static str) {
+        let apart = match self.baseline() {
+            Some(b) if !self.interleaved(i, b) => " (measured apart)",
+            _ => "",
+        };
+        match self.verdict(i) {
+            Some(j) if j.basis == Basis::TooFewRounds => {
+                let n = j.rounds_a.min(j.rounds_b);
+                let plural = if n == 1 { "" } else { "s" };
+                let x = super::verdict::ratio_text(1.0 / j.ratio);
+                (
+                    format!("{x}x, from {n} round{plural}: too few to tell from noise{apart}"),
+                    "against",
+                )
+            }
+            Some(j) => (format!("{}{apart}", j.phrase(Words::Time)), "than"),
+            None => ("not comparable (no time measured)".to_string(), "with"),
         }
     }
 
@@ -279,91 +347,23 @@ impl Comparison {
             .map(|m| Row::of(&super::Outcome::Measured(m.clone())))
             .collect()
     }
-
-    /// CSV of [`Comparison::table`]: a header line, then one line per row;
-    /// fields with commas or quotes are quoted (RFC 4180).
-    pub fn to_csv(&self) -> String {
-        let mut s = String::from(
-            "label,strategy,kernel,layout,reorder,pass,threads,units,workload,radius,cell_size,cell_over_r,frames,median_total_ms,min_total_ms,max_total_ms,median_move_ms,median_rebuild_ms,median_query_ms,median_apply_ms,candidates,neighbors,candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,worker_frames,machine\n",
-        );
-        // Milliseconds to the microsecond, ratios to 3 decimals: the
-        // machine's noise is far above that.
-        let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
-        let ms = |v: f64| format!("{v:.3}");
-        for r in self.table() {
-            let (md, lo, hi) = (
-                r.median_ms.unwrap_or_default(),
-                r.min_ms.unwrap_or_default(),
-                r.max_ms.unwrap_or_default(),
-            );
-            let fields = [
-                r.label.clone(),
-                r.strategy.clone(),
-                r.kernel.clone(),
-                r.layout.clone(),
-                r.reorder.clone(),
-                r.pass.clone(),
-                r.threads.to_string(),
-                r.units.to_string(),
-                r.workload.clone(),
-                r.radius.to_string(),
-                r.cell_size.map_or(String::new(), |c| c.to_string()),
-                opt(r.cell_over_r),
-                r.frames.to_string(),
-                ms(md.total),
-                ms(lo.total),
-                ms(hi.total),
-                ms(md.move_),
-                ms(md.rebuild),
-                ms(md.query),
-                ms(md.apply),
-                r.candidates.to_string(),
-                r.neighbors.to_string(),
-                opt(r.candidates_per_neighbor),
-                r.result_bytes.to_string(),
-                r.working_set_bytes.map_or(String::new(), |b| b.to_string()),
-                r.sliced_frames.to_string(),
-                r.worker_frames.to_string(),
-                r.machine.summary(),
-            ];
-            let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-            s += &line.join(",");
-            s.push('\n');
-        }
-        s
-    }
-
-    /// JSON: `{"rows": [...], "sweeps": [...]}` with [`Row`]s (each naming
-    /// its machine) and the curves.
-    ///
-    /// # Errors
-    /// If serde_json cannot encode a value (not expected: every field is a
-    /// plain number, string or null).
-    pub fn to_json(&self) -> Result<String, String> {
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            rows: Vec<Row>,
-            sweeps: &'a [SweepCurve],
-        }
-        serde_json::to_string_pretty(&Doc {
-            rows: self.table(),
-            sweeps: &self.curves,
-        })
-        .map_err(|e| format!("could not encode the rows as JSON: {e}"))
-    }
 }
 
 /// How many settings [`fields`] names.
 const FIELDS: usize = 10;
 
 /// The settings that tell rows apart, as they are named in the panel:
-/// strategy, kernel (none for Grid, which uses none), layout, order, pass,
-/// threads that ran, units, workload, radius, cell size (none for Naive).
+/// strategy, kernel ("no kernel" where the query runs none), layout, order,
+/// pass, threads that ran, units, workload, radius, cell size (none for Naive).
 fn fields(m: &Measurement) -> [Option<String>; FIELDS] {
     let s = &m.settings;
     [
         Some(s.strategy.name().to_string()),
-        (s.strategy != crate::spatial::Strategy::Grid).then(|| s.kernel.name().to_string()),
+        Some(if s.uses_kernel() {
+            format!("{} kernel", s.kernel.name())
+        } else {
+            "no kernel".to_string()
+        }),
         Some(s.layout.name().to_string()),
         Some(format!("order {}", s.reorder.key())),
         Some(s.pass.key().to_string()),
@@ -375,13 +375,15 @@ fn fields(m: &Measurement) -> [Option<String>; FIELDS] {
     ]
 }
 
-/// Settling frames of a compare measurement.
+/// Settling frames of a compare measurement, per round.
 pub const MEASURE_SETTLE: usize = 2;
-/// Counted frames of a compare measurement.
-pub const MEASURE_FRAMES: usize = 15;
+/// Counted frames of a compare measurement, per round.
+pub const MEASURE_FRAMES: usize = 5;
+/// Rounds of a compare measurement (of one row, or of every row together).
+pub const MEASURE_ROUNDS: usize = 5;
 /// Guards of a compare measurement: a first frame over 0.25 s measures 3
-/// frames instead (a naive frame of 100,000 units takes seconds, spread
-/// over refreshes), one over 60 s is dropped.
+/// frames instead (a naive frame of 100,000 units takes seconds), one over
+/// 60 s is dropped.
 pub const MEASURE_GUARDS: Guards = Guards {
     skip_above_s: 60.0,
     fewer_above_s: 0.25,
@@ -389,24 +391,39 @@ pub const MEASURE_GUARDS: Guards = Guards {
 };
 
 /// The plan of the compare panel's "measure": `settings` alone,
-/// [`MEASURE_SETTLE`] then [`MEASURE_FRAMES`] frames, [`MEASURE_GUARDS`].
+/// [`MEASURE_ROUNDS`] rounds of [`MEASURE_SETTLE`] then [`MEASURE_FRAMES`]
+/// frames, [`MEASURE_GUARDS`].
 pub fn measure_plan(settings: &Settings) -> Plan {
+    measure_all_plan(std::slice::from_ref(settings))
+}
+
+/// The plan of the compare panel's "measure all": every row's settings, in
+/// order, in [`MEASURE_ROUNDS`] interleaved rounds (A B C A B C ...), so
+/// that the verdicts between rows rest on rounds that shared the machine's
+/// drift; `bench`'s naive predictor skips a naive row whose frame would
+/// take over a minute.
+pub fn measure_all_plan(settings: &[Settings]) -> Plan {
+    let variants = settings
+        .iter()
+        .map(|s| Variant::new(row_label(s, s.threads), s.clone()))
+        .collect();
+    let base = settings.first().cloned().unwrap_or_default();
     Plan::new(
-        vec![Variant::new(
-            row_label(settings, settings.threads),
-            settings.clone(),
-        )],
+        variants,
         Spec::new(MEASURE_SETTLE, MEASURE_FRAMES),
         MEASURE_GUARDS,
     )
+    .with_predictor(crate::bench::naive_predictor(base.seed, base.workload))
+    .with_rounds(MEASURE_ROUNDS)
 }
 
 /// A row's label for a measurement of `s` on `threads` threads: strategy,
-/// kernel where it matters, layout, order, pass, threads, units.
+/// kernel where the query runs one, layout, order, pass, threads, units.
 pub fn row_label(s: &Settings, threads: usize) -> String {
-    let kernel = match s.strategy {
-        crate::spatial::Strategy::Grid => String::new(),
-        _ => format!(" {}", s.kernel.name()),
+    let kernel = if s.uses_kernel() {
+        format!(" {}", s.kernel.name())
+    } else {
+        String::new()
     };
     format!(
         "{}{kernel} / {} / {} / {} / {}T / {}",
@@ -448,32 +465,27 @@ pub fn spread_warning(m: &Measurement) -> Option<String> {
     })
 }
 
-/// `f` as a CSV field: quoted (quotes doubled) when it holds a comma, a
-/// quote or a line break.
-fn csv_field(f: &str) -> String {
-    if f.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A measurement labeled `label` whose step's median is `ms`, all query.
+    use super::export::csv_field;
+
+    /// A measurement labeled `label` whose step's median is `ms`, all query,
+    /// over 5 rounds within 1% of it.
     pub(crate) fn row(label: &str, ms: f64) -> Measurement {
-        let round = crate::measure::recorder::Round {
-            median_ms: crate::measure::spread::PhaseMs {
-                query: ms,
-                total: ms,
-                ..Default::default()
-            },
-            candidates: 40,
-            neighbors: 10,
-        };
-        let mut m = Measurement::from_rounds(label, Settings::default(), 3, vec![round]);
+        let rounds = [1.0, 1.01, 0.99, 1.005, 0.995]
+            .map(|f| crate::measure::recorder::Round {
+                median_ms: crate::measure::spread::PhaseMs {
+                    query: ms * f,
+                    total: ms * f,
+                    ..Default::default()
+                },
+                candidates: 40,
+                neighbors: 10,
+            })
+            .to_vec();
+        let mut m = Measurement::from_rounds(label, Settings::default(), 3, rounds);
         m.settle = 1;
         m.threads = 1;
         m.cell_size = Some(10.0);
@@ -484,19 +496,42 @@ mod tests {
     fn rows_are_compared_with_the_baseline_the_user_picks() {
         let mut c = Comparison::default();
         assert_eq!(c.baseline(), None);
-        c.add(row("Naive", 580.0));
-        c.add(row("Grid", 10.0));
-        c.add(row("SortedGrid", 5.0));
+        c.add_group(vec![
+            row("Naive", 580.0),
+            row("Grid", 10.0),
+            row("SortedGrid", 5.0),
+        ]);
+        assert!(c.all_interleaved());
         assert_eq!(c.baseline(), Some(0), "the first row until one is picked");
         assert_eq!(c.describe(0), "Naive: baseline");
-        assert_eq!(c.describe(1), "Grid: 58x faster than Naive");
+        assert_eq!(c.describe(1), "Grid: 58x faster (57–59x) than Naive");
         assert_eq!(c.speedup(2), Some(116.0));
         let bar = c.normalized(0).unwrap();
         assert!((bar.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert_eq!(c.normalized(1).unwrap()[2], 10.0 / 580.0);
         c.set_baseline(1);
-        assert_eq!(c.describe(0), "Naive: 58x slower than Grid");
-        assert_eq!(c.describe(2), "SortedGrid: 2.0x faster than Grid");
+        assert_eq!(c.describe(0), "Naive: 58x slower (57–59x) than Grid");
+        assert_eq!(c.describe(2), "SortedGrid: 2.0x faster (1.96–2.04x) than Grid");
+        // A row measured on its own: its verdict says so.
+        c.add(row("SortedGrid again", 5.2));
+        assert!(!c.interleaved(3, 1));
+        assert!(c.describe(3).contains("(measured apart) than"), "{}", c.describe(3));
+        // Overlapping rounds: no direction.
+        let mut close = Comparison::default();
+        close.add_group(vec![row("a", 2.0), row("b", 2.01)]);
+        assert!(
+            close.describe(1).contains("no faster or slower beyond this machine's noise"),
+            "{}",
+            close.describe(1)
+        );
+        // One round: a ratio, not a verdict.
+        let mut one = Comparison::default();
+        let mut a = row("a", 2.0);
+        a.rounds.truncate(1);
+        let mut b = row("b", 1.0);
+        b.rounds.truncate(1);
+        one.add_group(vec![a, b]);
+        assert_eq!(one.describe(1), "b: 2.0x, from 1 round: too few to tell from noise against a");
         assert!((c.normalized(1).unwrap()[2] - 1.0).abs() < 1e-12);
         c.set_baseline(9);
         assert_eq!(c.baseline(), Some(1), "out of range: unchanged");
@@ -512,16 +547,20 @@ mod tests {
         naive.cell_size = None;
         let mut grid = row("full label g", 10.0);
         grid.settings.strategy = Strategy::Grid;
-        c.add(naive);
-        c.add(grid.clone());
-        // The kernel (Naive only) and the cell (Grid only) tell nothing apart.
-        assert_eq!(c.describe(1), "Grid: 58x faster than Naive");
+        c.add_group(vec![naive, grid.clone()]);
+        // The cell (Grid only) tells nothing apart; the kernel does (Naive
+        // through SoA runs one, Grid none).
+        assert_eq!(
+            c.describe(1),
+            "Grid / no kernel: 58x faster (57–59x) than Naive / AVX-512 kernel"
+                .replace("AVX-512", Settings::default().kernel.name())
+        );
         assert!(!c.common().contains("cell"), "{}", c.common());
         assert!(c.common().contains("1T / 10,000 units"), "{}", c.common());
         grid.settings.layout = Layout::Aos;
         grid.threads = 2;
         c.add(grid);
-        assert_eq!(c.name(2), format!("Grid / {} / 2T", Layout::Aos.name()));
+        assert_eq!(c.name(2), format!("Grid / no kernel / {} / 2T", Layout::Aos.name()));
         assert!(!c.common().contains("1T"), "{}", c.common());
         // Rows that differ in no setting keep their labels.
         let mut same = Comparison::default();
@@ -569,9 +608,11 @@ mod tests {
             .starts_with("spread 2.1x: the machine was busy"));
         let md = c.to_markdown(Machine::current());
         assert!(md.starts_with("Measured on "), "{md}");
-        assert!(md.contains("| SoA | 2.000 |"), "{md}");
-        assert!(md.contains("2.000-4.200 (busy)"), "{md}");
-        assert!(md.contains("| 1.5x slower |"), "{md}");
+        assert!(md.contains("| SoA | 2.000 (1.980-2.020) |"), "{md}");
+        assert!(md.contains("3.000 (2.970-3.030) (busy)"), "{md}");
+        assert!(md.contains("| 1.5x slower (1.47–1.53x) (measured apart) |"), "{md}");
+        assert!(md.contains("| 5 x 3 |"), "rounds x frames: {md}");
+        assert!(md.contains("\"Measure all\" measures every row again together"), "{md}");
         let csv = c.to_csv();
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 3);
@@ -588,7 +629,7 @@ mod tests {
         assert!(lines[1].ends_with(&format!(",{quoted}")), "{}", lines[1]);
         let before_machine = &lines[1][..lines[1].len() - quoted.len() - 1];
         assert_eq!(before_machine.split(',').count() + 1, header);
-        assert!(lines[1].contains(",2.000,2.000,2.000,"), "{}", lines[1]);
+        assert!(lines[1].contains(",5,3,3,2.000,1.980,2.020,"), "{}", lines[1]);
         let json: serde_json::Value = serde_json::from_str(&c.to_json().unwrap()).unwrap();
         let rows = json["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 2);

@@ -163,23 +163,42 @@ pub fn judge(a: &[f64], b: &[f64], exact: bool) -> Option<Judgement> {
 /// two below ("1.03", "0.91"), three within 1% of 1 ("1.002"), so that a
 /// ratio other than 1 never reads "1.00"; thousands separated.
 pub fn ratio_text(x: f64) -> String {
-    if !x.is_finite() {
-        return "∞".to_string();
-    }
+    fixed(x, decimals(x))
+}
+
+/// The decimals [`ratio_text`] writes `x` with.
+fn decimals(x: f64) -> usize {
     if x >= 10.0 {
-        thousands(x.round() as u64)
+        0
     } else if x >= 1.5 {
-        format!("{x:.1}")
+        1
     } else if x != 1.0 && (x - 1.0).abs() < 0.01 {
-        format!("{x:.3}")
+        3
     } else {
-        format!("{x:.2}")
+        2
     }
 }
 
-/// "3.9–4.8x": a range of ratios.
+/// `x` with `d` decimals, thousands separated when whole; "∞" when not finite.
+fn fixed(x: f64, d: usize) -> String {
+    if !x.is_finite() {
+        "∞".to_string()
+    } else if d == 0 {
+        thousands(x.round() as u64)
+    } else {
+        format!("{x:.d$}")
+    }
+}
+
+/// "3.9–4.8x", "1.36–1.80x", "1.96–2.04x": a range of ratios, both ends
+/// with the decimals the finer of them needs, and more (up to 3) while the
+/// two ends would read the same.
 pub fn range_text(lo: f64, hi: f64) -> String {
-    format!("{}–{}x", ratio_text(lo), ratio_text(hi))
+    let mut d = decimals(lo).max(decimals(hi));
+    while d < 3 && lo != hi && fixed(lo, d) == fixed(hi, d) {
+        d += 1;
+    }
+    format!("{}–{}x", fixed(lo, d), fixed(hi, d))
 }
 
 impl Judgement {

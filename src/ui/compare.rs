@@ -333,7 +333,7 @@ pub(crate) fn curves_plot(ui: &mut egui::Ui, c: &Comparison, id: &str) {
                 let pts: Vec<[f64; 2]> = curve
                     .points
                     .iter()
-                    .map(|&(q, ms)| [(q as f64).log2(), ms])
+                    .map(|p| [(p.cell_over_r as f64).log2(), p.query_ms])
                     .collect();
                 p.line(
                     Line::new(PlotPoints::from(pts.clone()))
