@@ -13,6 +13,7 @@ pub mod alloc_count;
 pub mod app;
 pub mod bench;
 pub mod browser;
+pub mod chart;
 pub mod clock;
 pub mod compress;
 pub mod format;

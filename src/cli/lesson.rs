@@ -31,6 +31,13 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A chart file that cannot be written is said before minutes of measuring.
+    if let Some(path) = &a.chart {
+        if let Err(e) = chart_path_ok(path) {
+            eprintln!("error: lesson: --chart {e}");
+            return ExitCode::from(2);
+        }
+    }
     let machine = Machine::current();
     let _ = writeln!(std::io::stderr(), "lesson: machine: {}", machine.summary());
     let options = LessonOptions {
@@ -85,6 +92,22 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
                 .map_or_else(|| "measured".to_string(), |w| format!("not measured: {w}"))
         );
     }
+    if let Some(path) = &a.chart {
+        let chart = spatial_query_lab::chart::lesson_chart(&run, machine, a.chart_scale.into());
+        match write_chart(&chart, path) {
+            Ok(()) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "lesson: chart written to {}",
+                    path.display()
+                );
+            }
+            Err(e) => {
+                eprintln!("error: lesson: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     match a.format {
         TableFormat::Md => print!("{}", export::markdown_tail(&run, machine)),
         TableFormat::Csv => {
@@ -100,4 +123,41 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
         },
     }
     ExitCode::SUCCESS
+}
+
+/// Checks that `path` names an SVG or PNG file in a folder that exists.
+fn chart_path_ok(path: &std::path::Path) -> Result<(), String> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if !matches!(ext.as_deref(), Some("svg" | "png")) {
+        return Err(format!(
+            "{}: the chart is written as FILE.svg or FILE.png",
+            path.display()
+        ));
+    }
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(format!(
+            "{}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `chart` to `path` ([`spatial_query_lab::chart::write`]); the
+/// browser build has no files.
+fn write_chart(
+    chart: &spatial_query_lab::chart::Chart,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return spatial_query_lab::chart::write(chart, path);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (chart, path);
+        Err("charts are not written in this build".to_string())
+    }
 }

@@ -67,6 +67,34 @@ pub(crate) struct LessonArgs {
     /// Rounds instead of the lesson's (1 to 50; default 5): every step once per round, the steps in turn, so each comparison its texts state is a verdict from interleaved rounds (--repeats is the same flag).
     #[arg(long, alias = "repeats", value_name = "R", value_parser = parse_rounds)]
     pub(crate) rounds: Option<usize>,
+    /// Also write the lesson's chart to FILE.svg or FILE.png (1920x1080): its steps' bars with their rounds' range, or its sweeps' curves; titled, with the machine, date and settings in the caption.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) chart: Option<PathBuf>,
+    /// The chart's value axis: auto (log when the values span more than 20x), log or linear.
+    #[arg(long = "chart-scale", value_enum, default_value_t = ChartScale::Auto)]
+    pub(crate) chart_scale: ChartScale,
+}
+
+/// The value axis of an exported chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ChartScale {
+    /// Log when the values span more than 20x, else linear.
+    Auto,
+    /// Logarithmic.
+    Log,
+    /// Linear from 0.
+    Linear,
+}
+
+impl From<ChartScale> for spatial_query_lab::chart::Scale {
+    fn from(s: ChartScale) -> Self {
+        use spatial_query_lab::chart::Scale;
+        match s {
+            ChartScale::Auto => Scale::Auto,
+            ChartScale::Log => Scale::Log,
+            ChartScale::Linear => Scale::Linear,
+        }
+    }
 }
 
 /// Output format of a table with texts.

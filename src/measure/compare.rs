@@ -231,9 +231,8 @@ impl Comparison {
     pub fn verdict(&self, i: usize) -> Option<Judgement> {
         let b = self.rows.get(self.baseline()?)?;
         let r = self.rows.get(i)?;
-        let totals = |m: &Measurement| -> Vec<f64> {
-            m.rounds.iter().map(|x| x.median_ms.total).collect()
-        };
+        let totals =
+            |m: &Measurement| -> Vec<f64> { m.rounds.iter().map(|x| x.median_ms.total).collect() };
         judge(&totals(r), &totals(b), false)
     }
     /// Row `i`'s step time as a fraction of the baseline's, per phase (move,
@@ -511,16 +510,25 @@ mod tests {
         assert_eq!(c.normalized(1).unwrap()[2], 10.0 / 580.0);
         c.set_baseline(1);
         assert_eq!(c.describe(0), "Naive: 58x slower (57–59x) than Grid");
-        assert_eq!(c.describe(2), "SortedGrid: 2.0x faster (1.96–2.04x) than Grid");
+        assert_eq!(
+            c.describe(2),
+            "SortedGrid: 2.0x faster (1.96–2.04x) than Grid"
+        );
         // A row measured on its own: its verdict says so.
         c.add(row("SortedGrid again", 5.2));
         assert!(!c.interleaved(3, 1));
-        assert!(c.describe(3).contains("(measured apart) than"), "{}", c.describe(3));
+        assert!(
+            c.describe(3).contains("(measured apart) than"),
+            "{}",
+            c.describe(3)
+        );
         // Overlapping rounds: no direction.
         let mut close = Comparison::default();
         close.add_group(vec![row("a", 2.0), row("b", 2.01)]);
         assert!(
-            close.describe(1).contains("no faster or slower beyond this machine's noise"),
+            close
+                .describe(1)
+                .contains("no faster or slower beyond this machine's noise"),
             "{}",
             close.describe(1)
         );
@@ -531,7 +539,10 @@ mod tests {
         let mut b = row("b", 1.0);
         b.rounds.truncate(1);
         one.add_group(vec![a, b]);
-        assert_eq!(one.describe(1), "b: 2.0x, from 1 round: too few to tell from noise against a");
+        assert_eq!(
+            one.describe(1),
+            "b: 2.0x, from 1 round: too few to tell from noise against a"
+        );
         assert!((c.normalized(1).unwrap()[2] - 1.0).abs() < 1e-12);
         c.set_baseline(9);
         assert_eq!(c.baseline(), Some(1), "out of range: unchanged");
@@ -560,7 +571,10 @@ mod tests {
         grid.settings.layout = Layout::Aos;
         grid.threads = 2;
         c.add(grid);
-        assert_eq!(c.name(2), format!("Grid / no kernel / {} / 2T", Layout::Aos.name()));
+        assert_eq!(
+            c.name(2),
+            format!("Grid / no kernel / {} / 2T", Layout::Aos.name())
+        );
         assert!(!c.common().contains("1T"), "{}", c.common());
         // Rows that differ in no setting keep their labels.
         let mut same = Comparison::default();
@@ -610,9 +624,15 @@ mod tests {
         assert!(md.starts_with("Measured on "), "{md}");
         assert!(md.contains("| SoA | 2.000 (1.980-2.020) |"), "{md}");
         assert!(md.contains("3.000 (2.970-3.030) (busy)"), "{md}");
-        assert!(md.contains("| 1.5x slower (1.47–1.53x) (measured apart) |"), "{md}");
+        assert!(
+            md.contains("| 1.5x slower (1.47–1.53x) (measured apart) |"),
+            "{md}"
+        );
         assert!(md.contains("| 5 x 3 |"), "rounds x frames: {md}");
-        assert!(md.contains("\"Measure all\" measures every row again together"), "{md}");
+        assert!(
+            md.contains("\"Measure all\" measures every row again together"),
+            "{md}"
+        );
         let csv = c.to_csv();
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 3);
@@ -629,7 +649,11 @@ mod tests {
         assert!(lines[1].ends_with(&format!(",{quoted}")), "{}", lines[1]);
         let before_machine = &lines[1][..lines[1].len() - quoted.len() - 1];
         assert_eq!(before_machine.split(',').count() + 1, header);
-        assert!(lines[1].contains(",5,3,3,2.000,1.980,2.020,"), "{}", lines[1]);
+        assert!(
+            lines[1].contains(",5,3,3,2.000,1.980,2.020,"),
+            "{}",
+            lines[1]
+        );
         let json: serde_json::Value = serde_json::from_str(&c.to_json().unwrap()).unwrap();
         let rows = json["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 2);

@@ -87,7 +87,12 @@ impl Comparison {
             for p in &c.points {
                 s += &format!(
                     "| {:.2} | {:.3} | {:.3}-{:.3} | {:.2} | {} |\n",
-                    p.cell_over_r, p.query_ms, p.low_ms, p.high_ms, p.candidates_per_neighbor, p.rounds
+                    p.cell_over_r,
+                    p.query_ms,
+                    p.low_ms,
+                    p.high_ms,
+                    p.candidates_per_neighbor,
+                    p.rounds
                 );
             }
         }
@@ -186,7 +191,9 @@ pub const CSV_COLUMNS: [Column; 37] = [
     ("units", |r| r.units.to_string()),
     ("workload", |r| r.workload.clone()),
     ("radius", |r| r.radius.to_string()),
-    ("cell_size", |r| r.cell_size.map_or(String::new(), |c| c.to_string())),
+    ("cell_size", |r| {
+        r.cell_size.map_or(String::new(), |c| c.to_string())
+    }),
     ("cell_over_r", |r| opt(r.cell_over_r)),
     ("rounds", |r| r.rounds.len().to_string()),
     ("frames", |r| r.frames.to_string()),
@@ -204,7 +211,10 @@ pub const CSV_COLUMNS: [Column; 37] = [
     ("median_apply_ms", |r| phase(r.median_ms, |p| p.apply)),
     ("candidates", |r| r.candidates.to_string()),
     ("neighbors", |r| r.neighbors.to_string()),
-    ("candidates_per_neighbor", |r| opt(r.candidates_per_neighbor)),
+    (
+        "candidates_per_neighbor",
+        |r| opt(r.candidates_per_neighbor),
+    ),
     ("result_bytes", |r| r.result_bytes.to_string()),
     ("working_set_bytes", |r| {
         r.working_set_bytes.map_or(String::new(), |b| b.to_string())
