@@ -24,26 +24,28 @@ struct State {
     done: Vec<CompareAction>,
 }
 
-/// A row labeled `label` whose step's median is `ms` (all query), over
-/// frames from `ms` to `max_ms`.
+/// A row labeled `label` whose step's median is `ms` (all query), over 5
+/// rounds within 1% of it, and frames from `ms` to `max_ms`.
 fn row(label: &str, ms: f64, max_ms: f64) -> Measurement {
+    let rounds = [1.0, 1.01, 0.99, 1.005, 0.995]
+        .map(|f| Round {
+            median_ms: PhaseMs {
+                query: ms * f,
+                total: ms * f,
+                ..Default::default()
+            },
+            candidates: 400,
+            neighbors: 100,
+        })
+        .to_vec();
+    let mut m = Measurement::from_rounds(label, Settings::default(), 15, rounds);
+    m.settle = 2;
+    m.cell_size = None;
     let s = Spread {
         median: ms,
         min: ms,
         max: max_ms,
     };
-    let round = Round {
-        median_ms: PhaseMs {
-            query: ms,
-            total: ms,
-            ..Default::default()
-        },
-        candidates: 400,
-        neighbors: 100,
-    };
-    let mut m = Measurement::from_rounds(label, Settings::default(), 15, vec![round]);
-    m.settle = 2;
-    m.cell_size = None;
     m.frame_ms = PhaseSpreads {
         query: s,
         total: s,
@@ -55,6 +57,11 @@ fn row(label: &str, ms: f64, max_ms: f64) -> Measurement {
 /// The overlay with the compare panel open on `comparison`; compare actions
 /// are applied to it as the frame loop does.
 fn harness(comparison: Comparison) -> Harness<'static, State> {
+    harness_sized(comparison, egui::vec2(1280.0, 800.0), 1.0)
+}
+
+/// [`harness`] on a screen of `size` points at `scale` pixels per point.
+fn harness_sized(comparison: Comparison, size: egui::Vec2, scale: f32) -> Harness<'static, State> {
     let state = State {
         overlay: Overlay::default(),
         settings: Settings::default(),
@@ -70,7 +77,8 @@ fn harness(comparison: Comparison) -> Harness<'static, State> {
         done: Vec::new(),
     };
     Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
+        .with_size(size)
+        .with_pixels_per_point(scale)
         .build_state(
             |ctx, s: &mut State| {
                 let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
@@ -92,9 +100,11 @@ fn harness(comparison: Comparison) -> Harness<'static, State> {
 
 fn three_rows() -> Comparison {
     let mut c = Comparison::default();
-    c.add(row("Naive", 580.0, 600.0));
-    c.add(row("Grid", 10.0, 21.0));
-    c.add(row("SortedGrid", 5.0, 5.5));
+    c.add_group(vec![
+        row("Naive", 580.0, 600.0),
+        row("Grid", 10.0, 21.0),
+        row("SortedGrid", 5.0, 5.5),
+    ]);
     c
 }
 
@@ -107,8 +117,16 @@ fn rows_say_how_they_compare_and_a_busy_one_says_so() {
     let mut h = harness(three_rows());
     h.run();
     assert!(has_label(&h, "Naive: baseline"));
-    assert!(has_label(&h, "Grid: 58x faster than Naive"));
-    assert!(has_label(&h, "SortedGrid: 116x faster than Naive"));
+    assert!(has_label(&h, "Grid: 58x faster (57–59x) than Naive"));
+    assert!(has_label(
+        &h,
+        "SortedGrid: 116x faster (114–118x) than Naive"
+    ));
+    assert_eq!(
+        h.query_all_by_label_contains("5 rounds of 15 frames")
+            .count(),
+        3
+    );
     // Grid's frames spread 2.1x: flagged; the others not.
     assert!(has_label(&h, "spread 2.1x: the machine was busy"));
     assert_eq!(
@@ -129,8 +147,11 @@ fn picking_a_baseline_normalizes_every_row_to_it() {
     h.run();
     assert_eq!(h.state().done, [CompareAction::Baseline(1)]);
     assert!(has_label(&h, "Grid: baseline"));
-    assert!(has_label(&h, "Naive: 58x slower than Grid"));
-    assert!(has_label(&h, "SortedGrid: 2.0x faster than Grid"));
+    assert!(has_label(&h, "Naive: 58x slower (57–59x) than Grid"));
+    assert!(has_label(
+        &h,
+        "SortedGrid: 2.0x faster (1.96–2.04x) than Grid"
+    ));
     let bar = h.state().stats.comparison.normalized(1).unwrap();
     assert!((bar.iter().sum::<f64>() - 1.0).abs() < 1e-12);
 }
@@ -152,8 +173,87 @@ fn rows_are_removed_and_the_panel_measures_on_request() {
     h.get_by_label("Measure current settings").click();
     h.run();
     assert_eq!(h.state().done.last(), Some(&CompareAction::Measure));
+    h.get_by_label("Measure all").click();
+    h.run();
+    assert_eq!(h.state().done.last(), Some(&CompareAction::MeasureAll));
     h.get_by_label("Clear").click();
     h.run();
     assert!(h.state().stats.comparison.is_empty());
     assert!(has_label(&h, "No rows yet."));
+}
+
+/// Rows measured apart say so, and the panel offers to measure them again
+/// together; every row names the kernel among the settings shared.
+#[test]
+fn rows_measured_apart_are_marked_and_the_shared_kernel_is_named() {
+    let mut c = Comparison::default();
+    c.add(row("first", 10.0, 10.0));
+    c.add(row("second", 5.0, 5.0));
+    let mut h = harness(c);
+    h.run();
+    assert!(has_label(&h, "(measured apart) than"));
+    assert!(has_label(&h, "Some rows were measured apart"));
+    assert!(has_label(&h, " kernel"), "the kernel is a shared setting");
+}
+
+/// Scrolls the window under `at` down by a few lines.
+fn scroll_down(h: &mut Harness<'_, State>, at: egui::Pos2) {
+    h.input_mut().events.push(egui::Event::PointerMoved(at));
+    h.input_mut().events.push(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, -3.0),
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run();
+}
+
+/// At 1024x768 with the UI at 1.5x, and at 1280x720 at 2x, with six rows,
+/// the compare panel's export buttons are reached with a pointer click
+/// once the panel is scrolled: the chart and the buttons scroll with the
+/// rows instead of falling below the window.
+#[test]
+fn at_projector_sizes_the_export_buttons_are_reached_with_six_rows() {
+    for (px, scale) in [
+        (egui::vec2(1024.0, 768.0), 1.5),
+        (egui::vec2(1280.0, 720.0), 2.0),
+    ] {
+        let size = px / scale;
+        let mut c = Comparison::default();
+        let rows = (0..6)
+            .map(|k| row(&format!("row {k}"), 10.0 + k as f64, 11.0 + k as f64))
+            .collect();
+        c.add_group(rows);
+        let mut h = harness_sized(c, size, scale);
+        h.run();
+        let window = h
+            .get_all_by_label("Compare")
+            .filter_map(|n| n.raw_bounds())
+            .max_by(|a, b| a.area().total_cmp(&b.area()))
+            .unwrap();
+        assert!(
+            window.y1 <= f64::from(size.y) + 1.0,
+            "{size:?}: the panel fits the screen: {window:?}"
+        );
+        let at = egui::pos2(
+            ((window.x0 + window.x1) / 2.0) as f32,
+            ((window.y0 + window.y1) / 2.0) as f32,
+        );
+        let mut reached = false;
+        for _ in 0..60 {
+            let b = h.get_by_label("Save CSV").raw_bounds().unwrap();
+            let cy = (b.y0 + b.y1) / 2.0;
+            if cy > window.y0 && cy < window.y1 - 4.0 {
+                h.get_by_label("Save CSV").simulate_click();
+                h.run();
+                reached = h.state().done.last() == Some(&CompareAction::SaveCsv);
+                break;
+            }
+            scroll_down(&mut h, at);
+        }
+        assert!(
+            reached,
+            "{size:?}: Save CSV was never clicked: {:?}",
+            h.state().done
+        );
+    }
 }

@@ -1,8 +1,11 @@
 //! The lessons panel driven headless through egui (egui_kittest), with a
 //! lesson [`Session`] applied as the frame loop applies it: a newcomer
-//! reaches the first lesson's first measurement in two clicks, next and
-//! back step through it keeping what was measured, and a setting changed
-//! mid-step shows the notice and its restore button.
+//! reaches the first lesson in two clicks and sees it measured (every step,
+//! interleaved rounds, on fresh simulations, as the window's quiet
+//! measurement does), next and back step through it keeping what was
+//! measured, a setting changed shows the notice and its restore button, and
+//! at projector sizes the panel's controls stay reachable beside the memory
+//! view.
 
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
@@ -11,13 +14,21 @@ use egui_macroquad::egui;
 use spatial_query_lab::lesson::bundled;
 use spatial_query_lab::lesson::session::{Entered, Session};
 use spatial_query_lab::lesson::LessonOptions;
-use spatial_query_lab::measure::FrameRecord;
+use spatial_query_lab::measure::run::Job;
 use spatial_query_lab::sim::budget::Budget;
-use spatial_query_lab::sim::{Settings, StepStats};
-use spatial_query_lab::spatial::{QueryStats, Strategy};
+use spatial_query_lab::sim::Settings;
+use spatial_query_lab::spatial::Strategy;
 use spatial_query_lab::ui::lesson::LessonAction;
+use spatial_query_lab::ui::memory_view::MemoryView;
 use spatial_query_lab::ui::stats::FrameStats;
 use spatial_query_lab::ui::{Overlay, ViewOptions};
+
+/// A quick lesson run: few units, frames and rounds.
+const QUICK: LessonOptions = LessonOptions {
+    max_units: Some(1_500),
+    frames: Some(1),
+    rounds: Some(3),
+};
 
 struct State {
     overlay: Overlay,
@@ -25,6 +36,8 @@ struct State {
     view: ViewOptions,
     stats: FrameStats,
     session: Option<Session>,
+    /// The lesson's measurement, not yet run ([`State::measure`] runs it).
+    job: Option<Job>,
     budget: Budget,
 }
 
@@ -36,31 +49,28 @@ impl State {
     }
 
     fn refresh(&mut self) {
-        self.stats.lessons.page = self.session.as_ref().map(|s| s.page(&self.settings, None));
+        let measuring = self
+            .job
+            .as_ref()
+            .map(|j| (j.progress(), "A, round 1 of 3".to_string()));
+        self.stats.lessons.page = self
+            .session
+            .as_ref()
+            .map(|s| s.page(&self.settings, measuring));
     }
 
-    /// One completed step of the live simulation with the current
-    /// settings, `query_ms` long, as the frame loop hands it over.
-    fn step(&mut self, query_ms: f64) {
-        let st = StepStats {
-            query_s: query_ms * 1e-3,
-            query: QueryStats {
-                candidates: 1_000,
-                neighbors: 100,
-            },
-            threads: 1,
-            ..Default::default()
-        };
-        let frame = FrameRecord::headless(&st, self.settings.units, 0, 0);
-        if let Some(s) = self.session.as_mut() {
-            let sweep = s.record(frame, &self.settings, Default::default);
-            assert!(!sweep, "the first lesson has no sweep step");
+    /// Runs the lesson's measurement to the end and hands it back, as the
+    /// frame loop does when its quiet measurement finishes.
+    fn measure(&mut self) {
+        if let (Some(mut job), Some(s)) = (self.job.take(), self.session.as_mut()) {
+            job.run();
+            s.finish(job.tasks());
         }
         self.refresh();
     }
 }
 
-fn harness() -> Harness<'static, State> {
+fn harness_sized(size: egui::Vec2, scale: f32) -> Harness<'static, State> {
     let lessons = bundled::all().unwrap();
     let state = State {
         overlay: Overlay::default(),
@@ -78,10 +88,12 @@ fn harness() -> Harness<'static, State> {
             ..Default::default()
         },
         session: None,
+        job: None,
         budget: Budget::default(),
     };
     Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
+        .with_size(size)
+        .with_pixels_per_point(scale)
         .build_state(
             |ctx, s: &mut State| {
                 let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
@@ -91,15 +103,22 @@ fn harness() -> Harness<'static, State> {
                         (LessonAction::Open(i), _) => {
                             let name = bundled::names().nth(i).unwrap();
                             let lesson = bundled::get(name).unwrap().unwrap();
-                            let mut session = Session::new(lesson, LessonOptions::default());
-                            let e = session.enter(0, &budget, false);
+                            let mut session = Session::new(lesson, QUICK);
+                            let e = session.enter(0, &budget);
+                            s.job = Some(Job::new(session.tasks(), 1.0 / 60.0, false));
                             s.session = Some(session);
                             e
                         }
                         (LessonAction::Next, Some(x)) => x.go(1, &budget),
                         (LessonAction::Back, Some(x)) => x.go(-1, &budget),
-                        (LessonAction::Restore | LessonAction::Measure, Some(x)) => {
-                            x.enter(x.step(), &budget, true)
+                        (LessonAction::Restore, Some(x)) => x.enter(x.step(), &budget),
+                        (LessonAction::Measure, Some(x)) => {
+                            s.job = Some(Job::new(x.tasks(), 1.0 / 60.0, false));
+                            None
+                        }
+                        (LessonAction::Cancel, Some(_)) => {
+                            s.job = None;
+                            None
                         }
                         _ => None,
                     };
@@ -111,25 +130,20 @@ fn harness() -> Harness<'static, State> {
         )
 }
 
+fn harness() -> Harness<'static, State> {
+    harness_sized(egui::vec2(1280.0, 800.0), 1.0)
+}
+
 fn has(h: &Harness<'_, State>, text: &str) -> bool {
     h.query_by_label_contains(text).is_some()
 }
 
-/// Steps the live simulation until the step's measurement is done.
-fn measure(h: &mut Harness<'_, State>, query_ms: f64) {
-    for _ in 0..40 {
-        h.state_mut().step(query_ms);
-        h.run();
-        let page = h.state().stats.lessons.page.clone().unwrap();
-        if page.measured {
-            return;
-        }
-    }
-    panic!("the step was never measured");
+fn page_text(h: &Harness<'_, State>) -> String {
+    spatial_query_lab::lesson::text::plain(&h.state().stats.lessons.page.as_ref().unwrap().text)
 }
 
 #[test]
-fn two_clicks_from_launch_reach_the_first_measurement() {
+fn two_clicks_from_launch_reach_the_first_lesson_measured() {
     let mut h = harness();
     h.run();
     assert!(has(&h, "New here? Press F2 for guided lessons"));
@@ -146,11 +160,18 @@ fn two_clicks_from_launch_reach_the_first_measurement() {
     assert!(has(&h, "Step 1 of 3: Naive: test every pair"));
     assert_eq!(h.state().settings.strategy, Strategy::Naive);
     let page = h.state().stats.lessons.page.clone().unwrap();
-    assert_eq!(page.measuring, Some(0.0), "measuring as it opens");
-    assert!(has(&h, "measuring on this machine"));
-    measure(&mut h, 58.0);
-    assert!(has(&h, "its query took"));
-    assert!(has(&h, "58.0"), "the text quotes the measured median");
+    assert!(page.measuring.is_some(), "measuring as it opens");
+    assert!(has(&h, "The scene is paused so drawing does not compete"));
+    assert!(page_text(&h).contains('…'), "pending until measured");
+    h.state_mut().measure();
+    h.run();
+    let text = page_text(&h);
+    assert!(text.contains("its query took"), "{text}");
+    assert!(!text.contains('…'), "{text}");
+    assert!(has(
+        &h,
+        "Measured in 3 interleaved rounds of 1 counted frames"
+    ));
 }
 
 #[test]
@@ -160,19 +181,18 @@ fn next_and_back_keep_what_was_measured() {
     h.run();
     h.get_by_label("1. Naive, grid, sorted grid").click();
     h.run();
-    measure(&mut h, 58.0);
+    h.state_mut().measure();
+    h.run();
     h.get_by_label("Next ⏵").click();
     h.run();
     h.run();
     assert!(has(&h, "Step 2 of 3: Uniform grid"));
     assert_eq!(h.state().settings.strategy, Strategy::Grid);
-    measure(&mut h, 2.0);
-    let text = spatial_query_lab::lesson::text::plain(
-        &h.state().stats.lessons.page.as_ref().unwrap().text,
-    );
+    let text = page_text(&h);
+    let verdicts = ["x faster (", "x slower (", "beyond this machine's noise"];
     assert!(
-        text.contains("29x less than Naive's"),
-        "58 / 2, quoted from the rows: {text}"
+        verdicts.iter().any(|v| text.contains(v)),
+        "the grid against Naive is a verdict: {text}"
     );
     h.get_by_label("⏴ Back").click();
     h.run();
@@ -184,63 +204,114 @@ fn next_and_back_keep_what_was_measured() {
         page.measured && page.measuring.is_none(),
         "not measured again"
     );
-    // Next twice more: the summary, with the chart of the measured steps.
-    h.get_by_label("Next ⏵").click();
-    h.run();
-    h.get_by_label("Next ⏵").click();
-    h.run();
-    measure(&mut h, 1.0);
+    for _ in 0..2 {
+        h.get_by_label("Next ⏵").click();
+        h.run();
+    }
     h.get_by_label("Summary ⏵").click();
     h.run();
     h.run();
     assert!(has(&h, "What it showed"));
-    let text = spatial_query_lab::lesson::text::plain(
-        &h.state().stats.lessons.page.as_ref().unwrap().text,
-    );
-    assert!(
-        text.contains("grid ran 29x less query time") && text.contains("sorted grid 58x"),
-        "{text}"
-    );
-    assert_eq!(
-        h.state()
-            .stats
-            .lessons
-            .page
-            .as_ref()
-            .unwrap()
-            .chart
-            .rows()
-            .len(),
-        3
-    );
+    let text = page_text(&h);
+    assert!(text.contains("Against the naive scan"), "{text}");
+    let page = h.state().stats.lessons.page.clone().unwrap();
+    assert_eq!(page.chart.rows().len(), 3);
+    assert!(page.chart.all_interleaved(), "one plan measured all three");
 }
 
 #[test]
-fn a_setting_changed_mid_step_shows_the_notice_and_restore_puts_it_back() {
+fn a_setting_changed_shows_the_notice_and_restore_puts_it_back() {
     let mut h = harness();
     h.state_mut().view.show_lessons = true;
     h.run();
     h.get_by_label("1. Naive, grid, sorted grid").click();
     h.run();
-    h.state_mut().step(50.0);
-    h.run();
-    // The user picks SortedGrid in the overlay while Naive is measured.
+    h.state_mut().measure();
     h.get_by_label("SortedGrid").click();
     h.run();
     h.run();
     assert_eq!(h.state().settings.strategy, Strategy::SortedGrid);
     assert!(has(&h, "Your settings differ from this step's (strategy"));
-    // The measurement stopped: steps with other settings are not counted.
-    h.state_mut().step(1.0);
-    h.run();
-    let page = h.state().stats.lessons.page.clone().unwrap();
-    assert_eq!(page.measuring, None);
-    assert!(!page.measured);
     h.get_by_label("Restore step settings").click();
     h.run();
     h.run();
     assert_eq!(h.state().settings.strategy, Strategy::Naive);
     assert!(!has(&h, "Your settings differ"));
-    measure(&mut h, 40.0);
-    assert!(has(&h, "40.0"));
+}
+
+/// Scrolls the window under `at` (points) down by a few lines.
+fn scroll_down(h: &mut Harness<'_, State>, at: egui::Pos2) {
+    h.input_mut().events.push(egui::Event::PointerMoved(at));
+    h.input_mut().events.push(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, -3.0),
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run();
+}
+
+/// Clicks the button labeled `label` at its center as a pointer would,
+/// scrolling the window under `scroll_at` until the button is on screen;
+/// returns after the click. Panics when it never gets there.
+fn reach(h: &mut Harness<'_, State>, label: &str, scroll_at: egui::Pos2, screen: egui::Vec2) {
+    for _ in 0..40 {
+        let inside = {
+            let node = h.get_by_label(label);
+            let b = node.raw_bounds().expect("bounds");
+            let (cx, cy) = ((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0);
+            cx > 0.0 && cy > 0.0 && cx < f64::from(screen.x) && cy < f64::from(screen.y) - 4.0
+        };
+        if inside {
+            h.get_by_label(label).simulate_click();
+            h.run();
+            return;
+        }
+        scroll_down(h, scroll_at);
+    }
+    panic!("\"{label}\" never came on screen");
+}
+
+/// At 1024x768 with the UI at 1.5x, and at 1280x720 at 2x, the lessons
+/// panel docks beside the memory view (never over it) and its Next button
+/// is reached with a pointer click (scrolling the panel if it must).
+#[test]
+fn at_projector_sizes_next_is_reached_with_the_memory_view_open() {
+    for (px, scale) in [
+        (egui::vec2(1024.0, 768.0), 1.5),
+        (egui::vec2(1280.0, 720.0), 2.0),
+    ] {
+        let size = px / scale;
+        let mut h = harness_sized(size, scale);
+        {
+            let s = h.state_mut();
+            s.view.show_lessons = true;
+            s.view.show_memory = true;
+            s.stats.memory = Some(MemoryView::default());
+        }
+        h.run();
+        h.get_by_label("1. Naive, grid, sorted grid").click();
+        h.run();
+        h.state_mut().measure();
+        h.run();
+        // The windows: the largest node of each title (the first row's
+        // button is labeled "Lessons" too).
+        let largest = |h: &Harness<'_, State>, label: &str| {
+            h.get_all_by_label(label)
+                .filter_map(|n| n.raw_bounds())
+                .max_by(|a, b| a.area().total_cmp(&b.area()))
+                .unwrap()
+        };
+        let memory = largest(&h, "Memory view");
+        let lessons = largest(&h, "Lessons");
+        assert!(
+            lessons.y0 >= memory.y1 - 1.0,
+            "{size:?}: the lessons panel ({lessons:?}) starts below the memory view ({memory:?})"
+        );
+        let at = egui::pos2(
+            ((lessons.x0 + lessons.x1) / 2.0) as f32,
+            (lessons.y1 - 30.0) as f32,
+        );
+        reach(&mut h, "Next ⏵", at, size);
+        assert!(has(&h, "Step 2 of 3"), "{size:?}: Next was clicked");
+    }
 }

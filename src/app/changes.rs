@@ -27,6 +27,7 @@ impl App {
     pub(super) fn overlay_actions(&mut self, mut a: OverlayActions) {
         self.chart_rect = a.compare_chart;
         self.lesson_chart_rect = a.lesson_chart;
+        self.dock = a.dock;
         let compare = std::mem::take(&mut a.compare);
         if !compare.is_empty() {
             self.compare_actions(compare);
@@ -117,8 +118,8 @@ impl App {
     /// nothing to sweep.
     pub(super) fn sweep_action(&mut self, action: SweepAction) {
         match action {
-            SweepAction::Start if self.measuring.is_some() => {
-                self.toast("A compare measurement is running: sweep when it is done.".to_string());
+            SweepAction::Start if self.quiet.is_some() => {
+                self.toast("A measurement is running: sweep when it is done.".to_string());
             }
             SweepAction::Start if self.settings.strategy != Strategy::Naive => {
                 self.sweep_kept = false;
@@ -144,16 +145,12 @@ impl App {
     pub(super) fn settle(&mut self, before: &Settings) {
         let notices = budget::settle(&mut self.settings, &self.budget);
         self.add_notices(notices);
-        if self
-            .measuring
-            .as_ref()
-            .is_some_and(|p| p.current() != Some(&self.settings))
-        {
-            self.cancel_measuring("cancelled: a setting changed while it ran");
-        }
-        // The lesson's notice follows the user's changes at once.
-        if self.lesson.is_some() && self.settings != *before {
-            self.refresh_lesson();
+        // The lesson's notice and the headline follow the user's changes at once.
+        if self.settings != *before {
+            self.refresh_headline();
+            if self.lesson.is_some() {
+                self.refresh_lesson();
+            }
         }
         if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
             if !sw.matches(&self.settings) {

@@ -1,15 +1,16 @@
 //! The compare panel's side of the frame loop: measuring the current
-//! settings into a row (through the measurement engine, one step at a time
-//! while the window keeps answering), keeping finished sweeps, and the
-//! exports (clipboard, CSV, JSON, the chart as PNG).
+//! settings into a row, or every row again together, quietly
+//! ([`super::quiet`]); keeping finished sweeps; the exports (clipboard,
+//! CSV, JSON, the chart as PNG and SVG).
 
 use macroquad::prelude::get_time;
 
+use super::quiet::Purpose;
 use super::{files, App, STATUS_S};
 use crate::machine::Machine;
-use crate::measure::compare::{measure_plan, row_label, times};
-use crate::measure::{FrameRecord, Outcome};
-use crate::sim::memory;
+use crate::measure::compare::{measure_all_plan, measure_plan, row_label, MEASURE_ROUNDS};
+use crate::measure::run::Task;
+use crate::measure::Outcome;
 use crate::ui::compare::CompareAction;
 
 impl App {
@@ -24,7 +25,8 @@ impl App {
             let c = &mut self.comparison;
             match a {
                 CompareAction::Measure => self.start_measuring(),
-                CompareAction::Cancel => self.cancel_measuring("cancelled"),
+                CompareAction::MeasureAll => self.measure_all(),
+                CompareAction::Cancel => self.cancel_quiet(),
                 CompareAction::Remove(i) => c.remove(i),
                 CompareAction::MoveUp(i) => c.move_up(i),
                 CompareAction::Baseline(i) => c.set_baseline(i),
@@ -39,17 +41,30 @@ impl App {
                     ));
                 }
                 CompareAction::SaveCsv => {
-                    let text = c.to_csv();
+                    let text = if c.rows().is_empty() {
+                        c.curves_csv()
+                    } else {
+                        c.to_csv()
+                    };
                     self.save_text("spatial-query-lab-compare", "csv", Ok(text));
                 }
                 CompareAction::SaveJson => {
                     let text = c.to_json();
                     self.save_text("spatial-query-lab-compare", "json", text);
                 }
-                CompareAction::SaveChart => self.chart_requested = true,
+                CompareAction::SaveChart => {
+                    let m = Machine::current();
+                    let chart = if c.rows().is_empty() {
+                        crate::chart::sweep_curves(c.curves(), m, "Cell-size sweeps")
+                    } else {
+                        crate::chart::comparison_bars(c, m, "Compare", crate::chart::Scale::Auto)
+                    };
+                    self.save_chart(&chart, self.chart_rect, "compare");
+                }
             }
         }
         self.stats.comparison.clone_from(&self.comparison);
+        self.refresh_headline();
     }
 
     /// Saves `text` (or says why there is none) as the next free
@@ -63,88 +78,132 @@ impl App {
         self.toast(message);
     }
 
-    /// Saves a chart alone (`rect`, in points: the compare panel's or the
-    /// lesson's, `which` in the message) as the next free
-    /// `spatial-query-lab-chart-NNN.png` (or a download); call after the
-    /// overlay is drawn.
-    pub(super) fn save_chart(&mut self, rect: Option<egui_macroquad::egui::Rect>, which: &str) {
-        let Some(rect) = rect else {
-            self.toast(format!("Not saved: the {which} chart is not on screen."));
-            return;
+    /// Saves `chart` as the next free `spatial-query-lab-chart-NNN.png`
+    /// (1920x1080) and the `.svg` beside it, the same files `lesson
+    /// --chart` writes. The browser build has no chart renderer: there the
+    /// panel's own plot (`rect`, in points) is saved as a PNG download.
+    pub(super) fn save_chart(
+        &mut self,
+        chart: &crate::chart::Chart,
+        rect: Option<egui_macroquad::egui::Rect>,
+        which: &str,
+    ) {
+        #[cfg(not(target_arch = "wasm32"))]
+        let message = {
+            let _ = (rect, which);
+            let saved = crate::chart::draw::png(chart, crate::chart::PNG_SIZE).and_then(|png| {
+                let to = files::deliver("spatial-query-lab-chart", "png", &png)?;
+                let svg = crate::chart::draw::svg(chart, crate::chart::PNG_SIZE)?;
+                let svg_to = files::deliver("spatial-query-lab-chart", "svg", svg.as_bytes())?;
+                Ok(format!("{to} and {svg_to}"))
+            });
+            match saved {
+                Ok(to) => format!("Chart saved: {to}"),
+                Err(e) => format!("Chart not saved: {e}"),
+            }
         };
-        let scale = self.egui.ctx().pixels_per_point();
-        let px = [rect.min.x, rect.min.y, rect.width(), rect.height()]
-            .map(|v| (v * scale).round().max(0.0) as u32);
-        let saved = crate::render::region_png(px)
-            .and_then(|png| files::deliver("spatial-query-lab-chart", "png", &png));
-        let message = match saved {
-            Ok(to) => format!("Chart saved: {to}"),
-            Err(e) => format!("Chart not saved: {e}"),
+        #[cfg(target_arch = "wasm32")]
+        let message = {
+            let _ = chart;
+            match rect {
+                None => format!("Not saved: the {which} chart is not on screen."),
+                Some(rect) => {
+                    let scale = self.egui.ctx().pixels_per_point();
+                    let px = [rect.min.x, rect.min.y, rect.width(), rect.height()]
+                        .map(|v| (v * scale).round().max(0.0) as u32);
+                    match crate::render::region_png(px)
+                        .and_then(|png| files::deliver("spatial-query-lab-chart", "png", &png))
+                    {
+                        Ok(to) => format!("Chart saved: {to}"),
+                        Err(e) => format!("Chart not saved: {e}"),
+                    }
+                }
+            }
         };
         self.toast(message);
     }
 
-    /// Starts measuring the current settings for a compare row (and opens
-    /// the panel); refused while a sweep runs or units are being prepared.
+    /// Measures the current settings quietly for a compare row (and opens
+    /// the panel).
     pub(super) fn start_measuring(&mut self) {
         self.view.show_compare = true;
-        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) {
-            self.toast("The cell-size sweep is running: measure when it is done.".to_string());
-            return;
-        }
-        if self.measuring.is_some() {
-            return;
-        }
-        let plan = measure_plan(&self.settings);
-        self.stats.measuring = plan.recorder().map(|r| (r.label().to_string(), 0.0));
-        self.measuring = Some(plan);
+        let tasks = vec![Task::Plan(measure_plan(&self.settings))];
+        self.start_quiet(tasks, Purpose::CompareOne);
     }
 
-    /// Stops the measurement in progress, saying `why`.
-    pub(super) fn cancel_measuring(&mut self, why: &str) {
-        if self.measuring.take().is_some() {
-            self.stats.measuring = None;
-            self.toast(format!("Measurement {why}; no row added."));
+    /// Measures every row's settings again, together, in interleaved rounds.
+    fn measure_all(&mut self) {
+        let settings: Vec<_> = self
+            .comparison
+            .rows()
+            .iter()
+            .map(|m| m.settings.clone())
+            .collect();
+        if settings.is_empty() {
+            return;
         }
+        self.start_quiet(
+            vec![Task::Plan(measure_all_plan(&settings))],
+            Purpose::CompareAll,
+        );
     }
 
-    /// Hands a completed step (`frame`, made with `settings`) to the compare
-    /// measurement, adding its row when it is done; and keeps a sweep that
-    /// just finished as a curve and a row.
-    pub(super) fn record_compare(
+    /// Takes back a compare measurement: a new row, or every row replaced
+    /// (with the rows skipped kept as they were, and said so).
+    pub(super) fn finish_compare_measure(
         &mut self,
-        frame: FrameRecord<'_>,
-        settings: &crate::sim::Settings,
+        tasks: &[Task],
+        purpose: Purpose,
+        stopped: Option<String>,
     ) {
-        if let Some(plan) = self.measuring.as_mut() {
-            if plan.current() == Some(settings) {
-                let sim = &self.sim;
-                plan.record(frame, || memory::working_set(sim));
-            }
-            self.stats.measuring = plan
-                .recorder()
-                .map(|r| (r.label().to_string(), plan.progress()));
-            if plan.is_done() {
-                let outcome = plan.outcomes().first().cloned();
-                self.measuring = None;
-                match outcome {
-                    Some(Outcome::Measured(mut m)) => {
-                        m.label = row_label(&m.settings, m.threads);
-                        let msg = format!(
-                            "Measured {}: step {:.2} ms (spread {}).",
-                            m.label,
-                            m.ms.total.median,
-                            times(m.ms.total.ratio())
-                        );
-                        self.comparison.add(m);
-                        self.toast(msg);
-                    }
-                    Some(Outcome::Skipped(s)) => self.toast(format!("Not measured: {}", s.why)),
-                    None => {}
+        if let Some(why) = stopped {
+            self.toast(format!("Measurement {why}; no row changed."));
+            return;
+        }
+        let Some(Task::Plan(plan)) = tasks.first() else {
+            return;
+        };
+        let mut measured = Vec::new();
+        let mut skipped = Vec::new();
+        for (i, _) in plan.variants().iter().enumerate() {
+            match plan.outcome_of(i) {
+                Some(Outcome::Measured(m)) => {
+                    let mut m = m.clone();
+                    m.label = row_label(&m.settings, m.threads);
+                    measured.push(m);
                 }
-                self.stats.comparison.clone_from(&self.comparison);
+                Some(Outcome::Skipped(s)) => skipped.push(s.why.clone()),
+                None => {}
             }
         }
+        let message = match (purpose, skipped.first()) {
+            (_, Some(why)) => format!("Not measured: {why}"),
+            (Purpose::CompareAll, None) => format!(
+                "Measured every row again in {MEASURE_ROUNDS} interleaved rounds: the verdicts compare rounds that shared the machine."
+            ),
+            _ => match measured.first() {
+                Some(m) => format!(
+                    "Measured {}: step {:.2} ms ({} rounds, {:.2}-{:.2}).",
+                    m.label, m.ms.total.median, m.rounds.len(), m.ms.total.min, m.ms.total.max
+                ),
+                None => "Nothing measured.".to_string(),
+            },
+        };
+        match purpose {
+            Purpose::CompareAll if skipped.is_empty() => self.comparison.replace_all(measured),
+            Purpose::CompareAll => {}
+            _ => {
+                for m in measured {
+                    self.comparison.add(m);
+                }
+            }
+        }
+        self.toast(message);
+        self.stats.comparison.clone_from(&self.comparison);
+    }
+
+    /// Keeps a sweep that just finished as a curve and a row.
+    pub(super) fn keep_sweep(&mut self) {
         let finished = self
             .sweep
             .as_ref()

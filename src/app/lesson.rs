@@ -1,24 +1,26 @@
 //! The lessons panel's side of the frame loop: a [`Session`] whose steps'
-//! settings and view are applied here, measured through the measurement
-//! engine on the live simulation (one step at a time while the window keeps
-//! answering), and the exports.
+//! settings and view are applied to the scene, measured as a whole by a
+//! quiet measurement ([`super::quiet`]) when the lesson opens or "Measure
+//! again" is pressed, and the exports.
 
+use super::quiet::Purpose;
 use super::App;
 use crate::lesson::session::{Entered, Session};
 use crate::lesson::{bundled, export, Lesson, LessonOptions};
 use crate::machine::Machine;
-use crate::measure::FrameRecord;
-use crate::sim::{memory, Settings};
+use crate::measure::run::Task;
 use crate::ui::lesson::LessonAction;
 use crate::ui::sweep::SweepAction;
 
 impl App {
-    /// The bundled lessons for the panel's list.
+    /// The lessons for the panel's list: the bundled ones, then the one
+    /// loaded from a file (`--lesson FILE`), if any.
     pub(super) fn list_lessons(&mut self) {
         match bundled::all() {
             Ok(all) => {
                 self.stats.lessons.lessons = all
                     .into_iter()
+                    .chain(self.file_lesson.clone())
                     .map(|l| (l.name, l.title, l.steps.len()))
                     .collect();
             }
@@ -38,9 +40,19 @@ impl App {
                 }
                 (LessonAction::Next, Some(s)) => s.go(1, &budget),
                 (LessonAction::Back, Some(s)) => s.go(-1, &budget),
-                (LessonAction::Restart, Some(s)) => s.restart(&budget),
-                (LessonAction::Measure | LessonAction::Restore, Some(s)) => {
-                    s.enter(s.step(), &budget, true)
+                (LessonAction::Restart, Some(s)) => {
+                    let e = s.enter(0, &budget);
+                    self.measure_lesson();
+                    e
+                }
+                (LessonAction::Measure, Some(_)) => {
+                    self.measure_lesson();
+                    None
+                }
+                (LessonAction::Restore, Some(s)) => s.enter(s.step(), &budget),
+                (LessonAction::Cancel, Some(_)) => {
+                    self.cancel_quiet();
+                    None
                 }
                 (LessonAction::List, _) => {
                     self.stop_lesson();
@@ -54,7 +66,7 @@ impl App {
                     None
                 }
                 (LessonAction::SaveCsv, Some(s)) => {
-                    let text = Ok(s.run().comparison().to_csv());
+                    let text = Ok(export::to_csv(s.run()));
                     self.save_text("spatial-query-lab-lesson", "csv", text);
                     None
                 }
@@ -63,8 +75,13 @@ impl App {
                     self.save_text("spatial-query-lab-lesson", "json", text);
                     None
                 }
-                (LessonAction::SaveChart, _) => {
-                    self.lesson_chart_requested = true;
+                (LessonAction::SaveChart, Some(s)) => {
+                    let chart = crate::chart::lesson_chart(
+                        s.run(),
+                        Machine::current(),
+                        crate::chart::Scale::Auto,
+                    );
+                    self.save_chart(&chart, self.lesson_chart_rect, "lesson");
                     None
                 }
                 (_, None) => None,
@@ -74,36 +91,78 @@ impl App {
         self.refresh_lesson();
     }
 
-    /// Starts bundled lesson `i` at its first step.
+    /// Starts lesson `i` of the panel's list at its first step.
     fn open_lesson(&mut self, i: usize) {
-        let lesson: Option<Lesson> = bundled::names()
-            .nth(i)
-            .and_then(bundled::get)
-            .and_then(Result::ok);
+        let bundled_count = bundled::names().count();
+        let lesson: Option<Lesson> = if i < bundled_count {
+            bundled::names()
+                .nth(i)
+                .and_then(bundled::get)
+                .and_then(Result::ok)
+        } else {
+            self.file_lesson.clone()
+        };
         match lesson {
             Some(l) => self.start_lesson(l),
             None => self.stats.lessons.error = Some(format!("lesson {} cannot be loaded", i + 1)),
         }
     }
 
-    /// Starts `lesson` at its first step and opens the panel.
+    /// Starts `lesson` at its first step, opens the panel and measures it.
     pub(super) fn start_lesson(&mut self, lesson: Lesson) {
         self.stop_lesson();
         let mut s = Session::new(lesson, LessonOptions::default());
-        let entered = s.enter(0, &self.budget, false);
+        let entered = s.enter(0, &self.budget);
         self.lesson = Some(s);
         self.view.show_lessons = true;
         self.apply_entered(entered);
+        self.measure_lesson();
     }
 
-    /// Ends the lesson's measurement (closing its sweep).
+    /// Measures the whole lesson quietly (every step, interleaved rounds).
+    fn measure_lesson(&mut self) {
+        if self.quiet.is_some() {
+            self.toast("A measurement is running: wait for it or cancel it.".to_string());
+            return;
+        }
+        let Some(tasks) = self.lesson.as_mut().map(Session::tasks) else {
+            return;
+        };
+        self.start_quiet(tasks, Purpose::Lesson);
+    }
+
+    /// Ends the lesson's measurement, if it runs.
     fn stop_lesson(&mut self) {
-        if self.lesson.as_mut().is_some_and(Session::stop) {
-            self.sweep_action(SweepAction::Close);
+        if self
+            .quiet
+            .as_ref()
+            .is_some_and(|q| q.purpose == Purpose::Lesson)
+        {
+            self.cancel_quiet();
         }
     }
 
-    /// Applies a step's settings and view.
+    /// Takes back the lesson's measured `tasks` (`stopped`: why it ended
+    /// early, if it did).
+    pub(super) fn finish_lesson_measure(&mut self, tasks: &[Task], stopped: Option<String>) {
+        let budget = self.budget;
+        let Some(s) = self.lesson.as_mut() else {
+            return;
+        };
+        s.finish(tasks);
+        let message = match &stopped {
+            Some(why) => format!("Lesson measurement {why}; its numbers stay pending."),
+            None => "Lesson measured: every step's numbers are in.".to_string(),
+        };
+        // The step shown gets its sweep (for the sweep window) now.
+        let entered = s.enter(s.step(), &budget);
+        self.apply_entered(entered);
+        self.toast(message);
+        self.refresh_lesson();
+    }
+
+    /// Applies a step's settings and view (and its finished sweep to the
+    /// sweep window).
     fn apply_entered(&mut self, e: Option<Entered>) {
         let Some(e) = e else { return };
         if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) {
@@ -113,34 +172,23 @@ impl App {
         self.view.show_memory |= e.memory_view;
         self.add_notices(e.notices);
         self.settings = e.settings;
-    }
-
-    /// Hands a completed step (`frame`, made with `settings`) to the lesson,
-    /// starting the step's sweep when it asks.
-    pub(super) fn record_lesson(&mut self, frame: FrameRecord<'_>, settings: &Settings) {
-        let Some(s) = self.lesson.as_mut() else {
-            return;
-        };
-        let sim = &self.sim;
-        if s.record(frame, settings, || memory::working_set(sim)) {
-            self.sweep_action(SweepAction::Start);
-            let started = self.sweep.is_some();
-            if let Some(s) = self.lesson.as_mut() {
-                s.sweep_started(started);
-            }
+        if let Some(sw) = e.sweep {
+            self.sweep = Some(sw);
+            self.sweep_kept = true;
+            self.stats.sweep.clone_from(&self.sweep);
         }
-        if let Some(s) = self.lesson.as_mut() {
-            s.sweep_update(self.sweep.as_ref());
-        }
-        self.refresh_lesson();
     }
 
     /// The panel's page from the session.
     pub(super) fn refresh_lesson(&mut self) {
-        let progress = self.sweep.as_ref().map(|sw| f64::from(sw.progress()));
+        let measuring = self
+            .quiet
+            .as_ref()
+            .filter(|q| q.purpose == Purpose::Lesson)
+            .map(|q| (q.progress, q.now.clone()));
         self.stats.lessons.page = self
             .lesson
             .as_ref()
-            .map(|s| s.page(&self.settings, progress));
+            .map(|s| s.page(&self.settings, measuring));
     }
 }

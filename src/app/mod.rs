@@ -40,6 +40,7 @@ mod lesson;
 mod picture;
 pub mod pointer;
 mod presentation;
+mod quiet;
 pub mod render_bench;
 pub mod selection;
 mod stepping;
@@ -56,7 +57,6 @@ use macroquad::prelude::*;
 
 use crate::measure::compare::Comparison;
 use crate::measure::sweep::CellSweep;
-use crate::measure::Plan;
 use crate::render::mesh::asset_dirs;
 use crate::render::{
     load_unit_kind, save_screenshot, EguiHost, OrbitCamera, PassInput, ProgressiveScene,
@@ -194,18 +194,17 @@ struct App {
     sweep_kept: bool,
     /// The compare panel's rows and curves.
     comparison: Comparison,
-    /// The compare measurement in progress (Enter, or the panel's button).
-    measuring: Option<Plan>,
+    /// The quiet measurement in progress (a lesson's, or the compare
+    /// panel's): the scene waits for it ([`quiet`]).
+    quiet: Option<quiet::Quiet>,
     /// Where the compare chart was drawn in the last overlay pass, points.
     chart_rect: Option<egui_macroquad::egui::Rect>,
-    /// "Save chart PNG" was pressed: save it at the end of this frame.
-    chart_requested: bool,
     /// The lesson being followed in the lessons panel.
     lesson: Option<crate::lesson::session::Session>,
+    /// The lesson `--lesson FILE` loaded, listed after the bundled ones.
+    file_lesson: Option<crate::lesson::Lesson>,
     /// Where the lesson chart was drawn in the last overlay pass, points.
     lesson_chart_rect: Option<egui_macroquad::egui::Rect>,
-    /// The lesson's "Save chart PNG" was pressed.
-    lesson_chart_requested: bool,
     /// The units per cell of the last step, when the view shows them.
     heatmap: CellHeatmap,
     /// The selected unit's query of the last step, and its storage index then.
@@ -242,6 +241,9 @@ struct App {
     /// Where the overlay panel was last drawn, points (`None` before the
     /// first pass or while hidden).
     panel: Option<egui_macroquad::egui::Rect>,
+    /// The right column the lessons panel (and the memory view with it) is
+    /// docked in, points, while the lessons panel is open.
+    dock: Option<egui_macroquad::egui::Rect>,
     /// What the camera was last framed for ([`App::keep_framed`]).
     framed: Option<presentation::Framed>,
     /// The window is full screen (as last applied).
@@ -275,6 +277,9 @@ impl App {
         let (mesh, mesh_warning) = load_unit_kind(opts.unit_mesh, &asset_dirs());
         let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
             .map_err(|e| format!("render pipeline: {e}"))?;
+        // The window's own allocations (drawing, the overlay) are not the
+        // engine's: a quiet measurement on its thread counts only its own.
+        crate::alloc_count::exclude_this_thread();
         let egui = EguiHost::new();
         egui.ctx()
             .set_pixels_per_point(screen_dpi_scale() * view.ui_scale);
@@ -324,12 +329,14 @@ impl App {
             sweep_at_launch: opts.sweep,
             sweep_kept: false,
             comparison: Comparison::default(),
-            measuring: None,
+            quiet: None,
             chart_rect: None,
-            chart_requested: false,
             lesson: None,
+            file_lesson: opts
+                .lesson
+                .clone()
+                .filter(|l| crate::lesson::bundled::get(&l.name).is_none()),
             lesson_chart_rect: None,
-            lesson_chart_requested: false,
             heatmap: CellHeatmap::default(),
             inspection: Inspection::default(),
             inspected: None,
@@ -348,6 +355,7 @@ impl App {
             select_at_start: None,
             click_at: None,
             panel: None,
+            dock: None,
             framed: Some(framed),
             fullscreen: opts.fullscreen,
             window_size: opts.window_size,
@@ -390,6 +398,12 @@ impl App {
     /// One frame; returns the exit code when the program should end.
     fn frame(&mut self) -> Option<i32> {
         self.frame += 1;
+        self.poll_quiet();
+        // While a measurement runs on its thread, the window answers a few
+        // times a second and leaves the cores to it.
+        if self.quiet.as_ref().is_some_and(quiet::Quiet::threaded) {
+            std::thread::sleep(std::time::Duration::from_secs_f64(quiet::IDLE_S));
+        }
         let started = Instant::now();
         let before = self.settings.clone();
         // The screenshot's last frame runs the overlay once, after the step,
@@ -501,12 +515,6 @@ impl App {
                             self.inspection.neighbors.len(),
                         )),
                     });
-        }
-        if std::mem::take(&mut self.chart_requested) {
-            self.save_chart(self.chart_rect, "compare");
-        }
-        if std::mem::take(&mut self.lesson_chart_requested) {
-            self.save_chart(self.lesson_chart_rect, "lesson");
         }
         if std::mem::take(&mut self.shot_requested) {
             let saved = match self.scene.cannot_draw() {

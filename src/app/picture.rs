@@ -4,7 +4,7 @@
 
 use crate::clock::Instant;
 
-use macroquad::prelude::{clear_background, set_default_camera};
+use macroquad::prelude::{clear_background, set_default_camera, Color};
 
 use super::{aspect, App, BACKGROUND};
 use crate::render::mesh::asset_dirs;
@@ -95,11 +95,18 @@ pub(super) fn record_mesh(
     });
 }
 
+/// How the last picture is tinted while a quiet measurement runs.
+const DIMMED: Color = Color::new(0.4, 0.4, 0.45, 1.0);
+
 impl App {
     /// Packs the picture in progress, or, when the scene is idle, steps the
     /// simulation and begins the next picture (`last`: the screenshot's
     /// frame, which packs everything at once).
     pub(super) fn next_picture(&mut self, last: bool) {
+        if self.quiet.is_some() {
+            // The scene waits for the quiet measurement: no step, no picture.
+            return;
+        }
         if self.pacing.packing.is_some() {
             // A picture being packed: the simulation waits for it (the
             // screenshot's last frame packs the rest at once).
@@ -277,6 +284,14 @@ impl App {
     /// Draws as much of the picture as the budget allows (all of it on the
     /// last frame, for the screenshot) and shows the last complete one.
     pub(super) fn draw(&mut self, budget_s: f64) {
+        if self.quiet.is_some() {
+            // The last picture, dimmed, is all that is drawn while a quiet
+            // measurement runs: one textured quad, no units.
+            set_default_camera();
+            clear_background(BACKGROUND);
+            self.scene.present_dimmed(DIMMED);
+            return;
+        }
         let t = Instant::now();
         let finish = self.last_frame.is_some_and(|n| self.frame >= n);
         let done = self.scene.advance(&mut self.renderer, budget_s, finish);

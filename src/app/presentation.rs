@@ -43,8 +43,9 @@ fn moved(a: (Vec2, Vec2), b: (Vec2, Vec2)) -> bool {
 
 impl App {
     /// The part of the window beside the overlay panel (the whole window
-    /// while the overlay is hidden), logical pixels: see [`view_region`].
-    fn free_region(&self) -> (Vec2, Vec2) {
+    /// while the overlay is hidden) and left of the docked lessons column,
+    /// logical pixels: see [`view_region`].
+    pub(super) fn free_region(&self) -> (Vec2, Vec2) {
         // egui points to macroquad's logical pixels: the UI scale.
         let k = self.egui.ctx().pixels_per_point() / screen_dpi_scale().max(1e-3);
         let panel = self.panel.filter(|_| self.view.show_overlay).map(|r| {
@@ -53,7 +54,16 @@ impl App {
                 Vec2::new(r.max.x, r.max.y) * k,
             )
         });
-        view_region(window_size(), panel)
+        let (lo, mut hi) = view_region(window_size(), panel);
+        if let Some(d) = self.dock {
+            // The dock covers the right of the window: the free part ends
+            // where it starts, unless that would leave almost nothing.
+            let x = d.min.x * k;
+            if x - lo.x > 0.2 * window_size().x {
+                hi.x = hi.x.min(x);
+            }
+        }
+        (lo, hi)
     }
 
     /// Frames the whole world beside the overlay panel and stops following

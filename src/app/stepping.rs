@@ -5,7 +5,7 @@
 use crate::clock::Instant;
 
 use glam::Vec3;
-use macroquad::prelude::get_time;
+use macroquad::prelude::{get_time, screen_height, screen_width};
 
 use super::{worker, App, StepContext, STATUS_S, WORKER_UNITS};
 use crate::alloc_count;
@@ -118,7 +118,10 @@ impl App {
         }
         if let (Some(i), true) = (resolved, self.selection.follows()) {
             let (x, z) = self.sim.store().pos(i);
-            self.camera.target = Vec3::new(x, 0.0, z);
+            let region = self.free_region();
+            let window = glam::Vec2::new(screen_width(), screen_height());
+            self.camera
+                .center_in_region(Vec3::new(x, 0.0, z), window, region);
         }
         resolved
     }
@@ -178,8 +181,7 @@ impl App {
             sw.record(frame, || memory::working_set(&self.sim));
             self.stats.sweep.clone_from(&self.sweep);
         }
-        self.record_compare(frame, &settings);
-        self.record_lesson(frame, &settings);
+        self.keep_sweep();
         if std::mem::take(&mut self.sweep_at_launch) {
             self.sweep_action(SweepAction::Start);
         }

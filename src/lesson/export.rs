@@ -60,6 +60,18 @@ pub fn to_markdown(run: &LessonRun, machine: &Machine) -> String {
     s + &markdown_tail(run, machine)
 }
 
+/// The lesson's table as CSV: its sweeps' curves (cell / r, median query
+/// ms with its range, candidates per neighbor) when it has sweeps, else its
+/// steps' rows ([`crate::measure::compare::Comparison::to_csv`]).
+pub fn to_csv(run: &LessonRun) -> String {
+    let c = run.comparison();
+    if c.curves().is_empty() {
+        c.to_csv()
+    } else {
+        c.curves_csv()
+    }
+}
+
 /// Why step `k` has no measurement, if it has a result without one.
 pub fn skipped(run: &LessonRun, k: usize) -> Option<String> {
     match run.result(k)? {

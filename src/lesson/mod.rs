@@ -401,20 +401,27 @@ impl LessonRun {
         self.lesson.conclusion.render(&text::Context::of(self))
     }
 
-    /// The chart's rows: each measured step's row in step order (a sweep
-    /// adds its curve and its fastest cell size), labeled with the step's
-    /// title; the first row is the baseline.
+    /// The chart's rows: each measured row step's row in step order,
+    /// labeled with the step's title and measured together (one group),
+    /// then each sweep's curve and its fastest cell size; the first row is
+    /// the baseline.
     pub fn comparison(&self) -> Comparison {
         let mut c = Comparison::default();
+        // The row steps were measured in one plan: one group, interleaved.
+        let mut rows = Vec::new();
         for (step, r) in self.lesson.steps.iter().zip(&self.results) {
-            match r {
-                Some(StepResult::Row(Outcome::Measured(m))) => {
-                    let mut m = m.clone();
-                    m.label = step.title.clone();
-                    c.add(m);
-                }
-                Some(StepResult::Sweep(sw)) => c.add_sweep(sw),
-                _ => {}
+            if let Some(StepResult::Row(Outcome::Measured(m))) = r {
+                let mut m = m.clone();
+                m.label = step.title.clone();
+                rows.push(m);
+            }
+        }
+        if !rows.is_empty() {
+            c.add_group(rows);
+        }
+        for r in self.results.iter().flatten() {
+            if let StepResult::Sweep(sw) = r {
+                c.add_sweep(sw);
             }
         }
         c

@@ -1,16 +1,17 @@
 //! One pass through a lesson in the window, as plain data: which step is
-//! shown, its settings as applied, the measurement in progress on the live
-//! simulation, and the page the lessons panel draws. The frame loop
-//! (`crate::app`) applies what [`Session::enter`] returns and hands every
-//! completed step to [`Session::record`]; the tests drive it the same way.
+//! shown, its settings as applied to the scene, and the page the lessons
+//! panel draws. The lesson is measured as a whole ([`LessonRun::tasks`]:
+//! every row step in interleaved rounds, then each sweep) by the frame
+//! loop's quiet measurement (`crate::app`), on fresh simulations while the
+//! scene waits, exactly as `spatial-query-lab lesson` measures it headless;
+//! [`Session::finish`] takes the results back. The tests drive it the same way.
 
 use super::{differences, export, Lesson, LessonOptions, LessonRun, Piece, StepResult};
-use crate::measure::compare::{Comparison, MEASURE_GUARDS};
+use crate::measure::compare::Comparison;
+use crate::measure::run::Task;
 use crate::measure::sweep::CellSweep;
-use crate::measure::{FrameRecord, Plan, Variant};
 use crate::scenario::ScenarioView;
 use crate::sim::budget::{self, Budget, GuardNotice};
-use crate::sim::memory::WorkingSet;
 use crate::sim::Settings;
 
 /// The page of the lesson being followed, for the lessons panel.
@@ -28,12 +29,17 @@ pub struct LessonPage {
     pub step_title: String,
     /// The step's text, or the conclusion on the summary page, filled.
     pub text: Vec<Piece>,
-    /// The measurement in progress and its progress, 0 to 1.
-    pub measuring: Option<f64>,
+    /// The lesson's measurement in progress: its progress (0 to 1) and
+    /// what it measures now.
+    pub measuring: Option<(f64, String)>,
     /// The step has a result (measured or skipped).
     pub measured: bool,
     /// Why the step was not measured, if it was not.
     pub skipped: Option<String>,
+    /// "3 of 8 frames per round: …" when a guard cut the step's frames.
+    pub cut: Option<String>,
+    /// How the lesson is measured: "5 interleaved rounds of 8 frames".
+    pub how: String,
     /// The settings the user changed away from the step's (scenario names).
     pub differs: Vec<&'static str>,
     /// The rows measured so far (the chart of the summary page).
@@ -41,15 +47,17 @@ pub struct LessonPage {
 }
 
 /// What entering a step asks of the frame loop.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Entered {
     /// The settings to run (the step's, through the budget guards, with a
-    /// kernel this CPU lacks replaced by Scalar).
+    /// kernel this CPU lacks replaced by the widest it has).
     pub settings: Settings,
     /// The view values the step sets.
     pub view: ScenarioView,
     /// Open the memory view.
     pub memory_view: bool,
+    /// The step's finished sweep, for the sweep window (a sweep step).
+    pub sweep: Option<CellSweep>,
     /// What the budget guards changed, for the overlay's notices.
     pub notices: Vec<GuardNotice>,
 }
@@ -60,9 +68,6 @@ pub struct Session {
     run: LessonRun,
     step: usize,
     applied: Settings,
-    plan: Option<Plan>,
-    pending: bool,
-    sweeping: bool,
 }
 
 impl Session {
@@ -72,9 +77,6 @@ impl Session {
             run: LessonRun::new(lesson, options),
             step: 0,
             applied: Settings::default(),
-            plan: None,
-            pending: false,
-            sweeping: false,
         }
     }
 
@@ -93,26 +95,28 @@ impl Session {
         &self.applied
     }
 
-    /// True while the step's sweep runs (the window's sweep).
-    pub fn sweeping(&self) -> bool {
-        self.sweeping
+    /// True when some step has no result yet: the lesson wants measuring.
+    pub fn needs_measuring(&self) -> bool {
+        !self.run.is_complete()
     }
 
-    /// Stops a measurement in progress; returns true when it was a sweep
-    /// (the frame loop closes its sweep).
-    pub fn stop(&mut self) -> bool {
-        self.plan = None;
-        self.pending = false;
-        std::mem::take(&mut self.sweeping)
+    /// What measures the whole lesson ([`LessonRun::tasks`]), forgetting
+    /// the results so far.
+    pub fn tasks(&mut self) -> Vec<Task> {
+        self.run.clear();
+        self.run.tasks()
+    }
+
+    /// Takes back the measured `tasks` ([`LessonRun::record_tasks`]).
+    pub fn finish(&mut self, tasks: &[Task]) {
+        self.run.record_tasks(tasks);
     }
 
     /// Shows step `k` (clamped; `run().len()` is the summary page) and
-    /// returns what to apply: the step's settings through the guards of
-    /// `budget`, its view. The step is measured once a step with these
-    /// settings completes, unless it has a result already (`force`
-    /// measures again). `None` on the summary page.
-    pub fn enter(&mut self, k: usize, budget: &Budget, force: bool) -> Option<Entered> {
-        self.stop();
+    /// returns what to apply to the scene: the step's settings through the
+    /// guards of `budget`, its view, its finished sweep. `None` on the
+    /// summary page.
+    pub fn enter(&mut self, k: usize, budget: &Budget) -> Option<Entered> {
         self.step = k.min(self.run.len());
         if self.step >= self.run.len() {
             return None;
@@ -120,138 +124,50 @@ impl Session {
         let k = self.step;
         let mut settings = self.run.settings(k);
         if !settings.kernel.is_available() {
-            // Not measured here: the window keeps the widest kernel it has.
+            // Not measured here: the scene shows the widest kernel it has.
             settings.kernel = crate::spatial::Kernel::best();
         }
         let notices = budget::settle(&mut settings, budget);
         self.applied = settings.clone();
-        self.pending = force || self.run.result(k).is_none();
+        let sweep = match self.run.result(k) {
+            Some(StepResult::Sweep(sw)) => Some(sw.as_ref().clone()),
+            _ => None,
+        };
         Some(Entered {
             settings,
             view: self.run.view(k),
             memory_view: self.run.step(k).memory_view,
+            sweep,
             notices,
         })
     }
 
-    /// [`Session::enter`] of the step `by` steps away (clamped).
+    /// [`Session::enter`] of the step `by` steps away (clamped); `None`
+    /// when that is the step shown.
     pub fn go(&mut self, by: i64, budget: &Budget) -> Option<Entered> {
         let k = (self.step as i64 + by).clamp(0, self.run.len() as i64) as usize;
         if k == self.step {
             return None;
         }
-        self.enter(k, budget, false)
-    }
-
-    /// Forgets every result and shows the first step.
-    pub fn restart(&mut self, budget: &Budget) -> Option<Entered> {
-        self.run.clear();
-        self.enter(0, budget, true)
-    }
-
-    /// Takes a completed step of the live simulation (`frame`, made with
-    /// `settings`): records it into the step's measurement, keeps the
-    /// result when it is done, or starts the measurement when the step's
-    /// settings run and it is due. Returns true when the frame loop must
-    /// start its cell-size sweep now (then call [`Session::sweep_started`]).
-    /// A change of settings during a measurement ends it (the page says
-    /// how the settings differ; [`Session::enter`] with `force` restores).
-    pub fn record(
-        &mut self,
-        frame: FrameRecord<'_>,
-        settings: &Settings,
-        working_set: impl FnOnce() -> WorkingSet,
-    ) -> bool {
-        let k = self.step;
-        if k >= self.run.len() {
-            return false;
-        }
-        if let Some(plan) = self.plan.as_mut() {
-            if plan.current() == Some(settings) {
-                plan.record(frame, working_set);
-            } else if !plan.is_done() {
-                self.plan = None;
-                return false;
-            }
-            self.finish_plan();
-            return false;
-        }
-        let sweep_step = self.run.step(k).sweep;
-        if !self.pending || !differences(&self.applied, settings, sweep_step).is_empty() {
-            return false;
-        }
-        self.pending = false;
-        if sweep_step {
-            return true;
-        }
-        let mut v = Variant::new(self.run.step(k).title.clone(), settings.clone());
-        v.skip = self.run.cannot_run(k);
-        let predictor = crate::bench::naive_predictor(settings.seed, settings.workload);
-        let mut plan =
-            Plan::new(vec![v], self.run.spec(), MEASURE_GUARDS).with_predictor(predictor);
-        // This step ran with the step's settings: it is the first recorded.
-        plan.record(frame, working_set);
-        self.plan = Some(plan);
-        self.finish_plan();
-        false
-    }
-
-    /// Keeps the plan's outcome when it is done.
-    fn finish_plan(&mut self) {
-        let done = self.plan.as_ref().filter(|p| p.is_done());
-        if let Some(o) = done.and_then(|p| p.outcomes().first()).cloned() {
-            self.run.record(self.step, StepResult::Row(o));
-        }
-        if done.is_some() {
-            self.plan = None;
-        }
-    }
-
-    /// Whether the frame loop's sweep started (it refuses while a compare
-    /// measurement runs: the step is measured at a later frame).
-    pub fn sweep_started(&mut self, started: bool) {
-        self.sweeping = started;
-        self.pending = !started;
-    }
-
-    /// The frame loop's sweep as it is now: a finished one is the step's
-    /// result; a closed one (`None`) ends the step's measurement.
-    pub fn sweep_update(&mut self, sweep: Option<&CellSweep>) {
-        if !self.sweeping {
-            return;
-        }
-        match sweep {
-            Some(sw) if sw.is_done() => {
-                self.run
-                    .record(self.step, StepResult::Sweep(Box::new(sw.clone())));
-                self.sweeping = false;
-            }
-            Some(_) => {}
-            None => self.sweeping = false,
-        }
+        self.enter(k, budget)
     }
 
     /// The panel's page, with `live` the settings running now and
-    /// `sweep_progress` the frame loop's sweep's progress.
-    pub fn page(&self, live: &Settings, sweep_progress: Option<f64>) -> LessonPage {
+    /// `measuring` the lesson's measurement in progress, if one runs.
+    pub fn page(&self, live: &Settings, measuring: Option<(f64, String)>) -> LessonPage {
         let run = &self.run;
         let n = run.len();
         let k = self.step;
         let on_step = k < n;
-        let measuring = if let Some(p) = &self.plan {
-            Some(p.progress())
-        } else if self.sweeping {
-            Some(sweep_progress.unwrap_or(0.0))
-        } else if self.pending {
-            Some(0.0)
-        } else {
-            None
-        };
         let differs = if on_step {
             differences(&self.applied, live, run.step(k).sweep)
         } else {
             Vec::new()
         };
+        let cut = on_step
+            .then(|| run.result(k).and_then(StepResult::outcome))
+            .flatten()
+            .and_then(|o| o.measured().and_then(|m| m.cut_note()));
         LessonPage {
             title: run.lesson().title.clone(),
             summary: run.lesson().summary.clone(),
@@ -267,14 +183,19 @@ impl Session {
             } else {
                 run.conclusion()
             },
-            // A measurement that cannot start while the settings differ.
-            measuring: if differs.is_empty() { measuring } else { None },
+            measuring,
             measured: on_step && run.result(k).is_some(),
             skipped: if on_step {
                 export::skipped(run, k)
             } else {
                 None
             },
+            cut,
+            how: format!(
+                "{} interleaved rounds of {} counted frames, every step on a fresh simulation",
+                run.rounds(),
+                run.spec().frames
+            ),
             differs,
             chart: run.comparison(),
         }
@@ -284,91 +205,60 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::StepStats;
-    use crate::spatial::{GridGeometry, QueryStats};
+    use crate::measure::run::Job;
 
-    const SWEEP: &str = r#"
+    const SMALL: &str = r#"
 title = "t"
 frames = 1
 settle = 0
+rounds = 3
 [settings]
-units = 2000
-strategy = "grid"
+units = 1500
 [[steps]]
 id = "a"
 title = "A"
+settings = { strategy = "grid" }
 sweep = true
-text = "best {sweep_best_cell_over_r} r"
+text = "best {sweep_best_cells}"
 [[steps]]
 id = "b"
 title = "B"
-text = "{query_ms} ms"
+settings = { strategy = "sorted-grid" }
+text = "{query_ms} ms, against a: {verdict(b.query_ms, a.query_ms)}"
 "#;
 
-    fn step(cell: f32, query_ms: f64) -> StepStats {
-        StepStats {
-            query_s: query_ms * 1e-3,
-            query: QueryStats {
-                candidates: 1_000,
-                neighbors: 100,
-            },
-            grid: Some(GridGeometry {
-                cell,
-                ..Default::default()
-            }),
-            threads: 1,
-            ..Default::default()
-        }
-    }
-
-    /// A sweep step asks the frame loop for its sweep once its settings
-    /// run, records the finished sweep, and a refused start waits.
+    /// The window's lesson: entering steps applies their settings without
+    /// measuring; the job of its tasks measures every step, and the pages
+    /// then quote it; a sweep step hands its finished sweep to the window.
     #[test]
-    fn a_sweep_step_starts_the_sweep_and_keeps_it() {
-        let lesson = Lesson::parse(SWEEP, "s.toml", "s").unwrap();
+    fn a_session_is_measured_as_a_whole_and_then_stepped_through() {
+        let lesson = Lesson::parse(SMALL, "s.toml", "s").unwrap();
         let mut s = Session::new(lesson, LessonOptions::default());
         let budget = Budget::default();
-        let e = s.enter(0, &budget, false).unwrap();
-        let live = e.settings;
-        let st = step(live.cell_size, 1.0);
-        let frame = FrameRecord::headless(&st, live.units, 0, 0);
-        // Other settings running: nothing starts.
-        let other = Settings {
-            units: 3000,
-            ..live.clone()
-        };
-        assert!(!s.record(frame, &other, WorkingSet::default));
-        assert!(
-            s.record(frame, &live, WorkingSet::default),
-            "start the sweep"
-        );
-        // Refused (a compare measurement runs): asked again at the next step.
-        s.sweep_started(false);
-        assert!(s.record(frame, &live, WorkingSet::default));
-        s.sweep_started(true);
-        assert!(s.sweeping());
-        let mut sw = s.run().sweep(0).unwrap();
-        s.sweep_update(Some(&sw));
-        assert!(s.run().result(0).is_none(), "not done yet");
-        while let Some(cell) = sw.cell_size() {
-            let st = step(cell, (cell as f64 - 12.0).abs() + 1.0);
-            sw.record_step(&st);
-        }
-        s.sweep_update(Some(&sw));
-        assert!(!s.sweeping());
-        let page = s.page(&live, None);
-        assert!(page.measured && page.measuring.is_none());
-        assert_eq!(page.chart.curves().len(), 1);
-        let text = super::super::text::plain(&page.text);
-        let best = sw.best().unwrap().ratio;
-        assert_eq!(text, format!("best {} r", crate::format::length(best)));
-        // The next step measures a row; a closed sweep would have ended it.
+        let e = s.enter(0, &budget).unwrap();
+        assert_eq!(e.settings.strategy, crate::spatial::Strategy::Grid);
+        assert!(e.sweep.is_none(), "not measured yet");
+        assert!(s.needs_measuring());
+        let page = s.page(&e.settings, Some((0.5, "B, round 2 of 3".into())));
+        assert_eq!(page.measuring.as_ref().map(|m| m.0), Some(0.5));
+        assert_eq!(super::super::text::plain(&page.text), "best …");
+        let mut job = Job::new(s.tasks(), 1.0 / 60.0, false);
+        job.run();
+        s.finish(job.tasks());
+        assert!(!s.needs_measuring());
+        let e = s.enter(0, &budget).unwrap();
+        assert!(e.sweep.as_ref().is_some_and(CellSweep::is_done));
         let e = s.go(1, &budget).unwrap();
-        assert_eq!(s.step(), 1);
-        let st = step(e.settings.cell_size, 2.0);
-        let frame = FrameRecord::headless(&st, e.settings.units, 0, 0);
-        assert!(!s.record(frame, &e.settings, WorkingSet::default));
-        assert!(s.page(&e.settings, None).measured, "one counted frame");
-        assert_eq!(super::super::text::plain(&s.run().text(1)), "2.00 ms");
+        let page = s.page(&e.settings, None);
+        assert!(page.measured && page.measuring.is_none());
+        let text = super::super::text::plain(&page.text);
+        assert!(text.contains(" ms, against a: "), "{text}");
+        assert!(!text.contains('…'), "{text}");
+        assert!(page
+            .how
+            .starts_with("3 interleaved rounds of 1 counted frames"));
+        assert!(s.go(1, &budget).is_none(), "the summary page");
+        assert_eq!(s.step(), 2);
+        assert_eq!(s.page(&e.settings, None).chart.curves().len(), 1);
     }
 }

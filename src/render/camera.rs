@@ -216,6 +216,44 @@ impl OrbitCamera {
         self.sanitize(&before);
     }
 
+    /// Moves the target so that the ground point `p` is seen at the center
+    /// of `region` (min and max corner, y down) of a window of `window`
+    /// size, keeping yaw, pitch and distance: a followed unit stays in the
+    /// part of the window the panels leave free. A few rounds of the same
+    /// shift as [`OrbitCamera::frame_world_in_region`] (perspective makes one
+    /// approximate); a region that is empty or not finite means the whole
+    /// window, where `p` becomes the target.
+    pub fn center_in_region(&mut self, p: Vec3, window: Vec2, region: (Vec2, Vec2)) {
+        self.target = p;
+        let window = if window.is_finite() {
+            window.max(Vec2::ONE)
+        } else {
+            return;
+        };
+        let (lo, hi) = (region.0.max(Vec2::ZERO), region.1.min(window));
+        if !(lo.is_finite() && hi.is_finite()) || (hi - lo).min_element() < 1.0 {
+            return;
+        }
+        let aspect = window.x / window.y;
+        let mid = 0.5 * (lo + hi);
+        let want = Vec2::new(2.0 * mid.x / window.x - 1.0, 1.0 - 2.0 * mid.y / window.y);
+        let tan_half = (0.5 * FOVY).tan();
+        let before = *self;
+        for _ in 0..8 {
+            let clip = self.view_proj(aspect) * p.extend(1.0);
+            if clip.w <= 0.0 {
+                break;
+            }
+            let at = Vec2::new(clip.x, clip.y) / clip.w;
+            let shift = want - at;
+            let (right, forward) = self.ground_axes();
+            self.target -= right * shift.x * self.distance * tan_half * aspect;
+            self.target +=
+                forward * -shift.y * self.distance * tan_half / self.pitch.sin().max(0.2);
+        }
+        self.sanitize(&before);
+    }
+
     /// The default orientation centered on the world, used when fitting fails.
     fn looking_at_center(size: f32) -> Self {
         Self {

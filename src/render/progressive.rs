@@ -255,6 +255,12 @@ impl ProgressiveScene {
     /// Shows the last complete picture on the whole screen (default camera);
     /// draw the overlay after it. Shows nothing before the first picture.
     pub fn present(&self) {
+        self.present_dimmed(WHITE);
+    }
+
+    /// [`ProgressiveScene::present`] with the picture multiplied by `tint`
+    /// (a quiet measurement dims it).
+    pub fn present_dimmed(&self, tint: Color) {
         set_default_camera();
         let front = self.targets.as_ref().and_then(|t| t.pair.as_ref());
         if let (true, Some((front, _))) = (self.has_front, front) {
@@ -262,7 +268,7 @@ impl ProgressiveScene {
                 &front.texture,
                 0.0,
                 0.0,
-                WHITE,
+                tint,
                 DrawTextureParams {
                     dest_size: Some(vec2(screen_width(), screen_height())),
                     flip_y: true,

@@ -13,7 +13,7 @@ use egui_plot::{Bar, BarChart, Legend, Line, PlotPoints, Points};
 
 use crate::format::thousands;
 use crate::machine::Machine;
-use crate::measure::compare::{spread_warning, times, working_set_text, Comparison};
+use crate::measure::compare::{spread_warning, working_set_text, Comparison};
 use crate::measure::spread::PHASE_NAMES;
 
 /// The id of the compare chart's plot; its screen rectangle is what "save
@@ -37,6 +37,8 @@ const CURVE_COLORS: [egui::Color32; 5] = [
 pub enum CompareAction {
     /// Measure the current settings and add a row.
     Measure,
+    /// Measure every row again, together, in interleaved rounds.
+    MeasureAll,
     /// Cancel the measurement in progress.
     Cancel,
     /// Remove row `i`.
@@ -81,90 +83,126 @@ pub fn window(
 ) -> (Vec<CompareAction>, Option<egui::Rect>) {
     let mut acts = Vec::new();
     let mut chart = None;
-    let x = ctx.screen_rect().right() - 500.0;
+    let screen = ctx.screen_rect();
+    let width = 480.0f32.min(screen.width() - 20.0).max(220.0);
+    let x = screen.right() - width - 20.0;
+    // Never taller than the screen: the whole body scrolls, rows, chart
+    // and buttons together (a projector at 1024x768 with a large UI scale).
     egui::Window::new("Compare")
         .open(open)
-        .default_pos([x.max(380.0), 40.0])
-        .default_width(480.0)
+        .default_pos([x.max(10.0), 40.0])
+        .default_width(width)
+        .max_height(screen.height() - 60.0)
         .resizable(false)
         .show(ctx, |ui| {
-            ui.label(egui::RichText::new(format!("This machine: {}", st.machine.summary())).weak())
-                .on_hover_text("Read from the OS (/sys/devices/system/cpu/cpu0/cache on Linux; unknown elsewhere). Every number below was measured here, now: another machine gives other numbers, and often another order.");
-            ui.horizontal(|ui| {
-                match st.measuring {
-                    Some((label, p)) => {
-                        ui.add(
-                            egui::ProgressBar::new(p as f32)
-                                .desired_width(260.0)
-                                .text(format!("measuring {label}")),
-                        );
-                        if ui.button("Cancel").clicked() {
-                            acts.push(CompareAction::Cancel);
-                        }
-                    }
-                    None => {
-                        if ui
-                            .button("Measure current settings")
-                            .on_hover_text(format!("Step the current settings {} frames after {} settling ones, record each phase's median, min and max, and add a row (Enter). The window keeps answering; a change of settings cancels it.", MEASURE_FRAMES_DOC, MEASURE_SETTLE_DOC))
-                            .clicked()
-                        {
-                            acts.push(CompareAction::Measure);
-                        }
-                    }
-                }
-                if ui
-                    .add_enabled(!st.comparison.is_empty(), egui::Button::new("Clear"))
-                    .on_hover_text("Remove every row and sweep curve.")
-                    .clicked()
-                {
-                    acts.push(CompareAction::Clear);
-                }
-            });
-            let c = st.comparison;
-            if c.is_empty() {
-                ui.label("No rows yet. Press Enter (or the button) to measure the current settings; change a setting and measure again to compare. A finished cell-size sweep adds its curve and its fastest cell here too.");
-                return;
-            }
-            if c.rows().len() > 1 {
-                ui.label(egui::RichText::new(format!("Every row: {}", c.common())).weak());
-            }
-            rows(ui, st, &mut acts);
-            if !c.rows().is_empty() {
-                chart = Some(bar_chart(ui, c, COMPARE_CHART));
-            }
-            if !c.curves().is_empty() {
-                curves(ui, c, &mut acts);
-            }
-            ui.separator();
-            ui.horizontal_wrapped(|ui| {
-                if ui
-                    .button("Copy Markdown")
-                    .on_hover_text("Copy the table (with this machine's name) to the clipboard, for slides and notes.")
-                    .clicked()
-                {
-                    acts.push(CompareAction::CopyMarkdown);
-                }
-                for (label, act, tip) in [
-                    ("Save CSV", CompareAction::SaveCsv, "Write spatial-query-lab-compare-NNN.csv in the current folder: one line per row, bench's keys."),
-                    ("Save JSON", CompareAction::SaveJson, "Write spatial-query-lab-compare-NNN.json in the current folder: the rows with bench's keys (each naming this machine) and the sweep curves."),
-                    ("Save chart PNG", CompareAction::SaveChart, "Write the bar chart alone as spatial-query-lab-chart-NNN.png in the current folder."),
-                ] {
-                    if ui
-                        .add_enabled(st.can_save, egui::Button::new(label))
-                        .on_hover_text(tip)
-                        .on_disabled_hover_text("No file system here (browser): use Copy Markdown.")
-                        .clicked()
-                    {
-                        acts.push(act);
-                    }
-                }
-            });
+            egui::ScrollArea::vertical()
+                .id_salt("compare body")
+                .show(ui, |ui| {
+                    ui.set_max_width(width);
+                    chart = body(ui, st, &mut acts);
+                });
         });
     (acts, chart)
 }
 
+/// The compare window's content; returns the chart's rectangle.
+fn body(
+    ui: &mut egui::Ui,
+    st: CompareState<'_>,
+    acts: &mut Vec<CompareAction>,
+) -> Option<egui::Rect> {
+    let mut chart = None;
+    ui.label(egui::RichText::new(format!("This machine: {}", st.machine.summary())).weak())
+        .on_hover_text("Read from the OS (/sys/devices/system/cpu/cpu0/cache on Linux; unknown elsewhere). Every number below was measured here, now: another machine gives other numbers, and often another order.");
+    ui.horizontal_wrapped(|ui| {
+        match st.measuring {
+            Some((label, p)) => {
+                ui.add(
+                    egui::ProgressBar::new(p as f32)
+                        .desired_width(260.0)
+                        .text(format!("measuring {label}")),
+                );
+                if ui.button("Cancel").clicked() {
+                    acts.push(CompareAction::Cancel);
+                }
+            }
+            None => {
+                if ui
+                    .button("Measure current settings")
+                    .on_hover_text(format!("Measure the current settings in {MEASURE_ROUNDS_DOC} rounds of {MEASURE_FRAMES_DOC} frames after {MEASURE_SETTLE_DOC} settling ones, each on a fresh simulation with the scene paused, and add a row (Enter)."))
+                    .clicked()
+                {
+                    acts.push(CompareAction::Measure);
+                }
+                if ui
+                    .add_enabled(st.comparison.rows().len() > 1, egui::Button::new("Measure all"))
+                    .on_hover_text(format!("Measure every row again, together: {MEASURE_ROUNDS_DOC} rounds that visit the rows in turn, so they share the machine's drift and every verdict against the baseline compares interleaved rounds."))
+                    .clicked()
+                {
+                    acts.push(CompareAction::MeasureAll);
+                }
+            }
+        }
+        if ui
+            .add_enabled(!st.comparison.is_empty(), egui::Button::new("Clear"))
+            .on_hover_text("Remove every row and sweep curve.")
+            .clicked()
+        {
+            acts.push(CompareAction::Clear);
+        }
+    });
+    if st.measuring.is_some() {
+        ui.label(egui::RichText::new("The scene is paused so drawing does not compete.").weak());
+    }
+    let c = st.comparison;
+    if c.is_empty() {
+        ui.label("No rows yet. Press Enter (or the button) to measure the current settings; change a setting and measure again to compare. A finished cell-size sweep adds its curve and its fastest cell here too.");
+        return None;
+    }
+    if c.rows().len() > 1 {
+        ui.label(egui::RichText::new(format!("Every row: {}", c.common())).weak());
+        if !c.all_interleaved() {
+            ui.label(egui::RichText::new("Some rows were measured apart: \"Measure all\" measures them again together, for verdicts from interleaved rounds.").color(super::overlay::NOTICE_COLOR));
+        }
+    }
+    rows(ui, st, acts);
+    if !c.rows().is_empty() {
+        chart = Some(bar_chart(ui, c, COMPARE_CHART));
+    }
+    if !c.curves().is_empty() {
+        curves(ui, c, acts);
+    }
+    ui.separator();
+    ui.horizontal_wrapped(|ui| {
+        if ui
+            .button("Copy Markdown")
+            .on_hover_text("Copy the table (with this machine's name) to the clipboard, for slides and notes.")
+            .clicked()
+        {
+            acts.push(CompareAction::CopyMarkdown);
+        }
+        for (label, act, tip) in [
+            ("Save CSV", CompareAction::SaveCsv, "Write spatial-query-lab-compare-NNN.csv in the current folder: one line per row with bench's keys, every phase's median and its rounds' range (only sweeps kept: one line per cell size)."),
+            ("Save JSON", CompareAction::SaveJson, "Write spatial-query-lab-compare-NNN.json in the current folder: the rows with bench's keys and their rounds (each naming this machine) and the sweep curves."),
+            ("Save chart", CompareAction::SaveChart, "Write the chart as spatial-query-lab-chart-NNN.png (1920x1080) and .svg: a label and value on every bar, whiskers from the rounds, log scale when the rows span over 20x, the machine and date in the caption."),
+        ] {
+            if ui
+                .add_enabled(st.can_save, egui::Button::new(label))
+                .on_hover_text(tip)
+                .on_disabled_hover_text("No file system here (browser): use Copy Markdown.")
+                .clicked()
+            {
+                acts.push(act);
+            }
+        }
+    });
+    chart
+}
+
 /// Settling frames of a compare measurement, for the tooltip.
 const MEASURE_SETTLE_DOC: usize = crate::measure::compare::MEASURE_SETTLE;
+/// Rounds of a compare measurement, for the tooltip.
+const MEASURE_ROUNDS_DOC: usize = crate::measure::compare::MEASURE_ROUNDS;
 /// Counted frames of a compare measurement, for the tooltip.
 const MEASURE_FRAMES_DOC: usize = crate::measure::compare::MEASURE_FRAMES;
 
@@ -174,11 +212,8 @@ const MEASURE_FRAMES_DOC: usize = crate::measure::compare::MEASURE_FRAMES;
 fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) {
     let c = st.comparison;
     let base = c.baseline();
-    egui::ScrollArea::vertical()
-        .id_salt("compare rows")
-        .max_height(340.0)
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width());
+    {
+        {
             for (i, m) in c.rows().iter().enumerate() {
                 ui.horizontal(|ui| {
                     if ui
@@ -206,12 +241,14 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
                         .on_hover_text(&m.label);
                 });
                 ui.indent(("compare row", i), |ui| {
-                    let t = m.ms.total;
+                    let t = m.shown().total;
+                    let range = if m.rounds.len() >= 2 { "rounds" } else { "frames" };
                     let mut how = format!(
-                        "step {:.2} ms (min {:.2}, max {:.2}; median of {} frames), query {:.2} ms, {:.1} tested per hit",
-                        t.median,
+                        "step {:.2} ms ({range} {:.2}-{:.2}; {} rounds of {} frames), query {:.2} ms, {:.1} tested per hit",
+                        m.ms.total.median,
                         t.min,
                         t.max,
+                        m.rounds.len(),
                         m.frames,
                         m.ms.query.median,
                         m.candidates_per_neighbor()
@@ -235,12 +272,13 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
                     if let Some(w) = spread_warning(m) {
                         ui.add(egui::Label::new(egui::RichText::new(w).color(super::overlay::NOTICE_COLOR)).wrap());
                     }
-                    if let Some(n) = &m.note {
+                    if let Some(n) = m.cut_note().or_else(|| m.note.clone()) {
                         ui.add(egui::Label::new(egui::RichText::new(n).color(super::overlay::NOTICE_COLOR)).wrap());
                     }
                 });
             }
-        });
+        }
+    }
 }
 
 /// The rows' steps as bars stacked by phase, in units of the baseline's
@@ -248,6 +286,11 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
 /// rectangle of the plot and its caption. The lessons panel draws its
 /// chart with it too.
 pub(crate) fn bar_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Rect {
+    let totals = c.rows().iter().map(|m| m.ms.total.median);
+    if crate::chart::Scale::Auto.is_log(totals) {
+        // Rows 20x apart and more: on a linear scale the fast ones vanish.
+        return log_chart(ui, c, id);
+    }
     let n = c.rows().len();
     let mut charts: Vec<BarChart> = Vec::with_capacity(4);
     for (k, (name, color)) in PHASE_NAMES.iter().zip(PHASE_COLORS).enumerate() {
@@ -269,11 +312,12 @@ pub(crate) fn bar_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Re
         charts.push(chart);
     }
     let labels: Vec<String> = (0..n)
-        .map(|i| match c.speedup(i) {
-            Some(_) if Some(i) == c.baseline() => format!("{} (baseline)", c.name(i)),
-            Some(x) if x >= 1.0 => format!("{}: {} faster", c.name(i), times(x)),
-            Some(x) => format!("{}: {} slower", c.name(i), times(1.0 / x)),
-            None => c.name(i),
+        .map(|i| {
+            if Some(i) == c.baseline() {
+                format!("{} (baseline)", c.name(i))
+            } else {
+                c.name(i)
+            }
         })
         .collect();
     let base = c.baseline().map_or(String::new(), |b| c.name(b));
@@ -319,8 +363,8 @@ fn curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
 }
 
 /// Every kept sweep of `c` as one colored curve of median query ms
-/// against cell / r (log scale), as the plot `id`.
-pub(crate) fn curves_plot(ui: &mut egui::Ui, c: &Comparison, id: &str) {
+/// against cell / r (log scale), as the plot `id`; returns its rectangle.
+pub(crate) fn curves_plot(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Rect {
     super::plot::fixed(id, 150.0)
         .include_y(0.0)
         .x_axis_label("cell / r (log scale)")
@@ -347,5 +391,63 @@ pub(crate) fn curves_plot(ui: &mut egui::Ui, c: &Comparison, id: &str) {
                         .filled(true),
                 );
             }
-        });
+        })
+        .response
+        .rect
+}
+
+/// Each row's median step and query time as bars on a log scale (the rows
+/// of a lesson differ by up to 1,000x: on a linear scale the fast ones
+/// vanish), as the plot `id`; returns the rectangle of the plot and its
+/// caption. The lessons panel draws its chart with it too.
+pub(crate) fn log_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Rect {
+    use egui_plot::{Bar, BarChart, Legend};
+    let rows = c.rows();
+    let n = rows.len();
+    let smallest = rows
+        .iter()
+        .flat_map(|m| [m.ms.total.median, m.ms.query.median])
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    // Bars start at the power of ten below the smallest value.
+    let floor = if smallest.is_finite() {
+        10f64.powf(smallest.log10().floor())
+    } else {
+        1.0
+    };
+    let height = |ms: f64| (ms.max(floor) / floor).log10();
+    let series = |name: &str, offset: f64, pick: fn(&crate::measure::Measurement) -> f64| {
+        let bars: Vec<Bar> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                Bar::new(i as f64 + offset, height(pick(m)))
+                    .width(0.35)
+                    .name(format!("{}: {name} {:.3} ms", c.name(i), pick(m)))
+            })
+            .collect();
+        BarChart::new(bars).name(name)
+    };
+    let labels: Vec<String> = (0..n).map(|i| c.name(i)).collect();
+    ui.scope(|ui| {
+        ui.label("Median step and query time per row (log scale), measured here");
+        super::plot::bars(id, 200.0, labels)
+            .legend(Legend::default())
+            .y_axis_label("ms (log)")
+            .y_axis_formatter(move |m, _| {
+                let v = floor * 10f64.powf(m.value);
+                // Two significant digits at every mark egui places.
+                let digits = (1 - v.log10().floor() as i32).max(0) as usize;
+                format!("{v:.digits$}")
+            })
+            .show(ui, |pl| {
+                pl.bar_chart(
+                    series("step", -0.18, |m| m.ms.total.median)
+                        .color(egui::Color32::from_rgb(90, 150, 255)),
+                );
+                pl.bar_chart(series("query", 0.18, |m| m.ms.query.median).color(PHASE_COLORS[2]));
+            });
+    })
+    .response
+    .rect
 }

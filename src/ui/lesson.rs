@@ -30,8 +30,10 @@ pub enum LessonAction {
     Back,
     /// Forget the measurements and start again at the first step.
     Restart,
-    /// Measure the current step again.
+    /// Measure the whole lesson again.
     Measure,
+    /// Cancel the lesson's measurement.
+    Cancel,
     /// Put the step's settings back (after the user changed them).
     Restore,
     /// Back to the list of lessons.
@@ -86,24 +88,22 @@ pub fn window(
     ctx: &egui::Context,
     open: &mut bool,
     panel: &LessonPanel,
+    place: egui::Rect,
 ) -> (Vec<LessonAction>, Option<egui::Rect>) {
     let mut acts = Vec::new();
     let mut chart = None;
-    // Bottom right: the memory view and the sweep window open at the top
-    // right, the panel at the left. Never taller than the screen: the
-    // content scrolls (a projector at 1024x768 with a large UI scale).
-    let screen = ctx.screen_rect();
-    let width = 440.0f32.min(screen.width() - 20.0).max(200.0);
+    // Docked in the right column (`place`, below the memory view when it is
+    // open: the two never cover each other); the content scrolls when the
+    // column is short (a projector at 1024x768 with a large UI scale).
+    let width = place.width().max(200.0);
     egui::Window::new("Lessons")
         .open(open)
         // Above the panel, whose window id follows the screen's height (a
-        // new id comes out on top), and above the memory view: the lesson
-        // is what the class follows.
+        // new id comes out on top): the lesson is what the class follows.
         .order(egui::Order::Foreground)
-        .pivot(egui::Align2::RIGHT_BOTTOM)
-        .default_pos([screen.right() - 10.0, screen.bottom() - 10.0])
+        .fixed_pos(place.min)
         .default_width(width)
-        .max_height(screen.height() - 60.0)
+        .max_height((place.height() - 40.0).max(80.0))
         .resizable(false)
         .show(ctx, |ui| {
             egui::ScrollArea::vertical()
@@ -175,20 +175,51 @@ fn step(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
             }
         });
     }
-    match (p.measuring, &p.skipped) {
-        (Some(progress), _) => {
-            ui.add(
-                egui::ProgressBar::new(progress as f32)
-                    .desired_width(300.0)
-                    .text("measuring on this machine…"),
-            );
-        }
+    measuring(ui, p, acts);
+    match (&p.measuring, &p.skipped) {
+        (Some(_), _) => {}
         (None, Some(why)) => {
             ui.label(egui::RichText::new(format!("Not measured: {why}.")).color(NOTICE_COLOR));
         }
         _ => {}
     }
+    if let Some(cut) = &p.cut {
+        ui.label(egui::RichText::new(format!("Measured over {cut}.")).color(NOTICE_COLOR))
+            .on_hover_text("A frame of this step took longer than the measurement's guard allows, so fewer frames were counted per round than the lesson asks for.");
+    }
     nav(ui, p, acts);
+}
+
+/// The lesson's measurement in progress: its bar, what it measures now,
+/// why the scene is paused, and Cancel; else how the lesson was measured.
+fn measuring(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
+    match &p.measuring {
+        Some((progress, what)) => {
+            ui.add(
+                egui::ProgressBar::new(*progress as f32)
+                    .desired_width(ui.available_width().min(360.0))
+                    .text(if what.is_empty() {
+                        "measuring the lesson…".to_string()
+                    } else {
+                        format!("measuring: {what}")
+                    }),
+            );
+            ui.horizontal_wrapped(|ui| {
+                ui.label(egui::RichText::new("The scene is paused so drawing does not compete; every step is measured on a fresh simulation, as `lesson` does headless.").weak());
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Stop measuring; the numbers stay pending.")
+                    .clicked()
+                {
+                    acts.push(LessonAction::Cancel);
+                }
+            });
+        }
+        None => {
+            ui.label(egui::RichText::new(format!("Measured in {}.", p.how)).weak())
+                .on_hover_text("Every step once per round, the steps in turn, so that the comparisons share the machine's drift. A sentence that states a direction is shown only when the rounds of the two sides do not overlap.");
+        }
+    }
 }
 
 /// Back, next, measure again, restart, lessons.
@@ -215,11 +246,10 @@ fn nav(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
         {
             acts.push(LessonAction::Next);
         }
-        if p.step < p.steps
-            && ui
-                .add_enabled(p.measuring.is_none(), egui::Button::new("Measure again"))
-                .on_hover_text("Measure this step again with its settings.")
-                .clicked()
+        if ui
+            .add_enabled(p.measuring.is_none(), egui::Button::new("Measure again"))
+            .on_hover_text("Measure the whole lesson again: every step, in interleaved rounds, with the scene paused.")
+            .clicked()
         {
             acts.push(LessonAction::Measure);
         }
@@ -250,13 +280,13 @@ fn summary(
     ui.label(egui::RichText::new(&p.title).strong().size(16.0));
     ui.label(egui::RichText::new("What it showed").strong());
     pieces(ui, &p.text);
+    measuring(ui, p, acts);
     let mut rect = None;
-    if !p.chart.rows().is_empty() {
-        rect = Some(log_chart(ui, &p.chart));
-    }
     if !p.chart.curves().is_empty() {
         ui.label("Cell-size sweeps: median query ms against cell / r");
-        super::compare::curves_plot(ui, &p.chart, "lesson sweeps");
+        rect = Some(super::compare::curves_plot(ui, &p.chart, LESSON_CHART));
+    } else if !p.chart.rows().is_empty() {
+        rect = Some(super::compare::log_chart(ui, &p.chart, LESSON_CHART));
     }
     ui.horizontal_wrapped(|ui| {
         if ui
@@ -267,9 +297,9 @@ fn summary(
             acts.push(LessonAction::CopyMarkdown);
         }
         for (label, act, tip) in [
-            ("Save CSV", LessonAction::SaveCsv, "Write spatial-query-lab-lesson-NNN.csv in the current folder: one line per step, bench's keys."),
-            ("Save JSON", LessonAction::SaveJson, "Write spatial-query-lab-lesson-NNN.json in the current folder: the texts, the rows with bench's keys and the sweeps."),
-            ("Save chart PNG", LessonAction::SaveChart, "Write the chart alone as spatial-query-lab-chart-NNN.png in the current folder."),
+            ("Save CSV", LessonAction::SaveCsv, "Write spatial-query-lab-lesson-NNN.csv in the current folder: one line per step with bench's keys and every round's range (a lesson with sweeps: one line per cell size, with its range and candidates per neighbor)."),
+            ("Save JSON", LessonAction::SaveJson, "Write spatial-query-lab-lesson-NNN.json in the current folder: the texts, the rows with bench's keys and their rounds, the sweeps and every verdict the texts state."),
+            ("Save chart", LessonAction::SaveChart, "Write the lesson's chart as spatial-query-lab-chart-NNN.png (1920x1080) and .svg in the current folder: titled, a label and a value on every bar, whiskers from the rounds, the machine and date in the caption (the same chart as `lesson NAME --chart FILE`)."),
         ] {
             if ui
                 .add_enabled(can_save, egui::Button::new(label))
@@ -285,64 +315,6 @@ fn summary(
     rect
 }
 
-/// Each step's median step and query time as bars on a log scale (the
-/// steps of a lesson differ by up to 1,000x: on a linear scale the fast
-/// ones vanish); returns the rectangle of the plot and its caption.
-fn log_chart(ui: &mut egui::Ui, c: &crate::measure::compare::Comparison) -> egui::Rect {
-    use egui_plot::{Bar, BarChart, Legend};
-    let rows = c.rows();
-    let n = rows.len();
-    let smallest = rows
-        .iter()
-        .flat_map(|m| [m.ms.total.median, m.ms.query.median])
-        .filter(|v| *v > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    // Bars start at the power of ten below the smallest value.
-    let floor = if smallest.is_finite() {
-        10f64.powf(smallest.log10().floor())
-    } else {
-        1.0
-    };
-    let height = |ms: f64| (ms.max(floor) / floor).log10();
-    let series = |name: &str, offset: f64, pick: fn(&crate::measure::Measurement) -> f64| {
-        let bars: Vec<Bar> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                Bar::new(i as f64 + offset, height(pick(m)))
-                    .width(0.35)
-                    .name(format!("{}: {name} {:.3} ms", c.name(i), pick(m)))
-            })
-            .collect();
-        BarChart::new(bars).name(name)
-    };
-    let labels: Vec<String> = (0..n).map(|i| c.name(i)).collect();
-    ui.scope(|ui| {
-        ui.label("Median step and query time per step (log scale), measured here");
-        super::plot::bars(LESSON_CHART, 200.0, labels)
-            .legend(Legend::default())
-            .y_axis_label("ms (log)")
-            .y_axis_formatter(move |m, _| {
-                let v = floor * 10f64.powf(m.value);
-                // Two significant digits at every mark egui places.
-                let digits = (1 - v.log10().floor() as i32).max(0) as usize;
-                format!("{v:.digits$}")
-            })
-            .show(ui, |pl| {
-                pl.bar_chart(
-                    series("step", -0.18, |m| m.ms.total.median)
-                        .color(egui::Color32::from_rgb(90, 150, 255)),
-                );
-                pl.bar_chart(
-                    series("query", 0.18, |m| m.ms.query.median)
-                        .color(super::timings::PHASE_COLORS[2]),
-                );
-            });
-    })
-    .response
-    .rect
-}
-
 /// A filled text: measured values stand out; pending and not-run values
 /// say so when hovered.
 fn pieces(ui: &mut egui::Ui, text: &[Piece]) {
@@ -350,8 +322,13 @@ fn pieces(ui: &mut egui::Ui, text: &[Piece]) {
         ui.spacing_mut().item_spacing.x = 0.0;
         for p in text {
             match p {
-                Piece::Text(t) | Piece::Backed { text: t, .. } => {
+                Piece::Text(t) => {
                     ui.label(t.as_str());
+                }
+                Piece::Backed { text, by } => {
+                    ui.label(text.as_str()).on_hover_text(format!(
+                        "Shown because the rounds support it: {{if {by}}}"
+                    ));
                 }
                 Piece::Value { expr, value, shown } => {
                     let (rich, tip) = match value {
@@ -362,6 +339,15 @@ fn pieces(ui: &mut egui::Ui, text: &[Piece]) {
                         Value::NotRun => (
                             egui::RichText::new(NOT_RUN).color(NOTICE_COLOR),
                             format!("{{{expr}}}: its step did not run here (see that step)"),
+                        ),
+                        Value::Verdict(v) => (
+                            egui::RichText::new(shown.as_str()).color(MEASURED).strong(),
+                            format!(
+                                "{{{expr}}}: a verdict from {} and {} rounds{}: a direction only where the two sides' rounds do not overlap",
+                                v.rounds.0,
+                                v.rounds.1,
+                                if v.interleaved { ", measured in turn" } else { ", measured apart" }
+                            ),
                         ),
                         _ => (
                             egui::RichText::new(shown.as_str()).color(MEASURED).strong(),

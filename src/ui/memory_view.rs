@@ -39,14 +39,37 @@ pub const STRIP_WIDTH: usize = 320;
 /// Rows per strip at most.
 pub const STRIP_ROWS: usize = 4;
 
-/// Shows the memory view window while `open`.
-pub fn show(ctx: &egui::Context, open: &mut bool, v: &MemoryView) {
-    egui::Window::new("Memory view")
-        .open(open)
-        .default_pos([ctx.screen_rect().width() - 370.0, 10.0])
-        .default_width(STRIP_WIDTH as f32 + 20.0)
-        .resizable(false)
-        .show(ctx, |ui| body(ui, v));
+/// Width of the memory view's window, points.
+pub const WIDTH: f32 = STRIP_WIDTH as f32 + 20.0;
+
+/// Shows the memory view window while `open`: where the user leaves it, or
+/// in `place` (the lessons' docked column), its content scrolling there.
+pub fn show(ctx: &egui::Context, open: &mut bool, v: &MemoryView, place: Option<egui::Rect>) {
+    match place {
+        None => {
+            egui::Window::new("Memory view")
+                .open(open)
+                .default_pos([ctx.screen_rect().width() - 370.0, 10.0])
+                .default_width(WIDTH)
+                .resizable(false)
+                .show(ctx, |ui| body(ui, v));
+        }
+        Some(r) => {
+            // Another id: a docked window does not keep the free one's place.
+            egui::Window::new("Memory view")
+                .id(egui::Id::new("memory view docked"))
+                .open(open)
+                .fixed_pos(r.min)
+                .default_width(r.width().min(WIDTH))
+                .max_height((r.height() - 40.0).max(60.0))
+                .resizable(false)
+                .show(ctx, |ui| {
+                    egui::ScrollArea::vertical()
+                        .id_salt("memory view scroll")
+                        .show(ui, |ui| body(ui, v));
+                });
+        }
+    }
 }
 
 fn body(ui: &mut egui::Ui, v: &MemoryView) {

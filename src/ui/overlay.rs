@@ -118,6 +118,35 @@ pub struct OverlayActions {
     /// Where the panel was drawn this frame, points (`None` while hidden):
     /// the camera frames the world beside it.
     pub panel: Option<egui::Rect>,
+    /// The right column the lessons panel is docked in (with the memory
+    /// view above it), points, while the lessons panel is open: the camera
+    /// keeps the scene and the selected unit out of it.
+    pub dock: Option<egui::Rect>,
+}
+
+/// Width of the right column the lessons panel docks in, points: at most
+/// 440, at most 45% of the screen, at least the memory view's width.
+pub fn dock_width(screen: egui::Rect) -> f32 {
+    (screen.width() * 0.45).clamp(super::memory_view::WIDTH, 440.0)
+}
+
+/// The docked column's two places: the memory view's at the top (when it
+/// is open) and the lessons panel's below it, points.
+pub fn dock_places(screen: egui::Rect, memory: bool) -> (egui::Rect, egui::Rect) {
+    let w = dock_width(screen);
+    let margin = 8.0;
+    let column = egui::Rect::from_min_max(
+        egui::pos2(screen.right() - w - margin, screen.top() + margin),
+        egui::pos2(screen.right() - margin, screen.bottom() - margin),
+    );
+    if !memory {
+        return (egui::Rect::NOTHING, column);
+    }
+    let split = column.top() + column.height() * 0.42;
+    (
+        egui::Rect::from_min_max(column.min, egui::pos2(column.right(), split - margin)),
+        egui::Rect::from_min_max(egui::pos2(column.left(), split), column.max),
+    )
 }
 
 /// A collapsible section of the panel.
@@ -234,8 +263,19 @@ impl Overlay {
         if view.show_help {
             help_window(ctx, &mut view.show_help, &stats.help);
         }
+        // With the lessons open, the memory view and the lessons share a
+        // docked right column: one above the other, never one over the other.
+        let memory_open = view.show_memory && stats.memory.is_some();
+        let (memory_place, lesson_place) = dock_places(ctx.screen_rect(), memory_open);
+        if view.show_lessons {
+            act.dock = Some(egui::Rect::from_min_max(
+                egui::pos2(lesson_place.left(), ctx.screen_rect().top()),
+                ctx.screen_rect().max,
+            ));
+        }
         if let (true, Some(m)) = (view.show_memory, &stats.memory) {
-            super::memory_view::show(ctx, &mut view.show_memory, m);
+            let place = view.show_lessons.then_some(memory_place);
+            super::memory_view::show(ctx, &mut view.show_memory, m, place);
         }
         if view.show_compare {
             let state = CompareState {
@@ -254,10 +294,13 @@ impl Overlay {
         if let Some((msg, _)) = &stats.status {
             status_toast(ctx, msg);
         }
+        if let Some(q) = &stats.quiet {
+            quiet_banner(ctx, q);
+        }
         // The UI scale's keys work with the panel hidden too.
         super::ui_scale::shortcuts(ctx, &mut view.ui_scale);
         if !view.show_overlay {
-            lessons_window(ctx, view, stats, &mut act);
+            lessons_window(ctx, view, stats, lesson_place, &mut act);
             return act;
         }
         // On a window too short for the whole panel, the panel scrolls
@@ -303,7 +346,7 @@ impl Overlay {
             act.sweep = sweep::window(ctx, sw, settings.cell_size).or(act.sweep);
         }
         // After the panel, so that it opens on top of it.
-        lessons_window(ctx, view, stats, &mut act);
+        lessons_window(ctx, view, stats, lesson_place, &mut act);
         act
     }
 
@@ -357,16 +400,19 @@ impl Overlay {
     }
 }
 
-/// The lessons window while it is open (the hint goes once it was).
+/// The lessons window while it is open (the hint goes once it was), in
+/// `place` (its part of the docked column).
 fn lessons_window(
     ctx: &egui::Context,
     view: &mut ViewOptions,
     stats: &FrameStats,
+    place: egui::Rect,
     act: &mut OverlayActions,
 ) {
     if view.show_lessons {
         view.lesson_hint = false;
-        let (acts, chart) = crate::ui::lesson::window(ctx, &mut view.show_lessons, &stats.lessons);
+        let (acts, chart) =
+            crate::ui::lesson::window(ctx, &mut view.show_lessons, &stats.lessons, place);
         act.lesson = acts;
         act.lesson_chart = chart;
     }
@@ -837,13 +883,45 @@ fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
 /// A passing message (a saved screenshot, a unit that died) at the bottom
 /// of the window, over the scene: never inside the panel, where it would
 /// push the controls down under the pointer while it shows.
+/// The passing message at the bottom, above every panel and window.
 fn status_toast(ctx: &egui::Context, msg: &str) {
     egui::Area::new(egui::Id::new("status"))
         .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -16.0])
+        .order(egui::Order::Tooltip)
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 ui.colored_label(egui::Color32::from_rgb(240, 240, 240), msg);
+            });
+        });
+}
+
+/// While a quiet measurement runs: a bar at the top, above every panel,
+/// saying what it measures and why the scene is paused.
+fn quiet_banner(ctx: &egui::Context, q: &super::stats::QuietStatus) {
+    egui::Area::new(egui::Id::new("quiet banner"))
+        .anchor(egui::Align2::CENTER_TOP, [0.0, 8.0])
+        .order(egui::Order::Tooltip)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                let w = (ctx.screen_rect().width() * 0.5).clamp(160.0, 420.0);
+                ui.set_max_width(w);
+                ui.add(
+                    egui::ProgressBar::new(q.progress as f32)
+                        .desired_width(w)
+                        .text(format!(
+                            "measuring{}: {}",
+                            if q.lesson { " the lesson" } else { "" },
+                            q.what
+                        )),
+                );
+                ui.label(
+                    egui::RichText::new(
+                        "The scene is paused so drawing does not compete; Cancel in the panel stops it.",
+                    )
+                    .color(egui::Color32::from_rgb(230, 230, 230)),
+                );
             });
         });
 }

@@ -363,10 +363,44 @@ pub struct FrameStats {
     /// The compare panel's rows and sweep curves (a copy of the frame
     /// loop's, refreshed when they change).
     pub comparison: Comparison,
-    /// The compare measurement in progress: its label and progress, 0 to 1.
+    /// The compare measurement in progress: what it measures now and its
+    /// progress, 0 to 1.
     pub measuring: Option<(String, f64)>,
+    /// The quiet measurement in progress (a lesson's or the compare
+    /// panel's), while the scene waits for it.
+    pub quiet: Option<QuietStatus>,
+    /// The last quiet measurement of exactly the work on screen (the
+    /// compare panel's rows, the lesson's steps), for the headline: the
+    /// same engine and estimator as the panels, so the two agree.
+    pub measured_now: Option<MeasuredNow>,
     /// The lessons panel: the list, the page being followed.
     pub lessons: crate::ui::lesson::LessonPanel,
+}
+
+/// A quiet measurement in progress, as the overlay shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuietStatus {
+    /// Fraction done, 0 to 1.
+    pub progress: f64,
+    /// What it measures now ("Grid / SoA, round 2 of 5").
+    pub what: String,
+    /// It is the lesson's (else the compare panel's).
+    pub lesson: bool,
+}
+
+/// A measurement of the work on screen, for the headline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasuredNow {
+    /// Median of the round medians of the whole step, ms.
+    pub median_ms: f64,
+    /// Smallest and largest round median, ms.
+    pub range_ms: (f64, f64),
+    /// Rounds and counted frames per round.
+    pub rounds: usize,
+    /// Counted frames per round.
+    pub frames: usize,
+    /// Where it was measured ("compare panel", "lesson").
+    pub source: &'static str,
 }
 
 impl FrameStats {

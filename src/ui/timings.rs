@@ -60,23 +60,41 @@ pub(crate) fn headline(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
     };
     // The headline is the simulation's own cost, not FPS: FPS falls as the
     // query gets faster when slow steps are spread over refreshes or handed
-    // to a worker, and drawing on a software rasterizer dominates it.
+    // to a worker, and drawing on a software rasterizer dominates it. Where
+    // the work on screen was measured quietly (the compare panel, a lesson),
+    // that measurement is the headline: the same engine and estimator as
+    // the panels, so the two never disagree.
     let worker = current && st.step_allocations.is_none() && st.step.total_s() > 0.0;
-    ui.horizontal_wrapped(|ui| {
-        ui.label(egui::RichText::new(format!("step {}", ms(m.engine_ms()))).size(22.0).strong())
-            .on_hover_text(format!("The simulation's own cost per step: move + rebuild + query + apply, {}. This is what the strategies, kernels and layouts change. FPS is not the measure of it: slow steps are spread over refreshes or run on a worker thread, and drawing (on a software rasterizer here) takes most of each refresh.{}", m.describe(), if means { String::new() } else { format!(" {PENDING}: {PENDING_TIP}") }));
-        if means && m.frames > 1 {
-            let (lo, hi) = m.engine_range_ms;
-            let busy = lo > 0.0 && (hi / lo) as f64 > crate::measure::BUSY_SPREAD;
-            let text = format!("min {lo:.2}, max {hi:.2}");
-            if busy {
-                ui.colored_label(NOTICE_COLOR, format!("{text}: spread {:.1}x", hi / lo))
-                    .on_hover_text("The frames averaged disagree by more than 1.5x: the machine was busy (other programs, the drawing), or some frames did extra work (a reorder, a respawn). For numbers to keep, use the compare panel (Enter): it measures a fixed number of frames and reports median, min and max.");
-            } else {
-                ui.label(egui::RichText::new(text).weak());
+    if let Some(q) = &st.quiet {
+        ui.colored_label(NOTICE_COLOR, format!("measuring ({:.0}%): the scene is paused", q.progress * 100.0))
+            .on_hover_text("A measurement runs on fresh simulations, as `lesson` and `bench` run headless; the scene waits so that drawing does not compete with it.");
+    }
+    if let Some(q) = &st.measured_now {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(egui::RichText::new(format!("step {:.2} ms", q.median_ms)).size(22.0).strong())
+                .on_hover_text(format!("Measured quietly in the {} for exactly the work on screen: the median of {} round medians of {} frames each, every round on a fresh simulation with the scene paused. The live frames below compete with the drawing.", q.source, q.rounds, q.frames));
+            ui.label(egui::RichText::new(format!("measured: {} rounds, {:.2}-{:.2}", q.rounds, q.range_ms.0, q.range_ms.1)).weak());
+        });
+        ui.label(egui::RichText::new(format!("live, while drawing: {}", ms(m.engine_ms()))).weak())
+            .on_hover_text(format!("The live frames' mean ({}). The software rasterizer draws the scene on the same cores, so live numbers read higher than a quiet measurement.{}", m.describe(), if means { String::new() } else { format!(" {PENDING}: {PENDING_TIP}") }));
+    } else {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(egui::RichText::new(format!("step {}", ms(m.engine_ms()))).size(22.0).strong())
+                .on_hover_text(format!("The simulation's own cost per step, live: move + rebuild + query + apply, {}. The drawing runs on the same cores, so live numbers read higher than a quiet measurement: press Enter to measure the current settings with the scene paused (the compare panel). FPS is not the measure of it: slow steps are spread over refreshes or run on a worker thread, and drawing (on a software rasterizer here) takes most of each refresh.{}", m.describe(), if means { String::new() } else { format!(" {PENDING}: {PENDING_TIP}") }));
+            ui.label(egui::RichText::new("live").weak());
+            if means && m.frames > 1 {
+                let (lo, hi) = m.engine_range_ms;
+                let busy = lo > 0.0 && (hi / lo) as f64 > crate::measure::BUSY_SPREAD;
+                let text = format!("min {lo:.2}, max {hi:.2}");
+                if busy {
+                    ui.colored_label(NOTICE_COLOR, format!("{text}: spread {:.1}x", hi / lo))
+                        .on_hover_text("The frames averaged disagree by more than 1.5x: the machine was busy (other programs, the drawing), or some frames did extra work (a reorder, a respawn). For numbers to keep, use the compare panel (Enter): it measures quietly in rounds and reports their range.");
+                } else {
+                    ui.label(egui::RichText::new(text).weak());
+                }
             }
-        }
-    });
+        });
+    }
     let marks = match (estimate.is_empty(), worker) {
         (false, _) => " · sum of slices: an estimate",
         (true, true) => " · stepped on the worker thread",
