@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Takes the README's lesson screenshots from a release build: the algorithms
-# lesson mid-way (step 2, measured) and its summary page with the chart.
+# lesson while it is measured (the scene paused and dimmed), mid-way (step 2)
+# and its summary page with the chart.
 # Needs Xvfb and xdotool. Usage: docs/lesson-shots.sh [BIN] [OUTDIR]
 set -eu
 BIN=${1:-target/release/spatial-query-lab}
@@ -20,13 +21,16 @@ export DISPLAY=:$(cat display)
 "$BIN" --lesson algorithms >app.log 2>&1 &
 APP=$!
 key() { xdotool key "$1"; sleep "$2"; }
-sleep 12          # step 1 (Naive) measures: about 10 frames of 0.2 s
-key Next 10       # Page Down: step 2 (Grid) measures
-key F12 2         # spatial-query-lab-001.png: a lesson mid-way
-key Next 8        # step 3 (SortedGrid)
+sleep 6           # the lesson measures: 3 steps x 5 rounds, the scene paused
+key F12 2         # spatial-query-lab-001.png: measuring
+sleep 20          # (about 10 s for the whole lesson on a 2-core VM)
+key Next 3        # Page Down: step 2 (Grid)
+key F12 2         # spatial-query-lab-002.png: a lesson mid-way
+key Next 3        # step 3 (SortedGrid)
 key Next 3        # the summary page and its chart
-key F12 2         # spatial-query-lab-002.png
+key F12 2         # spatial-query-lab-003.png
 kill $APP || { echo "the window exited early:" >&2; cat app.log >&2; exit 1; }
-mv spatial-query-lab-001.png "$OUT/lesson-step.png"
-mv spatial-query-lab-002.png "$OUT/lesson-chart.png"
-echo "wrote $OUT/lesson-step.png and $OUT/lesson-chart.png"
+mv spatial-query-lab-001.png "$OUT/lesson-measuring.png"
+mv spatial-query-lab-002.png "$OUT/lesson-step.png"
+mv spatial-query-lab-003.png "$OUT/lesson-chart.png"
+echo "wrote $OUT/lesson-measuring.png, $OUT/lesson-step.png and $OUT/lesson-chart.png"

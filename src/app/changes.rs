@@ -136,6 +136,29 @@ impl App {
                 self.sweep = None;
             }
             SweepAction::Close => self.sweep = None,
+            SweepAction::SaveChart | SweepAction::SaveCsv => {
+                if let Some(sw) = &self.sweep {
+                    let w = sw.work();
+                    let label = format!(
+                        "{} / {}, {} units",
+                        w.strategy.name(),
+                        w.layout.name(),
+                        crate::format::thousands(w.units as u64)
+                    );
+                    let curves = [crate::measure::compare::SweepCurve::of(sw, label)];
+                    if action == SweepAction::SaveCsv {
+                        let csv = crate::measure::compare::export::curves_csv(&curves);
+                        self.save_text("spatial-query-lab-sweep", "csv", Ok(csv));
+                    } else {
+                        let chart = crate::chart::sweep_curves(
+                            &curves,
+                            crate::machine::Machine::current(),
+                            "Cell-size sweep",
+                        );
+                        self.save_chart(&chart, None, "sweep");
+                    }
+                }
+            }
         }
         self.stats.sweep.clone_from(&self.sweep);
     }

@@ -121,7 +121,7 @@ impl App {
 
     /// Measures the whole lesson quietly (every step, interleaved rounds).
     fn measure_lesson(&mut self) {
-        if self.quiet.is_some() {
+        if self.quiet_purpose().is_some() {
             self.toast("A measurement is running: wait for it or cancel it.".to_string());
             return;
         }
@@ -182,10 +182,11 @@ impl App {
     /// The panel's page from the session.
     pub(super) fn refresh_lesson(&mut self) {
         let measuring = self
+            .stats
             .quiet
             .as_ref()
-            .filter(|q| q.purpose == Purpose::Lesson)
-            .map(|q| (q.progress, q.now.clone()));
+            .filter(|q| q.lesson)
+            .map(|q| (q.progress, q.what.clone()));
         self.stats.lessons.page = self
             .lesson
             .as_ref()

@@ -197,6 +197,9 @@ struct App {
     /// The quiet measurement in progress (a lesson's, or the compare
     /// panel's): the scene waits for it ([`quiet`]).
     quiet: Option<quiet::Quiet>,
+    /// A quiet measurement asked for, waiting for the scene's first picture
+    /// of the settings on screen: its tasks, purpose and when it was asked.
+    quiet_waiting: Option<(Vec<crate::measure::run::Task>, quiet::Purpose, Instant)>,
     /// Where the compare chart was drawn in the last overlay pass, points.
     chart_rect: Option<egui_macroquad::egui::Rect>,
     /// The lesson being followed in the lessons panel.
@@ -330,6 +333,7 @@ impl App {
             sweep_kept: false,
             comparison: Comparison::default(),
             quiet: None,
+            quiet_waiting: None,
             chart_rect: None,
             lesson: None,
             file_lesson: opts

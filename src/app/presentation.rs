@@ -48,12 +48,16 @@ impl App {
     pub(super) fn free_region(&self) -> (Vec2, Vec2) {
         // egui points to macroquad's logical pixels: the UI scale.
         let k = self.egui.ctx().pixels_per_point() / screen_dpi_scale().max(1e-3);
-        let panel = self.panel.filter(|_| self.view.show_overlay).map(|r| {
-            (
-                Vec2::new(r.min.x, r.min.y) * k,
-                Vec2::new(r.max.x, r.max.y) * k,
-            )
-        });
+        // A panel collapsed to its title bar leaves the window's height free.
+        let panel = self
+            .panel
+            .filter(|r| self.view.show_overlay && r.height() * k > 0.3 * window_size().y)
+            .map(|r| {
+                (
+                    Vec2::new(r.min.x, r.min.y) * k,
+                    Vec2::new(r.max.x, r.max.y) * k,
+                )
+            });
         let (lo, mut hi) = view_region(window_size(), panel);
         if let Some(d) = self.dock {
             // The dock covers the right of the window: the free part ends

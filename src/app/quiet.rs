@@ -23,6 +23,9 @@ const HERE_SLICE_S: f64 = 0.1;
 /// Pause per refresh while a job runs on its thread, seconds: the window
 /// answers a few times a second and leaves the cores to the measurement.
 pub(super) const IDLE_S: f64 = 0.08;
+/// Longest wait for the scene's first picture of the settings on screen
+/// before a measurement starts anyway, seconds.
+const PICTURE_WAIT_S: f64 = 10.0;
 
 /// Who asked for a quiet measurement, and what becomes of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,7 +164,7 @@ impl App {
     /// Starts a quiet measurement of `tasks` for `purpose`, unless one runs
     /// (then says so and returns false).
     pub(super) fn start_quiet(&mut self, tasks: Vec<Task>, purpose: Purpose) -> bool {
-        if self.quiet.is_some() {
+        if self.quiet.is_some() || self.quiet_waiting.is_some() {
             self.toast("A measurement is running: wait for it or cancel it.".to_string());
             return false;
         }
@@ -169,14 +172,37 @@ impl App {
             self.toast("The cell-size sweep is running: measure when it is done.".to_string());
             return false;
         }
-        self.quiet = Some(Quiet::start(tasks, purpose));
+        // The scene first shows a picture of what is measured, so the
+        // dimmed one on screen while it waits is of these settings.
+        self.quiet_waiting = Some((tasks, purpose, crate::clock::Instant::now()));
         self.refresh_quiet();
         true
     }
 
+    /// Starts the waiting measurement once the scene has a picture of the
+    /// settings on screen (or after [`PICTURE_WAIT_S`]).
+    fn start_waiting_quiet(&mut self) {
+        let ready = self.stats.is_current(&self.settings)
+            && self.stats.picture.instances > 0
+            && self.scene.is_idle()
+            && self.worker.is_none()
+            && self.pacing.packing.is_none();
+        let Some((_, _, since)) = &self.quiet_waiting else {
+            return;
+        };
+        if ready || since.elapsed().as_secs_f64() > PICTURE_WAIT_S {
+            let (tasks, purpose, _) = self.quiet_waiting.take().expect("checked");
+            self.quiet = Some(Quiet::start(tasks, purpose));
+        }
+    }
+
     /// Polls the quiet measurement; hands a finished one to whoever asked.
     pub(super) fn poll_quiet(&mut self) {
+        self.start_waiting_quiet();
         let Some(q) = self.quiet.as_mut() else {
+            if self.quiet_waiting.is_some() {
+                self.refresh_quiet();
+            }
             return;
         };
         let done = q.poll();
@@ -199,11 +225,23 @@ impl App {
         self.refresh_quiet();
     }
 
-    /// Cancels the quiet measurement, if one runs.
+    /// Cancels the quiet measurement, if one runs or waits.
     pub(super) fn cancel_quiet(&mut self) {
         if let Some(q) = self.quiet.as_mut() {
             q.cancel();
         }
+        if self.quiet_waiting.take().is_some() {
+            self.toast("Measurement cancelled; its numbers stay pending.".to_string());
+            self.refresh_quiet();
+        }
+    }
+
+    /// The purpose of the quiet measurement running or waiting, if any.
+    pub(super) fn quiet_purpose(&self) -> Option<Purpose> {
+        self.quiet
+            .as_ref()
+            .map(|q| q.purpose)
+            .or(self.quiet_waiting.as_ref().map(|w| w.1))
     }
 
     /// The headline's measurement: the newest quiet one of exactly the work
@@ -239,15 +277,24 @@ impl App {
 
     /// The overlay's view of the quiet measurement.
     pub(super) fn refresh_quiet(&mut self) {
-        self.stats.quiet = self.quiet.as_ref().map(|q| crate::ui::stats::QuietStatus {
-            progress: q.progress,
-            what: q.now.clone(),
-            lesson: q.purpose == Purpose::Lesson,
-        });
-        self.refresh_lesson();
-        self.stats.measuring = match self.quiet.as_ref() {
-            Some(q) if q.purpose != Purpose::Lesson => Some((q.now.clone(), q.progress)),
+        let waiting = "waiting for the scene's picture".to_string();
+        let status = match (&self.quiet, &self.quiet_waiting) {
+            (Some(q), _) => Some((q.progress, q.now.clone(), q.purpose)),
+            (None, Some(w)) => Some((0.0, waiting, w.1)),
+            (None, None) => None,
+        };
+        self.stats.quiet =
+            status
+                .as_ref()
+                .map(|(p, what, purpose)| crate::ui::stats::QuietStatus {
+                    progress: *p,
+                    what: what.clone(),
+                    lesson: *purpose == Purpose::Lesson,
+                });
+        self.stats.measuring = match status {
+            Some((p, what, purpose)) if purpose != Purpose::Lesson => Some((what, p)),
             _ => None,
         };
+        self.refresh_lesson();
     }
 }

@@ -40,8 +40,12 @@ use crate::spatial::Strategy;
 
 /// Cell sizes of the standard sweep.
 pub const SWEEP_POINTS: usize = 13;
-/// Counted frames per cell size in the window (after one settling frame).
-pub const SWEEP_FRAMES_PER_POINT: usize = 8;
+/// Counted frames per cell size and round in the window (after one
+/// settling frame).
+pub const SWEEP_FRAMES_PER_POINT: usize = 4;
+/// Rounds of the window's sweep: every cell size once per round, in turn,
+/// so the fastest cells come with the rounds' spread.
+pub const SWEEP_ROUNDS: usize = 3;
 /// Counted frames of a cell size whose step is slow ([`CellSweep::with_limits`]).
 pub const SWEEP_SLOW_FRAMES: usize = 3;
 /// Longest step the sweep takes by default, seconds: longer ones are
@@ -461,9 +465,11 @@ impl CellSweep {
     }
 
     /// The standard sweep of `settings`' work: [`standard_ratios`],
-    /// [`SWEEP_FRAMES_PER_POINT`] frames each. See [`CellSweep::new`].
+    /// [`SWEEP_FRAMES_PER_POINT`] frames each in [`SWEEP_ROUNDS`] rounds.
+    /// See [`CellSweep::new`].
     pub fn standard(settings: &Settings, budget: &Budget) -> Self {
         CellSweep::new(settings, &standard_ratios(), SWEEP_FRAMES_PER_POINT, budget)
+            .with_rounds(SWEEP_ROUNDS)
     }
 
     /// Measures every cell size in `rounds` rounds (at least 1), visiting

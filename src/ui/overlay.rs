@@ -216,6 +216,9 @@ impl Section {
 #[derive(Clone, Debug)]
 pub struct Overlay {
     units_edit: Option<usize>,
+    /// The panel was collapsed to make room for the docked lessons on a
+    /// narrow screen (done once per opening, so the user can expand it).
+    collapsed_for_lessons: bool,
     /// Height of the panel's content in the last frame, points.
     content_height: f32,
     /// Open or closed, per [`Section::ALL`] index.
@@ -226,6 +229,7 @@ impl Default for Overlay {
     fn default() -> Self {
         Overlay {
             units_edit: None,
+            collapsed_for_lessons: false,
             content_height: 0.0,
             open: Section::ALL.map(Section::open_at_start),
         }
@@ -294,8 +298,17 @@ impl Overlay {
         if let Some((msg, _)) = &stats.status {
             status_toast(ctx, msg);
         }
+        // The panel that asked for the measurement shows its progress; the
+        // banner says it where that panel is closed.
         if let Some(q) = &stats.quiet {
-            quiet_banner(ctx, q);
+            let own_panel = if q.lesson {
+                view.show_lessons
+            } else {
+                view.show_compare
+            };
+            if !own_panel {
+                quiet_banner(ctx, q);
+            }
         }
         // The UI scale's keys work with the panel hidden too.
         super::ui_scale::shortcuts(ctx, &mut view.ui_scale);
@@ -310,8 +323,27 @@ impl Overlay {
         // The height limit is part of the window's id: when the screen's
         // height changes, egui lays the window out afresh instead of keeping
         // the height it remembered for the old screen.
+        let id = egui::Id::new(("overlay", limit.round() as i32));
+        // A screen too narrow for the panel, the docked lessons and some
+        // scene (a projector at 1024x768 with the UI at 1.5x): the panel
+        // starts collapsed to its title while the lessons are open, so the
+        // lesson sits beside the scene; a click on the title opens it.
+        let narrow = ctx.screen_rect().width() < 360.0 + dock_width(ctx.screen_rect()) + 220.0;
+        if view.show_lessons && narrow && !self.collapsed_for_lessons {
+            let mut c = egui::collapsing_header::CollapsingState::load_with_default_open(
+                ctx,
+                id.with("collapsing"),
+                true,
+            );
+            c.set_open(false);
+            c.store(ctx);
+            self.collapsed_for_lessons = true;
+        }
+        if !view.show_lessons {
+            self.collapsed_for_lessons = false;
+        }
         let mut window = egui::Window::new("Spatial Query Lab")
-            .id(egui::Id::new(("overlay", limit.round() as i32)))
+            .id(id)
             .default_pos([10.0, 10.0])
             .default_width(360.0)
             // Shown at once, also in a first-frame screenshot.

@@ -16,8 +16,8 @@ use egui_plot::{
 
 use crate::format::{length, thousands};
 use crate::measure::sweep::{
-    standard_ratios, CellSweep, SWEEP_FRAMES_PER_POINT, SWEEP_SKIP_ABOVE_S, SWEEP_SLOW_ABOVE_S,
-    SWEEP_SLOW_FRAMES,
+    standard_ratios, CellSweep, SWEEP_FRAMES_PER_POINT, SWEEP_ROUNDS, SWEEP_SKIP_ABOVE_S,
+    SWEEP_SLOW_ABOVE_S, SWEEP_SLOW_FRAMES,
 };
 use crate::sim::Settings;
 use crate::spatial::Strategy;
@@ -33,6 +33,10 @@ pub enum SweepAction {
     UseBest,
     /// Cancel the running sweep, or close the finished one.
     Close,
+    /// Save the curves as a chart (PNG and SVG).
+    SaveChart,
+    /// Save the curves as CSV.
+    SaveCsv,
 }
 
 const QUERY_COLOR: egui::Color32 = egui::Color32::from_rgb(160, 220, 80);
@@ -59,11 +63,12 @@ pub fn button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> Option<Swe
         egui::Button::new("Cell-size sweep"),
     )
     .on_hover_text(format!(
-        "Measure the query time at this unit count and radius for {} cell sizes from {} r to {} r (three per doubling), {} frames each after a warm-up frame, and plot query ms and candidates tested per neighbor against the cell size. The units keep moving; your cell size changes only if you choose \"Use best\". Cell sizes below the smallest allowed here, or whose step would take more than {:.0} s, are skipped; those whose step takes more than {:.0} ms are measured over {} frames; each is listed (key \\). A finished sweep is kept in the compare panel as a curve.",
+        "Measure the query time at this unit count and radius for {} cell sizes from {} r to {} r (three per doubling), {} frames each after a warm-up frame, in {} rounds that visit the cell sizes in turn, and plot query ms (with the rounds' range) and candidates tested per neighbor against the cell size. The units keep moving; your cell size changes only if you choose \"Use best\". Cell sizes below the smallest allowed here, or whose step would take more than {:.0} s, are skipped; those whose step takes more than {:.0} ms are measured over {} frames; each is listed (key \\). A finished sweep is kept in the compare panel as a curve.",
         q.len(),
         q[0],
         q[q.len() - 1],
         SWEEP_FRAMES_PER_POINT,
+        SWEEP_ROUNDS,
         SWEEP_SKIP_ABOVE_S,
         SWEEP_SLOW_ABOVE_S * 1e3,
         SWEEP_SLOW_FRAMES
@@ -126,6 +131,14 @@ pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<
                         ))
                         .color(BEST_COLOR),
                     );
+                    let cells = crate::lesson::text::metrics::best_cells(sw);
+                    if cells.len() > 1 {
+                        ui.label(format!(
+                            "Within this machine's noise of it: {} (their rounds overlap the fastest's)",
+                            crate::lesson::text::metrics::cells_text(&cells)
+                        ))
+                        .on_hover_text("A cell size is beaten only where every round of the fastest lies below every round of it; here the rounds do not tell these apart.");
+                    }
                 }
                 (None, None) => {
                     ui.label("No cell size was measured.");
@@ -157,6 +170,25 @@ pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<
                     action = Some(SweepAction::Close);
                 }
             });
+            if sw.is_done() && !sw.points().is_empty() {
+                ui.horizontal_wrapped(|ui| {
+                    let can_save = cfg!(not(target_arch = "wasm32"));
+                    if ui
+                        .add_enabled(can_save, egui::Button::new("Save chart"))
+                        .on_hover_text("Write the curves as spatial-query-lab-chart-NNN.png (1920x1080) and .svg: query ms with the rounds' range above, candidates per neighbor below, the machine and date in the caption.")
+                        .clicked()
+                    {
+                        action = Some(SweepAction::SaveChart);
+                    }
+                    if ui
+                        .add_enabled(can_save, egui::Button::new("Save CSV"))
+                        .on_hover_text("Write spatial-query-lab-sweep-NNN.csv: one line per cell size with the median query ms, its rounds' range, candidates per neighbor and rounds.")
+                        .clicked()
+                    {
+                        action = Some(SweepAction::SaveCsv);
+                    }
+                });
+            }
           });
         });
     action

@@ -22,17 +22,17 @@ pub const NORMAL_DIRECTIONS: usize = 4096;
 /// cell size); the vertex metrics from the step's vertex layout and normal
 /// bits; the `sweep_` metrics only from a sweep step.
 pub const METRICS: [(&str, Kind, &str); 36] = [
-    ("query_ms", Kind::Ms, "median query phase, ms"),
-    ("total_ms", Kind::Ms, "median whole step, ms"),
-    ("move_ms", Kind::Ms, "median move phase, ms"),
-    ("rebuild_ms", Kind::Ms, "median index rebuild, ms"),
+    ("query_ms", Kind::Ms, "median query phase (of the round medians), ms"),
+    ("total_ms", Kind::Ms, "median whole step (of the round medians), ms"),
+    ("move_ms", Kind::Ms, "median move phase (of the round medians), ms"),
+    ("rebuild_ms", Kind::Ms, "median index rebuild (of the round medians), ms"),
     (
         "apply_ms",
         Kind::Ms,
-        "median apply phase (steering from the results), ms",
+        "median apply phase (steering from the results; of the round medians), ms",
     ),
-    ("query_min_ms", Kind::Ms, "fastest counted query phase, ms"),
-    ("query_max_ms", Kind::Ms, "slowest counted query phase, ms"),
+    ("query_min_ms", Kind::Ms, "fastest counted query phase of any round, ms"),
+    ("query_max_ms", Kind::Ms, "slowest counted query phase of any round, ms"),
     (
         "candidates_per_unit",
         Kind::Mean,
@@ -77,21 +77,21 @@ pub const METRICS: [(&str, Kind, &str); 36] = [
         Kind::Words,
         "where the working set sits in this machine's caches",
     ),
-    ("frames", Kind::Count, "counted frames"),
+    ("frames", Kind::Count, "counted frames per round"),
     (
         "allocations",
         Kind::Count,
-        "heap allocations over the counted frames (not run when they could not be counted)",
+        "heap allocations over one round's counted frames, the most of any round (not run when they could not be counted)",
     ),
     (
         "deaths",
         Kind::Count,
-        "units that died over the counted frames (battle)",
+        "units that died over the last round's counted frames (battle)",
     ),
     (
         "spawns",
         Kind::Count,
-        "reinforcements spawned over the counted frames (battle)",
+        "reinforcements spawned over the last round's counted frames (battle)",
     ),
     ("strategy", Kind::Words, "strategy name"),
     ("kernel", Kind::Words, "kernel name"),
