@@ -57,7 +57,7 @@ impl App {
                     let chart = if c.rows().is_empty() {
                         crate::chart::sweep_curves(c.curves(), m, "Cell-size sweeps")
                     } else {
-                        crate::chart::comparison_bars(c, m, "Compare", crate::chart::Scale::Auto)
+                        crate::chart::comparison_bars(c, m, "Compare", self.view.chart_scale)
                     };
                     self.save_chart(&chart, self.chart_rect, "compare");
                 }

@@ -98,10 +98,10 @@ impl Quiet {
                     cancel,
                 },
                 // No thread could be started: measure here instead.
-                Err(_) => Runner::Here(Box::new(Job::new(backup, DT, false))),
+                Err(_) => Runner::Here(Box::new(Job::new(backup, DT, false).sliced())),
             }
         } else {
-            Runner::Here(Box::new(Job::new(tasks, DT, false)))
+            Runner::Here(Box::new(Job::new(tasks, DT, false).sliced()))
         };
         Quiet {
             purpose,

@@ -38,6 +38,13 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
     if let Some(why) = skipped(run, k) {
         s += &format!("*Not measured: {why}.*\n\n");
     }
+    let cut = run
+        .result(k)
+        .and_then(StepResult::outcome)
+        .and_then(|o| o.measured().and_then(|m| m.cut_note()));
+    if let Some(cut) = cut {
+        s += &format!("*Measured over {cut}.*\n\n");
+    }
     s
 }
 
@@ -45,7 +52,7 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
 /// (the compare panel's, [`crate::measure::compare::Comparison::to_markdown`]).
 pub fn markdown_tail(run: &LessonRun, machine: &Machine) -> String {
     format!(
-        "## What it showed\n\n{}\n\nThe table compares whole steps (\"vs baseline\": the first step's); the texts quote the phase they name.\n\n{}",
+        "## What it showed\n\n{}\n\nThe table compares whole steps (\"vs baseline\": the first step's, a verdict from the rounds); every phase has its rounds' range; the texts quote the phase they name.\n\n{}",
         plain(&run.conclusion()),
         run.comparison().to_markdown(machine)
     )

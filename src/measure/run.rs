@@ -11,7 +11,7 @@ use super::recorder::FrameRecord;
 use super::sweep::CellSweep;
 use crate::alloc_count;
 use crate::sim::memory::working_set;
-use crate::sim::{Settings, Simulation};
+use crate::sim::{Settings, Simulation, Slicing, StepProgress};
 use crate::spatial::{Kernel, Strategy};
 
 /// Steps `sim` once with `settings`; returns the frame's record parts.
@@ -43,6 +43,28 @@ pub struct Fresh {
     visit: Option<usize>,
     /// Frames are stepped on a worker thread (for [`FrameRecord::worker`]).
     pub worker: bool,
+    /// Spread long Naive and Grid frames over calls ([`Simulation::step_sliced`],
+    /// [`slicing_for`]): where the measurement runs in the window's own
+    /// thread (the browser), so that no refresh waits for a whole frame.
+    pub sliced: bool,
+}
+
+/// Candidate tests per slice of a sliced frame, about: 20 million, some 20
+/// to 40 ms.
+const TESTS_PER_SLICE: f64 = 2e7;
+
+/// How a sliced measurement spreads the frames of `s`: about
+/// [`TESTS_PER_SLICE`] candidate tests per call (Naive tests every unit per
+/// query; Grid about 45 at the standard density), 30 ms.
+pub fn slicing_for(s: &Settings) -> Slicing {
+    let per_query = match s.strategy {
+        crate::spatial::Strategy::Naive => s.units.max(1) as f64,
+        _ => 45.0,
+    };
+    Slicing {
+        queries: ((TESTS_PER_SLICE / per_query) as usize).max(64),
+        seconds: 0.03,
+    }
 }
 
 impl Fresh {
@@ -77,7 +99,7 @@ impl Fresh {
         let (Some(settings), Some(visit)) = (plan.current().cloned(), plan.visit()) else {
             return false;
         };
-        let worker = self.worker;
+        let (worker, sliced) = (self.worker, self.sliced);
         let sim = match self.sim_for(visit, &settings) {
             Ok(sim) => sim,
             Err((asked, why)) => {
@@ -96,10 +118,16 @@ impl Fresh {
         for _ in 0..plan.take_fast_forward() {
             sim.step(dt, &fast);
         }
-        let (st, allocations) = step_counted(sim, &settings, dt);
+        let Some((st, allocations)) = step_maybe_sliced(sim, &settings, dt, sliced) else {
+            return true;
+        };
         let frame = FrameRecord {
             worker,
-            ..FrameRecord::headless(&st, sim.len(), sim.result_bytes(), allocations)
+            ..FrameRecord::headless(&st, sim.len(), sim.result_bytes(), 0)
+        };
+        let frame = FrameRecord {
+            allocations,
+            ..frame
         };
         plan.record(frame, || working_set(sim));
         !plan.is_done()
@@ -112,7 +140,7 @@ impl Fresh {
         let (Some(settings), Some(visit)) = (sweep.current().cloned(), sweep.visit()) else {
             return false;
         };
-        let worker = self.worker;
+        let (worker, sliced) = (self.worker, self.sliced);
         let sim = match self.sim_for(visit, &settings) {
             Ok(sim) => sim,
             Err((asked, why)) => {
@@ -120,13 +148,43 @@ impl Fresh {
                 return false;
             }
         };
-        let (st, allocations) = step_counted(sim, &settings, dt);
+        let Some((st, allocations)) = step_maybe_sliced(sim, &settings, dt, sliced) else {
+            return true;
+        };
         let frame = FrameRecord {
             worker,
-            ..FrameRecord::headless(&st, sim.len(), sim.result_bytes(), allocations)
+            ..FrameRecord::headless(&st, sim.len(), sim.result_bytes(), 0)
+        };
+        let frame = FrameRecord {
+            allocations,
+            ..frame
         };
         sweep.record(frame, || working_set(sim));
         !sweep.is_done()
+    }
+}
+
+/// One frame of `sim` with `settings`, whole, or a piece of a sliced one
+/// when `sliced` ([`slicing_for`]): the frame's stats and its allocations
+/// (`None` for a frame spread over calls, whose count would include the
+/// caller's between them), or `None` while a sliced frame goes on.
+fn step_maybe_sliced(
+    sim: &mut Simulation,
+    settings: &Settings,
+    dt: f32,
+    sliced: bool,
+) -> Option<(crate::sim::StepStats, Option<u64>)> {
+    if !sliced {
+        let (st, allocations) = step_counted(sim, settings, dt);
+        return Some((st, Some(allocations)));
+    }
+    let before = alloc_count::allocations();
+    match sim.step_sliced(dt, settings, slicing_for(settings)) {
+        StepProgress::Done(st) => {
+            let allocations = (st.slices <= 1).then(|| alloc_count::allocations() - before);
+            Some((st, allocations))
+        }
+        StepProgress::Partial { .. } => None,
     }
 }
 
@@ -248,17 +306,27 @@ impl Job {
         job
     }
 
+    /// The same job with long frames spread over its [`Job::step`] calls
+    /// ([`Fresh::sliced`]): for the window's own thread, where a whole naive
+    /// frame would hold up a refresh.
+    pub fn sliced(mut self) -> Job {
+        self.fresh.sliced = true;
+        self
+    }
+
     fn skip_done(&mut self) {
         while self.tasks.get(self.at).is_some_and(Task::is_done) {
             self.at += 1;
             self.fresh = Fresh {
                 worker: self.fresh.worker,
+                sliced: self.fresh.sliced,
                 ..Fresh::default()
             };
         }
     }
 
-    /// Steps one frame; false when every task is done (or the job stopped).
+    /// Steps one frame (a piece of one when sliced); false when every task
+    /// is done (or the job stopped).
     pub fn step(&mut self) -> bool {
         if self.stopped.is_some() {
             return false;

@@ -452,3 +452,34 @@ fn fresh_rounds_measure_the_same_frames() {
         assert!(n.iter().all(|&x| x == n[0] && x > 0), "{n:?}");
     }
 }
+
+/// A sliced job (the browser's: long frames spread over calls) measures
+/// the same frames as a whole one: the same neighbors, every round, its
+/// frames marked as sums of slices.
+#[test]
+fn a_sliced_job_measures_the_same_frames_as_a_whole_one() {
+    use super::run::{Job, Task};
+    let s = Settings {
+        units: 5_000,
+        ..small(Strategy::Naive)
+    };
+    let plan = || Plan::new(vec![Variant::new("naive", s.clone())], Spec::new(0, 1), Guards::NONE).with_rounds(2);
+    let mut whole = Job::new(vec![Task::Plan(plan())], 1.0 / 60.0, false);
+    whole.run();
+    let mut sliced = Job::new(vec![Task::Plan(plan())], 1.0 / 60.0, false).sliced();
+    let mut calls = 0;
+    while sliced.step() {
+        calls += 1;
+    }
+    assert!(calls > 2, "the frames were spread over calls: {calls}");
+    let m = |j: &Job| match &j.tasks()[0] {
+        Task::Plan(p) => p.measurements().next().unwrap().clone(),
+        Task::Sweep(_) => unreachable!(),
+    };
+    let (a, b) = (m(&whole), m(&sliced));
+    assert_eq!(a.rounds.len(), 2);
+    assert_eq!(b.rounds.len(), 2);
+    assert_eq!(a.neighbors, b.neighbors);
+    assert!(b.sliced_frames > 0 && a.sliced_frames == 0);
+    assert_eq!(b.allocations, None, "a sliced frame's allocations are not counted");
+}

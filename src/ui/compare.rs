@@ -80,6 +80,7 @@ pub fn window(
     ctx: &egui::Context,
     open: &mut bool,
     st: CompareState<'_>,
+    scale: &mut crate::chart::Scale,
 ) -> (Vec<CompareAction>, Option<egui::Rect>) {
     let mut acts = Vec::new();
     let mut chart = None;
@@ -99,7 +100,7 @@ pub fn window(
                 .id_salt("compare body")
                 .show(ui, |ui| {
                     ui.set_max_width(width);
-                    chart = body(ui, st, &mut acts);
+                    chart = body(ui, st, scale, &mut acts);
                 });
         });
     (acts, chart)
@@ -109,6 +110,7 @@ pub fn window(
 fn body(
     ui: &mut egui::Ui,
     st: CompareState<'_>,
+    scale: &mut crate::chart::Scale,
     acts: &mut Vec<CompareAction>,
 ) -> Option<egui::Rect> {
     let mut chart = None;
@@ -167,7 +169,15 @@ fn body(
     }
     rows(ui, st, acts);
     if !c.rows().is_empty() {
-        chart = Some(bar_chart(ui, c, COMPARE_CHART));
+        ui.horizontal(|ui| {
+            use crate::chart::Scale;
+            ui.label("chart axis")
+                .on_hover_text("auto: log when the rows' times span more than 20x, else linear; the saved chart uses the same axis.");
+            for (s, name) in [(Scale::Auto, "auto"), (Scale::Log, "log"), (Scale::Linear, "linear")] {
+                ui.selectable_value(scale, s, name);
+            }
+        });
+        chart = Some(bar_chart(ui, c, COMPARE_CHART, *scale));
     }
     if !c.curves().is_empty() {
         curves(ui, c, acts);
@@ -285,9 +295,14 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
 /// step (the baseline's bar is about 1), as the plot `id`; returns the
 /// rectangle of the plot and its caption. The lessons panel draws its
 /// chart with it too.
-pub(crate) fn bar_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Rect {
+pub(crate) fn bar_chart(
+    ui: &mut egui::Ui,
+    c: &Comparison,
+    id: &str,
+    scale: crate::chart::Scale,
+) -> egui::Rect {
     let totals = c.rows().iter().map(|m| m.ms.total.median);
-    if crate::chart::Scale::Auto.is_log(totals) {
+    if scale.is_log(totals) {
         // Rows 20x apart and more: on a linear scale the fast ones vanish.
         return log_chart(ui, c, id);
     }

@@ -64,6 +64,8 @@ pub struct ViewOptions {
     pub ui_scale: f32,
     /// The window fills the screen (F11; the frame loop applies changes).
     pub fullscreen: bool,
+    /// The compare chart's value axis (its "Save chart" too).
+    pub chart_scale: crate::chart::Scale,
 }
 
 impl Default for ViewOptions {
@@ -84,6 +86,7 @@ impl Default for ViewOptions {
             cell_occupancy: false,
             ui_scale: 1.0,
             fullscreen: false,
+            chart_scale: crate::chart::Scale::Auto,
         }
     }
 }
@@ -291,7 +294,8 @@ impl Overlay {
                     .map(|(label, p)| (label.as_str(), *p)),
                 can_save: cfg!(not(target_arch = "wasm32")),
             };
-            let (acts, chart) = super::compare::window(ctx, &mut view.show_compare, state);
+            let (acts, chart) =
+                super::compare::window(ctx, &mut view.show_compare, state, &mut view.chart_scale);
             act.compare = acts;
             act.compare_chart = chart;
         }
