@@ -466,7 +466,7 @@ fn kernel_cell(key: &str) -> &str {
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
 /// of the same unit count, reorder mode, layout and pass, each a verdict
-/// from the rounds ([`speedup`]; a ratio against an estimated naive time is
+/// from the rounds (`speedup`; a ratio against an estimated naive time is
 /// marked `~`), then a line saying what the verdicts rest on. The cell
 /// column is the grid cell edge (world units; `-` for Naive), the kernel
 /// `–` where the query runs none; a time is the median of the round

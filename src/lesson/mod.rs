@@ -349,7 +349,10 @@ impl LessonRun {
     }
 
     /// Every comparison the lesson's texts and conclusion state, judged from
-    /// the results so far (see [`text::Template::verdicts`]), repeats dropped.
+    /// the results so far (see [`text::Template::verdicts`]), repeats
+    /// dropped; then, for each sweep step, its fastest cell size against
+    /// every other one (what `sweep_best_cells` quotes: `a` "grid at 1.00
+    /// r", `b` "grid at 1.26 r", metric `query_ms`).
     pub fn verdicts(&self) -> Vec<Verdict> {
         let cx = text::Context::of(self);
         let mut out = Vec::new();
@@ -360,6 +363,26 @@ impl LessonRun {
             step.text.verdicts(&cx, &mut out);
         }
         self.lesson.conclusion.verdicts(&cx, &mut out);
+        for (step, r) in self.lesson.steps.iter().zip(&self.results) {
+            let Some(StepResult::Sweep(sw)) = r else {
+                continue;
+            };
+            let Some(best) = sw.best() else { continue };
+            let at = |q: f32| format!("{} at {} r", step.id, crate::format::length(q));
+            for p in sw.points().iter().filter(|p| p.cell_size != best.cell_size) {
+                if let Some(j) =
+                    crate::measure::verdict::judge(&best.query_rounds, &p.query_rounds, false)
+                {
+                    out.push(Verdict::new(
+                        &at(best.ratio),
+                        &at(p.ratio),
+                        "query_ms",
+                        &j,
+                        true,
+                    ));
+                }
+            }
+        }
         out
     }
 

@@ -54,7 +54,7 @@ pub struct Fresh {
 const TESTS_PER_SLICE: f64 = 2e7;
 
 /// How a sliced measurement spreads the frames of `s`: about
-/// [`TESTS_PER_SLICE`] candidate tests per call (Naive tests every unit per
+/// `TESTS_PER_SLICE` candidate tests per call (Naive tests every unit per
 /// query; Grid about 45 at the standard density), 30 ms.
 pub fn slicing_for(s: &Settings) -> Slicing {
     let per_query = match s.strategy {

@@ -463,7 +463,14 @@ fn a_sliced_job_measures_the_same_frames_as_a_whole_one() {
         units: 5_000,
         ..small(Strategy::Naive)
     };
-    let plan = || Plan::new(vec![Variant::new("naive", s.clone())], Spec::new(0, 1), Guards::NONE).with_rounds(2);
+    let plan = || {
+        Plan::new(
+            vec![Variant::new("naive", s.clone())],
+            Spec::new(0, 1),
+            Guards::NONE,
+        )
+        .with_rounds(2)
+    };
     let mut whole = Job::new(vec![Task::Plan(plan())], 1.0 / 60.0, false);
     whole.run();
     let mut sliced = Job::new(vec![Task::Plan(plan())], 1.0 / 60.0, false).sliced();
@@ -481,5 +488,8 @@ fn a_sliced_job_measures_the_same_frames_as_a_whole_one() {
     assert_eq!(b.rounds.len(), 2);
     assert_eq!(a.neighbors, b.neighbors);
     assert!(b.sliced_frames > 0 && a.sliced_frames == 0);
-    assert_eq!(b.allocations, None, "a sliced frame's allocations are not counted");
+    assert_eq!(
+        b.allocations, None,
+        "a sliced frame's allocations are not counted"
+    );
 }

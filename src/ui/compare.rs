@@ -329,7 +329,7 @@ pub(crate) fn bar_chart(
     let labels: Vec<String> = (0..n)
         .map(|i| {
             if Some(i) == c.baseline() {
-                format!("{} (baseline)", c.name(i))
+                format!("{}\n(baseline)", c.name(i))
             } else {
                 c.name(i)
             }

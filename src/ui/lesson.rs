@@ -286,7 +286,12 @@ fn summary(
         ui.label("Cell-size sweeps: median query ms against cell / r");
         rect = Some(super::compare::curves_plot(ui, &p.chart, LESSON_CHART));
     } else if !p.chart.rows().is_empty() {
-        rect = Some(super::compare::log_chart(ui, &p.chart, LESSON_CHART));
+        rect = Some(super::compare::bar_chart(
+            ui,
+            &p.chart,
+            LESSON_CHART,
+            crate::chart::Scale::Auto,
+        ));
     }
     ui.horizontal_wrapped(|ui| {
         if ui

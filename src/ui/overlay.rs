@@ -133,16 +133,17 @@ pub fn dock_width(screen: egui::Rect) -> f32 {
     (screen.width() * 0.45).clamp(super::memory_view::WIDTH, 440.0)
 }
 
-/// The docked column's two places: the memory view's at the top (when it
-/// is open) and the lessons panel's below it, points.
-pub fn dock_places(screen: egui::Rect, memory: bool) -> (egui::Rect, egui::Rect) {
+/// The docked column's two places: the memory view's (or the sweep
+/// window's) at the top, when `upper` is open, and the lessons panel's
+/// below it, points.
+pub fn dock_places(screen: egui::Rect, upper: bool) -> (egui::Rect, egui::Rect) {
     let w = dock_width(screen);
     let margin = 8.0;
     let column = egui::Rect::from_min_max(
         egui::pos2(screen.right() - w - margin, screen.top() + margin),
         egui::pos2(screen.right() - margin, screen.bottom() - margin),
     );
-    if !memory {
+    if !upper {
         return (egui::Rect::NOTHING, column);
     }
     let split = column.top() + column.height() * 0.42;
@@ -272,8 +273,11 @@ impl Overlay {
         }
         // With the lessons open, the memory view and the lessons share a
         // docked right column: one above the other, never one over the other.
+        // The column's upper place holds the memory view, or else the
+        // cell-size sweep's window.
         let memory_open = view.show_memory && stats.memory.is_some();
-        let (memory_place, lesson_place) = dock_places(ctx.screen_rect(), memory_open);
+        let upper = memory_open || stats.sweep.is_some();
+        let (memory_place, lesson_place) = dock_places(ctx.screen_rect(), upper);
         if view.show_lessons {
             act.dock = Some(egui::Rect::from_min_max(
                 egui::pos2(lesson_place.left(), ctx.screen_rect().top()),
@@ -379,7 +383,8 @@ impl Overlay {
         });
         act.panel = shown.map(|r| r.response.rect);
         if let Some(sw) = &stats.sweep {
-            act.sweep = sweep::window(ctx, sw, settings.cell_size).or(act.sweep);
+            let place = (view.show_lessons && !memory_open).then_some(memory_place);
+            act.sweep = sweep::window(ctx, sw, settings.cell_size, place).or(act.sweep);
         }
         // After the panel, so that it opens on top of it.
         lessons_window(ctx, view, stats, lesson_place, &mut act);

@@ -19,9 +19,13 @@ pub fn fixed<'a>(name: &str, height: f32) -> Plot<'a> {
 
 /// A [`fixed`] plot of `labels.len()` bars at x = 0, 1, ...: the x range
 /// fits them, and every bar gets a mark and its label (egui_plot's own
-/// marks leave some out), y from 0. The compare and lesson charts use it.
+/// marks leave some out; a label's " / " parts go on lines of their own so
+/// it fits between the bars), y from 0. The compare and lesson charts use it.
 pub fn bars<'a>(name: &str, height: f32, labels: Vec<String>) -> Plot<'a> {
     let n = labels.len();
+    // One part of a label per line: egui_plot leaves out a label wider than
+    // the space between two bars.
+    let labels: Vec<String> = labels.iter().map(|l| l.replace(" / ", "\n")).collect();
     fixed(name, height)
         .id(egui_macroquad::egui::Id::new(name))
         .include_y(0.0)

@@ -80,18 +80,33 @@ pub fn button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> Option<Swe
 
 /// The sweep's window: what it measures, its progress, the plots and the
 /// notes; `current_cell` (world units) is the user's cell size, marked in the
-/// plots. Returns the button clicked, if any.
-pub fn window(ctx: &egui::Context, sw: &CellSweep, current_cell: f32) -> Option<SweepAction> {
+/// plots; `place` docks it (above the lessons panel) instead of where the
+/// user leaves it. Returns the button clicked, if any.
+pub fn window(
+    ctx: &egui::Context,
+    sw: &CellSweep,
+    current_cell: f32,
+    place: Option<egui::Rect>,
+) -> Option<SweepAction> {
     let mut action = None;
     let screen = ctx.screen_rect();
     let x = screen.right() - 460.0;
-    // Never taller than the screen: on a small one (a projector at a large
-    // UI scale) the content scrolls and its buttons stay reachable.
-    egui::Window::new("Cell-size sweep")
-        .default_pos([x.max(380.0), 10.0])
-        .default_width(440.0f32.min(screen.width() - 20.0).max(200.0))
-        .max_height(screen.height() - 30.0)
-        .resizable(false)
+    // Never taller than the screen (or its docked place): on a small one (a
+    // projector at a large UI scale) the content scrolls and its buttons
+    // stay reachable.
+    let mut window = egui::Window::new("Cell-size sweep").resizable(false);
+    window = match place {
+        Some(r) => window
+            .id(egui::Id::new("sweep docked"))
+            .fixed_pos(r.min)
+            .default_width(r.width())
+            .max_height((r.height() - 40.0).max(60.0)),
+        None => window
+            .default_pos([x.max(380.0), 10.0])
+            .default_width(440.0f32.min(screen.width() - 20.0).max(200.0))
+            .max_height(screen.height() - 30.0),
+    };
+    window
         .show(ctx, |ui| {
           egui::ScrollArea::vertical().id_salt("sweep window").show(ui, |ui| {
             let w = sw.work();

@@ -109,7 +109,7 @@ fn sweep_of_a_real_simulation_measures_every_cell_size() {
     }
     assert!(pts[12].candidates_per_neighbor > 3.0 * pts[0].candidates_per_neighbor);
     let best = sweep.best().unwrap();
-    assert!(pts.contains(&best));
+    assert!(pts.contains(best));
     assert!(pts.iter().all(|p| p.query_ms >= best.query_ms));
     // Done: no more cells, records are ignored.
     assert_eq!(sweep.cell_size(), None);
