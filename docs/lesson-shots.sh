@@ -21,9 +21,9 @@ export DISPLAY=:$(cat display)
 "$BIN" --lesson algorithms >app.log 2>&1 &
 APP=$!
 key() { xdotool key "$1"; sleep "$2"; }
-sleep 6           # the lesson measures: 3 steps x 5 rounds, the scene paused
+sleep 3           # the lesson measures: 3 steps x 5 rounds, the scene paused
 key F12 2         # spatial-query-lab-001.png: measuring
-sleep 20          # (about 10 s for the whole lesson on a 2-core VM)
+sleep 20          # (5 to 10 s for the whole lesson on a 2-core VM)
 key Next 3        # Page Down: step 2 (Grid)
 key F12 2         # spatial-query-lab-002.png: a lesson mid-way
 key Next 3        # step 3 (SortedGrid)

@@ -265,7 +265,7 @@ fn plots(ui: &mut egui::Ui, sw: &CellSweep, current_cell: f32) {
             .y_axis_min_width(34.0)
     };
     ui.horizontal(|ui| {
-        ui.colored_label(QUERY_COLOR, "— query ms (median; bars: min to max)");
+        ui.colored_label(QUERY_COLOR, "— query ms (median; bars: the rounds' range)");
         ui.colored_label(BEST_COLOR, "| fastest");
         ui.colored_label(egui::Color32::GRAY, "¦ your cell size");
     });
