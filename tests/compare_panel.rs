@@ -5,7 +5,11 @@
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
+
+#[path = "common/panel.rs"]
+mod panel;
 use egui_macroquad::egui;
+use panel::scroll_down;
 
 use spatial_query_lab::measure::compare::Comparison;
 use spatial_query_lab::measure::spread::{PhaseMs, PhaseSpreads, Spread};
@@ -194,17 +198,6 @@ fn rows_measured_apart_are_marked_and_the_shared_kernel_is_named() {
     assert!(has_label(&h, "(measured apart) than"));
     assert!(has_label(&h, "Some rows were measured apart"));
     assert!(has_label(&h, " kernel"), "the kernel is a shared setting");
-}
-
-/// Scrolls the window under `at` down by a few lines.
-fn scroll_down(h: &mut Harness<'_, State>, at: egui::Pos2) {
-    h.input_mut().events.push(egui::Event::PointerMoved(at));
-    h.input_mut().events.push(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Line,
-        delta: egui::vec2(0.0, -3.0),
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.run();
 }
 
 /// At 1024x768 with the UI at 1.5x, and at 1280x720 at 2x, with six rows,

@@ -9,7 +9,11 @@
 
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
+
+#[path = "common/panel.rs"]
+mod panel;
 use egui_macroquad::egui;
+use panel::scroll_down;
 
 use spatial_query_lab::lesson::bundled;
 use spatial_query_lab::lesson::session::{Entered, Session};
@@ -237,17 +241,6 @@ fn a_setting_changed_shows_the_notice_and_restore_puts_it_back() {
     h.run();
     assert_eq!(h.state().settings.strategy, Strategy::Naive);
     assert!(!has(&h, "Your settings differ"));
-}
-
-/// Scrolls the window under `at` (points) down by a few lines.
-fn scroll_down(h: &mut Harness<'_, State>, at: egui::Pos2) {
-    h.input_mut().events.push(egui::Event::PointerMoved(at));
-    h.input_mut().events.push(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Line,
-        delta: egui::vec2(0.0, -3.0),
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.run();
 }
 
 /// Clicks the button labeled `label` at its center as a pointer would,

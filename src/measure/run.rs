@@ -121,14 +121,7 @@ impl Fresh {
         let Some((st, allocations)) = step_maybe_sliced(sim, &settings, dt, sliced) else {
             return true;
         };
-        let frame = FrameRecord {
-            worker,
-            ..FrameRecord::headless(&st, sim.len(), sim.result_bytes(), 0)
-        };
-        let frame = FrameRecord {
-            allocations,
-            ..frame
-        };
+        let frame = frame_of(&st, sim, allocations, worker);
         plan.record(frame, || working_set(sim));
         !plan.is_done()
     }
@@ -151,16 +144,25 @@ impl Fresh {
         let Some((st, allocations)) = step_maybe_sliced(sim, &settings, dt, sliced) else {
             return true;
         };
-        let frame = FrameRecord {
-            worker,
-            ..FrameRecord::headless(&st, sim.len(), sim.result_bytes(), 0)
-        };
-        let frame = FrameRecord {
-            allocations,
-            ..frame
-        };
+        let frame = frame_of(&st, sim, allocations, worker);
         sweep.record(frame, || working_set(sim));
         !sweep.is_done()
+    }
+}
+
+/// The record of the frame `st` that `sim` just completed.
+fn frame_of<'a>(
+    st: &'a crate::sim::StepStats,
+    sim: &Simulation,
+    allocations: Option<u64>,
+    worker: bool,
+) -> FrameRecord<'a> {
+    FrameRecord {
+        step: st,
+        units: sim.len(),
+        result_bytes: sim.result_bytes(),
+        allocations,
+        worker,
     }
 }
 
