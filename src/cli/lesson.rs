@@ -112,7 +112,7 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
         TableFormat::Md => print!("{}", export::markdown_tail(&run, machine)),
         TableFormat::Csv => {
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.conclusion()));
-            print!("{}", run.comparison().to_csv());
+            print!("{}", export::to_csv(&run));
         }
         TableFormat::Json => match export::to_json(&run) {
             Ok(j) => println!("{j}"),
