@@ -423,7 +423,7 @@ fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
 /// The speedup of `row` over the reference `base` in one phase (`pick`),
 /// as a verdict from their rounds ([`crate::measure::verdict`]): "58x
 /// faster (52–63x)", "1.3x slower (1.2–1.4x)", "no faster or slower beyond
-/// this machine's noise (0.91–1.2x)", or the ratio with "1 round" where the
+/// this machine's noise (0.91–1.20x the other's time)", or the ratio with "1 round" where the
 /// rounds are too few for a verdict; "~58x (vs an estimate)" against an
 /// estimated reference; "reference" on the reference row; "-" without one.
 fn speedup(base: Option<&BenchRow>, row: &BenchRow, pick: fn(&PhaseMs) -> f64) -> String {

@@ -88,9 +88,9 @@ impl Sizes {
     fn of(height: u32) -> Sizes {
         let k = f64::from(height) / 1080.0;
         Sizes {
-            title: 46.0 * k,
-            text: 26.0 * k,
-            small: 22.0 * k,
+            title: 48.0 * k,
+            text: 28.0 * k,
+            small: 26.0 * k,
         }
     }
 }
@@ -217,6 +217,19 @@ pub fn ticks(lo: f64, hi: f64, log: bool) -> Vec<f64> {
     out
 }
 
+/// The largest of 1, 2 and 5 times a power of ten at most `v` (`v` > 0).
+pub fn floor_125(v: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|x| *x <= v * 1.000_001)
+        .unwrap_or(p)
+}
+
 /// A number for a tick or a bar: three significant digits, no trailing zeros.
 pub fn number(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
@@ -266,16 +279,25 @@ fn bars<DB: DrawingBackend>(
     let positive = values.clone().filter(|v| *v > 0.0);
     let hi = values.clone().fold(0.0f64, f64::max).max(1e-9);
     let lo = positive.fold(f64::INFINITY, f64::min).min(hi);
-    // Log axis: from the power of ten below the smallest value; the top
-    // leaves room for the values written over the bars.
+    // Log axis: from the 1-2-5 value below two thirds of the smallest one,
+    // so the shortest bar still shows; the top leaves room for the values
+    // written over the bars.
     let (y0, y1) = if log {
-        (10f64.powf(lo.log10().floor()), hi * 3.0)
+        (floor_125(lo / 1.5), hi * 3.0)
     } else {
         (0.0, hi * 1.18)
     };
     let t = |v: f64| if log { v.max(y0).log10() } else { v };
     let n = b.groups.len().max(1);
-    let label_lines = 3;
+    // As many label lines as the longest label needs, at most 3.
+    let chars_guess = (f64::from(area.dim_in_pixel().0) / n as f64 / (sz.text * 0.5)) as usize;
+    let label_lines = b
+        .groups
+        .iter()
+        .map(|g| wrap(&plain(&g.label), chars_guess).len())
+        .max()
+        .unwrap_or(1)
+        .clamp(1, 3);
     let mut chart = ChartBuilder::on(area)
         .margin_left((sz.text * 1.0) as u32)
         .margin_right((sz.text * 1.5) as u32)
@@ -545,6 +567,14 @@ mod tests {
         let many = ticks(1e-3, 1e5, true);
         assert_eq!(many.len(), 9, "only powers of ten over 8 decades: {many:?}");
         assert!(ticks(1.0, 1.0, false).is_empty());
+    }
+
+    #[test]
+    fn the_log_floor_is_a_1_2_5_value_below() {
+        assert_eq!(floor_125(1.13 / 1.5), 0.5);
+        assert_eq!(floor_125(3.0), 2.0);
+        assert_eq!(floor_125(70.0), 50.0);
+        assert_eq!(floor_125(0.0), 1.0);
     }
 
     #[test]

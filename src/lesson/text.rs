@@ -5,7 +5,7 @@
 //! - `{verdict(REF, REF)}`: what the two references' rounds say about
 //!   which is lower ([`crate::measure::verdict`]), as a phrase: "4.3x
 //!   faster (3.9–4.8x)", "1.3x slower (1.2–1.4x)", "no faster or slower
-//!   beyond this machine's noise (0.91–1.2x)" (for counts: fewer, more, the
+//!   beyond this machine's noise (0.91–1.20x the other's time)" (for counts: fewer, more, the
 //!   same);
 //! - a conditional block, `{if REF < REF}…{elif REF > REF}…{else}…{end}`:
 //!   `<` holds when the rounds show the first lower than the second, `>`
@@ -193,13 +193,40 @@ struct Source<'a> {
     field: &'static str,
     /// Line of the body's first character in the file.
     first_line: usize,
+    /// The body as written in the file (escapes and line continuations
+    /// unresolved) and its byte offset in `text`.
+    raw: (&'a str, usize),
     known: &'a HashSet<&'a str>,
     this: Option<&'a str>,
 }
 
 impl Source<'_> {
+    /// The line of the file where byte `at` of the body was written: the
+    /// same piece of text (up to the line's end, 40 bytes at most) found in
+    /// the body as written, its n-th occurrence for the n-th before `at`
+    /// (a `\` line continuation joins lines, so the body's own line breaks
+    /// do not count them); the body's line breaks where that piece is not
+    /// found as written (an escape inside it).
+    fn line_at(&self, at: usize) -> usize {
+        let at = at.min(self.body.len());
+        let rest = &self.body[at..];
+        let mut end = rest.find('\n').unwrap_or(rest.len()).min(40);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let piece = &rest[..end];
+        let (raw, raw_at) = self.raw;
+        if !piece.is_empty() {
+            let n = self.body[..at].matches(piece).count();
+            if let Some((k, _)) = raw.match_indices(piece).nth(n) {
+                return line_of(self.text, raw_at + k);
+            }
+        }
+        self.first_line + self.body[..at].matches('\n').count()
+    }
+
     fn fail(&self, at: usize, message: String) -> ScenarioError {
-        let line = self.first_line + self.body[..at.min(self.body.len())].matches('\n').count();
+        let line = self.line_at(at);
         let mut e = one_line_error(
             self.text,
             self.file,
@@ -272,7 +299,7 @@ impl Source<'_> {
         let Some(k) = c.find(['<', '>', '~']) else {
             return Err(self.fail(
                 at,
-                format!("{{{expr}}}: a condition is REF < REF, REF > REF or REF ~ REF"),
+                format!("{{{expr}}}: a condition is STEP.METRIC < STEP.METRIC (or > for higher, ~ for within noise)"),
             ));
         };
         let op = match c.as_bytes()[k] {
@@ -390,7 +417,10 @@ impl Source<'_> {
             .and_then(|r| r.strip_suffix(')'))
         {
             let Some((a, b)) = args.split_once(',') else {
-                return Err(self.fail(at, format!("{{{expr}}}: write verdict(REF, REF)")));
+                return Err(self.fail(
+                    at,
+                    format!("{{{expr}}}: write verdict(STEP.METRIC, STEP.METRIC)"),
+                ));
             };
             let (ra, rb) = self.pair(a, b, expr, at)?;
             return Ok(Part::Verdict(expr.to_string(), ra, rb));
@@ -451,6 +481,7 @@ impl Template {
             file,
             field: if this.is_some() { "text" } else { "conclusion" },
             first_line: line_of(text, span.start) + skip,
+            raw: (raw, span.start),
             known,
             this,
         };
@@ -539,8 +570,12 @@ impl Template {
     /// verdict placeholder's and each condition's (of every branch, taken
     /// or not), in text order, repeats dropped.
     pub fn verdicts(&self, cx: &Context<'_>, out: &mut Vec<Verdict>) {
-        for (a, b) in self.compared() {
-            if let Decision::Judged(v) = decide(cx, &a, &b) {
+        for (a, factor, b) in self.comparisons() {
+            if let Decision::Judged(mut v) = decide_scaled(cx, &a, factor, &b) {
+                if factor != 1.0 {
+                    // A scaled condition: "avx2.query_ms * 2 > sse.query_ms".
+                    v.a = format!("{} * {factor}", v.a);
+                }
                 let same = |w: &Verdict| (&w.a, &w.b, &w.metric) == (&v.a, &v.b, &v.metric);
                 if !out.iter().any(same) {
                     out.push(v);
@@ -552,23 +587,32 @@ impl Template {
     /// The pairs of references the template compares (verdicts and
     /// conditions, nested ones too), in text order.
     pub fn compared(&self) -> Vec<(Ref, Ref)> {
+        self.comparisons()
+            .into_iter()
+            .map(|(a, _, b)| (a, b))
+            .collect()
+    }
+
+    /// [`Template::compared`] with each condition's factor on its first
+    /// reference (1 for verdicts and unscaled conditions).
+    fn comparisons(&self) -> Vec<(Ref, f64, Ref)> {
         let mut out = Vec::new();
         for p in &self.parts {
             match p {
-                Part::Verdict(_, a, b) => out.push((a.clone(), b.clone())),
+                Part::Verdict(_, a, b) => out.push((a.clone(), 1.0, b.clone())),
                 Part::If {
                     branches,
                     otherwise,
                 } => {
                     for (c, t) in branches {
-                        out.push((c.a.clone(), c.b.clone()));
-                        out.extend(t.compared());
+                        out.push((c.a.clone(), c.factor, c.b.clone()));
+                        out.extend(t.comparisons());
                     }
                     if let Some(t) = otherwise {
-                        out.extend(t.compared());
+                        out.extend(t.comparisons());
                     }
                 }
-                _ => {}
+                Part::Text(_) | Part::Value(..) => {}
             }
         }
         out

@@ -292,8 +292,8 @@ impl Comparison {
 
     /// The comparison of row `i` with the baseline in words, by their
     /// [`Comparison::name`]s, a verdict from their rounds: "Grid: 58x
-    /// faster (52–63x) than Naive", "AoS: no faster or slower beyond this
-    /// machine's noise (0.91–1.2x) than SoA", "Grid: 58x, from 1 round: too
+    /// faster (52–63x) than Naive", "AoS: within this machine's noise
+    /// (0.91–1.20x the time) of SoA", "Grid: 58x, from 1 round: too
     /// few to tell from noise, against Naive", "Naive: baseline"; with
     /// "(measured apart)" when the two were not measured in one plan.
     pub fn describe(&self, i: usize) -> String {
@@ -334,6 +334,13 @@ impl Comparison {
                     "against",
                 )
             }
+            Some(j) if j.verdict == super::verdict::Direction::WithinNoise => (
+                format!(
+                    "within this machine's noise{apart} ({} the time)",
+                    super::verdict::range_text(j.low, j.high)
+                ),
+                "of",
+            ),
             Some(j) => (format!("{}{apart}", j.phrase(Words::Time)), "than"),
             None => ("not comparable (no time measured)".to_string(), "with"),
         }
@@ -528,7 +535,7 @@ mod tests {
         assert!(
             close
                 .describe(1)
-                .contains("no faster or slower beyond this machine's noise"),
+                .starts_with("b: within this machine's noise (0.9"),
             "{}",
             close.describe(1)
         );

@@ -209,7 +209,7 @@ impl Judgement {
 
     /// The judgement as a phrase that fits after "a was" or a colon:
     /// "4.3x faster (3.9–4.8x)", "1.3x slower (1.2–1.4x)", "no faster or
-    /// slower beyond this machine's noise (0.91–1.2x)", "1.1x, from 1 round:
+    /// slower beyond this machine's noise (0.91–1.20x the other's time)", "1.1x, from 1 round:
     /// too few to tell from noise"; with [`Words::Count`] "2.9x fewer", "1.7x
     /// more", "the same". The range is that of the verdict's direction.
     pub fn phrase(&self, words: Words) -> String {
@@ -245,8 +245,12 @@ impl Judgement {
                 }
             ),
             (Direction::WithinNoise, _) => format!(
-                "no {lower} or {more} beyond this machine's noise ({})",
-                range_text(self.low, self.high)
+                "no {lower} or {more} beyond this machine's noise ({} the other's {})",
+                range_text(self.low, self.high),
+                match words {
+                    Words::Time => "time",
+                    Words::Count => "count",
+                }
             ),
         }
     }
@@ -330,7 +334,7 @@ mod tests {
         assert!(o.low < 1.0 && o.high > 1.0);
         assert_eq!(
             o.phrase(Words::Time),
-            "no faster or slower beyond this machine's noise (0.59–1.08x)"
+            "no faster or slower beyond this machine's noise (0.59–1.08x the other's time)"
         );
     }
 

@@ -208,6 +208,9 @@ pub fn varies(name: &str) -> bool {
 /// What is wrong with it, for the lesson file's message.
 pub fn parse_ref(r: &str, known: &HashSet<&str>, this: Option<&str>) -> Result<Ref, String> {
     let r = r.trim();
+    if r.is_empty() {
+        return Err("a reference is missing: write STEP.METRIC (or METRIC for this step's)".into());
+    }
     if let Some(g) = GLOBALS.iter().position(|g| g.0 == r) {
         return Ok(Ref::Global(g));
     }

@@ -94,3 +94,32 @@ fn the_readme_lists_every_metric() {
         metrics_markdown()
     );
 }
+
+/// A problem is reported on the line where it was written, also after
+/// `\` line continuations (which join lines, so the parsed text has fewer
+/// line breaks than the file).
+#[test]
+fn errors_name_the_line_written_also_after_line_continuations() {
+    let known: HashSet<&str> = ["a"].into_iter().collect();
+    let text =
+        "x = 1\ntext = \"\"\"\none \\\ntwo \\\nthree {if a.query_ms < a.total_ms} four\"\"\"\n";
+    let start = text.find("\"\"\"").unwrap();
+    let end = text.rfind("\"\"\"").unwrap() + 3;
+    let body = "one two three {if a.query_ms < a.total_ms} four".to_string();
+    let v = Spanned::new(start..end, body);
+    let e = Template::parse(&v, text, "f.toml", &known, Some("a"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("f.toml:5: text: {if a.query_ms < a.total_ms} without its {end}"),
+        "{e}"
+    );
+    let v = Spanned::new(start..end, "{if a.query_ms <}".to_string());
+    let e = Template::parse(&v, text, "f.toml", &known, Some("a"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("a reference is missing: write STEP.METRIC"),
+        "{e}"
+    );
+}
