@@ -482,18 +482,20 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
         "\n|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     };
     for r in rows {
-        let cell = r.cell_size.map_or("-".to_string(), length);
+        // The columns that name the combination, the same for every row.
+        let head = format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.units,
+            r.reorder,
+            r.layout,
+            r.pass,
+            r.strategy,
+            kernel_cell(&r.kernel),
+            r.threads,
+            r.cell_size.map_or("-".to_string(), length)
+        );
         if let Some(why) = &r.skipped {
-            s += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {cell} | skipped: {why} | | | | | | | | |\n",
-                r.units,
-                r.reorder,
-                r.layout,
-                r.pass,
-                r.strategy,
-                kernel_cell(&r.kernel),
-                r.threads
-            );
+            s += &format!("{head} skipped: {why} | | | | | | | | |\n");
             continue;
         }
         let base = reference(rows, r);
@@ -507,14 +509,7 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
             }
         };
         s += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {cell} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.units,
-            r.reorder,
-            r.layout,
-            r.pass,
-            r.strategy,
-            kernel_cell(&r.kernel),
-            r.threads,
+            "{head} {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             ms(|p| p.move_),
             ms(|p| p.rebuild),
             ms(|p| p.query),
