@@ -47,7 +47,8 @@ pub fn deliver(stem: &str, ext: &str, bytes: &[u8]) -> Result<String, String> {
             dir.display()
         )
     })?;
-    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::output_file::write(&path, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path.display().to_string())
 }
 

@@ -304,5 +304,6 @@ pub fn write(chart: &Chart, path: &std::path::Path) -> Result<(), String> {
             ))
         }
     };
-    std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    crate::output_file::write(path, &bytes)
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }

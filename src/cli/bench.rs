@@ -12,6 +12,7 @@ use spatial_query_lab::machine::Machine;
 use spatial_query_lab::sim::STANDARD_RADIUS;
 use spatial_query_lab::spatial::{Kernel, Strategy};
 
+use super::output::try_print;
 use super::{given, load_scenario, or_all, unique, BenchArgs, Format};
 
 /// Runs `bench` with the flags `b` (and their matches `m`, for the
@@ -185,28 +186,27 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         }
         let _ = writeln!(std::io::stderr(), "{}", r.progress_line());
     });
-    // A reader that stops early (`| head`) is not an error of the bench.
-    let mut out = std::io::stdout();
-    match b.format {
-        Format::Markdown => {
-            let _ = write!(out, "{}", bench::to_markdown(&rows));
-        }
+    let mut text = match b.format {
+        Format::Markdown => bench::to_markdown(&rows),
         Format::Json => match serde_json::to_string_pretty(&rows) {
-            Ok(s) => {
-                let _ = writeln!(out, "{s}");
-            }
+            Ok(s) => s + "\n",
             Err(e) => {
                 eprintln!("error: could not encode the results as JSON: {e}");
                 return ExitCode::FAILURE;
             }
         },
-    }
+    };
     if b.roofline {
         let table = bench::roofline::table(&rows);
-        let _ = match b.format {
-            Format::Markdown => write!(out, "\nRoofline of the sorted-grid rows\n\n{table}"),
-            Format::Json => write!(std::io::stderr(), "\n{table}"),
-        };
+        match b.format {
+            Format::Markdown => {
+                text.push_str(&format!("\nRoofline of the sorted-grid rows\n\n{table}"))
+            }
+            Format::Json => {
+                let _ = write!(std::io::stderr(), "\n{table}");
+            }
+        }
     }
+    try_print!(super::output::print(&text));
     ExitCode::SUCCESS
 }

@@ -11,17 +11,20 @@ use spatial_query_lab::lesson::text::plain;
 use spatial_query_lab::lesson::{bundled, export, LessonOptions, LessonRun};
 use spatial_query_lab::machine::Machine;
 
+use super::output::{self, try_print};
 use super::{LessonArgs, TableFormat};
 
 /// Runs `lesson` with the flags `a`; returns the exit code (2 for a lesson
 /// that cannot be found or read, with one line saying why).
 pub(crate) fn run(a: LessonArgs) -> ExitCode {
     let Some(which) = a.lesson else {
-        println!("Bundled lessons (spatial-query-lab lesson NAME), in teaching order:");
+        let mut list =
+            String::from("Bundled lessons (spatial-query-lab lesson NAME), in teaching order:\n");
         for l in bundled::all().unwrap_or_default() {
-            println!("  {:<13} {}", l.name, l.title);
+            list.push_str(&format!("  {:<13} {}\n", l.name, l.title));
         }
-        println!("A lesson file of your own: spatial-query-lab lesson FILE.toml (copy one from assets/lessons/).");
+        list.push_str("A lesson file of your own: spatial-query-lab lesson FILE.toml (copy one from assets/lessons/).\n");
+        try_print!(output::print(&list));
         return ExitCode::SUCCESS;
     };
     let lesson = match bundled::resolve(&which) {
@@ -73,12 +76,12 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
     });
     let md = a.format == TableFormat::Md;
     if md {
-        print!("{}", export::markdown_head(&run, machine));
+        try_print!(output::print(&export::markdown_head(&run, machine)));
     }
     for k in 0..run.len() {
         let step = run.step(k);
         if md {
-            print!("{}", export::markdown_step(&run, k));
+            try_print!(output::print(&export::markdown_step(&run, k)));
         } else {
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.text(k)));
         }
@@ -109,13 +112,13 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
         }
     }
     match a.format {
-        TableFormat::Md => print!("{}", export::markdown_tail(&run, machine)),
+        TableFormat::Md => try_print!(output::print(&export::markdown_tail(&run, machine))),
         TableFormat::Csv => {
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.conclusion()));
-            print!("{}", export::to_csv(&run));
+            try_print!(output::print(&export::to_csv(&run)));
         }
         TableFormat::Json => match export::to_json(&run) {
-            Ok(j) => println!("{j}"),
+            Ok(j) => try_print!(output::println(&j)),
             Err(e) => {
                 eprintln!("error: lesson: {e}");
                 return ExitCode::FAILURE;

@@ -7,6 +7,7 @@ pub(crate) mod bench;
 #[cfg(feature = "window")]
 pub(crate) mod display;
 pub(crate) mod lesson;
+pub(crate) mod output;
 pub(crate) mod values;
 #[cfg(feature = "window")]
 pub(crate) mod window;
@@ -331,8 +332,12 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
     parsed.map_err(|e| {
         use clap::error::ErrorKind;
         if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-            print!("{e}");
-            return ExitCode::SUCCESS;
+            let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            return output::print(&text).map_or_else(ExitCode::from, |()| ExitCode::SUCCESS);
         }
         // One line that names the flag; the full usage is one --help away.
         let text = e.render().to_string();

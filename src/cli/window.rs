@@ -116,14 +116,17 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
         .await;
         let code = match result {
             Ok(rows) => {
-                match format {
-                    Format::Markdown => print!("{}", app::render_bench::to_markdown(&rows)),
-                    Format::Json => match serde_json::to_string_pretty(&rows) {
-                        Ok(j) => println!("{j}"),
-                        Err(e) => eprintln!("error: {e}"),
-                    },
+                let text = match format {
+                    Format::Markdown => Ok(app::render_bench::to_markdown(&rows)),
+                    Format::Json => serde_json::to_string_pretty(&rows).map(|j| j + "\n"),
+                };
+                match text {
+                    Ok(text) => super::output::print(&text).map_or_else(i32::from, |()| 0),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        1
+                    }
                 }
-                0
             }
             Err(e) => {
                 eprintln!("error: {e}");

@@ -7,8 +7,6 @@
 //! zeros, saved and reported as saved. A frame that comes back one color
 //! although the overlay (or other detail) was drawn on it is refused, never saved.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::Path;
 
 use macroquad::miniquad::{gl, PassAction};
@@ -194,10 +192,7 @@ fn encode_png(width: u32, height: u32, pixels: &[u8]) -> Result<Vec<u8>, String>
 
 /// Writes `bytes` to `path`, naming the file in the error.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let mut file = File::create(path)
-        .map_err(|e| format!("cannot create screenshot file {}: {e}", path.display()))?;
-    file.write_all(bytes)
-        .and_then(|()| file.flush())
+    crate::output_file::write(path, bytes)
         .map_err(|e| format!("cannot write screenshot file {}: {e}", path.display()))
 }
 
