@@ -215,8 +215,8 @@ fn label(s: &Settings) -> String {
 /// in order (Naive only at the first cell size: it has no grid). A
 /// combination that calls no kernel ([`Settings::uses_kernel`]: Grid, and
 /// Naive through a layout without dense positions) is one variant, not one
-/// per kernel, with the Scalar kernel set. A kernel this CPU cannot run is a
-/// variant marked skipped. Allocates the list.
+/// per kernel, with the Scalar kernel set. A kernel this CPU or build cannot run is a
+/// variant marked skipped ([`Kernel::absent_reason`]). Allocates the list.
 pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
     let mut out = Vec::new();
     for &units in &cfg.units {
@@ -246,9 +246,7 @@ pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
                                     continue;
                                 }
                                 let mut v = Variant::new(label(&settings), settings);
-                                if !kernel.is_available() {
-                                    v.skip = Some(format!("this CPU cannot run {}", kernel.name()));
-                                }
+                                v.skip = kernel.absent_reason();
                                 out.push(v);
                             }
                         }

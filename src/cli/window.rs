@@ -259,12 +259,8 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         return code;
     }
     if let Some(k) = w.kernel {
-        if !k.is_available() {
-            eprintln!(
-                "note: this CPU cannot run {}; using {}",
-                k.name(),
-                settings.kernel.name()
-            );
+        if let Some(why) = k.absent_reason() {
+            eprintln!("note: {why}; using {}", settings.kernel.name());
         }
     }
     let opts = AppOptions {

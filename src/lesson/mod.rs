@@ -245,13 +245,29 @@ impl LessonRun {
         }
     }
 
-    /// Why step `k` cannot run on this machine (a kernel this CPU lacks),
-    /// or `None`.
+    /// Why step `k` cannot run on this build and machine, or `None`: a
+    /// kernel this CPU or build lacks ([`Kernel::absent_reason`] names
+    /// which), or an `all_threads` step where there is only one thread
+    /// (the browser build has no threads; a one-core machine), which would
+    /// only repeat a one-thread step under another name.
+    ///
+    /// [`Kernel::absent_reason`]: crate::spatial::Kernel::absent_reason
     pub fn cannot_run(&self, k: usize) -> Option<String> {
         let s = self.settings(k);
-        let uses_kernel = s.strategy != Strategy::Grid;
-        (uses_kernel && !s.kernel.is_available())
-            .then(|| format!("this CPU cannot run {}", s.kernel.name()))
+        if s.uses_kernel() {
+            if let Some(why) = s.kernel.absent_reason() {
+                return Some(why);
+            }
+        }
+        if self.lesson.steps[k].all_threads && s.threads <= 1 {
+            return Some(if crate::browser::IN_BROWSER {
+                "the browser build runs on one thread (its WebAssembly has no threads), so every core is one core here; the desktop build runs this step".to_string()
+            } else {
+                "this machine offers this program one core, so every core is one thread here"
+                    .to_string()
+            });
+        }
+        None
     }
 
     /// Rounds of the measurement (the caller's if set).

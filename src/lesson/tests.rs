@@ -180,6 +180,26 @@ fn a_step_that_cannot_run_says_not_run() {
 }
 
 #[test]
+fn ran_picks_the_branch_for_what_runs_here() {
+    let missing = Kernel::ALL.into_iter().find(|k| !k.is_available()).unwrap();
+    let text = format!(
+        "title = \"t\"\nconclusion = \"{{if ran(b)}}B {{b.query_ms}}{{elif ran(a)}}A {{a.neighbors}}{{else}}none{{end}}\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\nsettings = {{ strategy = \"sorted-grid\", kernel = \"scalar\", units = 500 }}\ntext = \"a\"\n[[steps]]\nid = \"b\"\ntitle = \"B\"\nsettings = {{ strategy = \"sorted-grid\", kernel = \"{}\", units = 500 }}\ntext = \"b\"\n",
+        missing.key()
+    );
+    let run = LessonRun::new(parse(&text).unwrap(), LessonOptions::default());
+    let why = run.cannot_run(1).unwrap();
+    assert!(why.contains(missing.name()), "{why}");
+    // Known before measuring: the branch of the step that runs, pending.
+    assert_eq!(
+        text::plain(&run.conclusion()),
+        format!("A {}", text::PENDING)
+    );
+    let bad = text.replace("ran(b)", "ran(c)");
+    let e = parse(&bad).unwrap_err().to_string();
+    assert!(e.contains("no step has the id 'c'"), "{e}");
+}
+
+#[test]
 fn differences_name_the_settings_the_user_changed() {
     let text = r#"
 title = "t"

@@ -662,12 +662,13 @@ impl Scenario {
     }
 
     /// `this CPU cannot run AVX-512; using Scalar` when the scenario names a
-    /// kernel this CPU lacks (the words of `--kernel`'s note), else `None`.
+    /// kernel this CPU or build lacks ([`Kernel::absent_reason`], the words
+    /// of `--kernel`'s note), else `None`.
     pub fn kernel_note(&self) -> Option<String> {
-        let k = self.kernel.filter(|k| !k.is_available())?;
+        let k = self.kernel?;
         Some(format!(
-            "this CPU cannot run {}; using {}",
-            k.name(),
+            "{}; using {}",
+            k.absent_reason()?,
             k.or_scalar().name()
         ))
     }
@@ -798,7 +799,7 @@ mod tests {
         assert_eq!(set.kernel, Kernel::Scalar);
         assert_eq!(
             sc.kernel_note().unwrap(),
-            format!("this CPU cannot run {}; using Scalar", lacking.name())
+            format!("{}; using Scalar", lacking.absent_reason().unwrap())
         );
     }
 

@@ -749,7 +749,7 @@ fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
                     egui::SelectableLabel::new(s.kernel == k, k.name()),
                 )
                 .on_hover_text(format!("{} lane(s) per instruction", k.lanes()))
-                .on_disabled_hover_text(format!("This CPU cannot run {}.", k.name()));
+                .on_disabled_hover_text(k.absent_reason().unwrap_or_default());
             if resp.clicked() {
                 s.kernel = k;
             }

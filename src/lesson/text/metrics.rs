@@ -298,6 +298,18 @@ impl<'a> Context<'a> {
         self.run.lesson().steps.iter().position(|s| s.id == id)
     }
 
+    /// Whether the step with id `id` runs here: not refused by
+    /// [`LessonRun::cannot_run`] and, once measured, not skipped by a guard.
+    pub fn ran(&self, id: &str) -> bool {
+        let Some(k) = self.step(id) else {
+            return false;
+        };
+        if self.run.cannot_run(k).is_some() {
+            return false;
+        }
+        crate::lesson::export::skipped(self.run, k).is_none()
+    }
+
     /// The value of reference `r`.
     pub fn value(&self, r: &Ref) -> Value {
         match r {

@@ -458,6 +458,50 @@ impl Kernel {
         }
     }
 
+    /// Why this kernel cannot run here, naming the right culprit, or `None`
+    /// when it can: a kernel of another architecture is missing from this
+    /// *build* ("the browser build has no SSE kernel: SSE is an x86_64
+    /// instruction set"); SIMD128 left out at compile time is the build's
+    /// choice too; a kernel of this architecture the processor lacks is the
+    /// *CPU*'s ("this CPU cannot run AVX-512"). Allocates the sentence.
+    pub fn absent_reason(self) -> Option<String> {
+        if self.is_available() {
+            return None;
+        }
+        let arch = match self {
+            Kernel::Scalar => return None,
+            Kernel::Sse | Kernel::Avx2 | Kernel::Avx512 => "x86_64",
+            Kernel::Neon => "ARM (AArch64)",
+            Kernel::Simd128 => "WebAssembly",
+        };
+        let here = if cfg!(target_arch = "x86_64") {
+            "x86_64"
+        } else if cfg!(target_arch = "aarch64") {
+            "ARM (AArch64)"
+        } else if cfg!(target_arch = "wasm32") {
+            "WebAssembly"
+        } else {
+            std::env::consts::ARCH
+        };
+        let build = if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
+            "the browser build"
+        } else {
+            "this build"
+        };
+        Some(if arch != here {
+            format!(
+                "{build} ({here}) has no {} kernel: {} is {} instructions",
+                self.name(),
+                self.name(),
+                arch
+            )
+        } else if self == Kernel::Simd128 {
+            format!("{build} was compiled without SIMD128 (scripts/web-build.sh --no-simd128); WebAssembly cannot add it at run time")
+        } else {
+            format!("this CPU cannot run {}", self.name())
+        })
+    }
+
     /// The kernels this CPU can run, in the order of [`Kernel::ALL`].
     pub fn available() -> impl Iterator<Item = Kernel> {
         Kernel::ALL.into_iter().filter(|k| k.is_available())
