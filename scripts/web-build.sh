@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Builds the browser version of Spatial Query Lab into a static folder:
-# index.html, the .wasm, miniquad's loader (gl.js) and the JS plugins of the
-# crates in Cargo.lock. The folder needs no server code: copy it to any
-# static host (a course page) or serve it with scripts/web-serve.sh.
+# Builds the browser version of Spatial Query Lab into a static folder of
+# six files and nothing else: index.html, the .wasm, miniquad's loader
+# (gl.js) and the JS plugins of the crates in Cargo.lock. The folder needs no
+# server code: copy it to any static host (a course page) or serve it with
+# scripts/web-serve.sh. Cargo's own build files stay under target/.
 #
 #   scripts/web-build.sh [--no-simd128] [--out DIR]
 #
 # --no-simd128  build without WebAssembly SIMD (for a browser from before
 #               2021; the kernel list then has only the scalar kernel)
-# --out DIR     where the folder goes (default: target/web, or
-#               target/web-no-simd128 with --no-simd128)
+# --out DIR     where the folder goes (default: target/web-page, or
+#               target/web-page-no-simd128 with --no-simd128); a folder
+#               that holds other files is refused, so nothing else gets
+#               copied to a host
 #
 # Needs: rustup target add wasm32-unknown-unknown
 set -euo pipefail
@@ -42,11 +45,11 @@ unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS
 if [ "$simd" = 1 ]; then
     export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128"
     build_dir="${CARGO_TARGET_DIR:-target}"
-    out="${out:-target/web}"
+    out="${out:-target/web-page}"
 else
     export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS=""
     build_dir="${CARGO_TARGET_DIR:-target}/no-simd128"
-    out="${out:-target/web-no-simd128}"
+    out="${out:-target/web-page-no-simd128}"
 fi
 cargo build --profile web --target "$target" --bin spatial-query-lab --target-dir "$build_dir"
 
@@ -65,7 +68,21 @@ crate_file() {
     echo "$found"
 }
 
+# The folder holds the page and nothing else (it is what gets copied to a
+# host): never cargo's target folder itself.
+case "$(cd "$(dirname "$out")" 2>/dev/null && pwd)/$(basename "$out")" in
+    "$(pwd)/${build_dir}"|"$(pwd)/${build_dir}/web"|"$(pwd)/${build_dir}/release"|"$(pwd)/${build_dir}/debug")
+        echo "web-build.sh: --out $out is one of cargo's own folders; choose another (default: target/web-page)" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
+page_files="index.html spatial-query-lab.wasm gl.js sapp_jsutils.js quad-url.js sql.js"
+for f in "$out"/* "$out"/.[!.]*; do
+    [ -e "$f" ] || continue
+    case " $page_files " in
+        *" $(basename "$f") "*) ;;
+        *) echo "web-build.sh: $f is not part of the page; remove it (or choose another --out)" >&2; exit 2 ;;
+    esac
+done
 wasm="$build_dir/$target/web/spatial-query-lab.wasm"
 cp "$wasm" "$out/spatial-query-lab.wasm"
 cp "$(crate_file miniquad js/gl.js)" "$out/gl.js"
@@ -78,5 +95,6 @@ sed "s/__WASM_BYTES__/$bytes/" web/index.html > "$out/index.html"
 gz="$(gzip -9 -c "$out/spatial-query-lab.wasm" | wc -c | tr -d ' ')"
 simd_text="with SIMD128"
 [ "$simd" = 1 ] || simd_text="without SIMD128"
-echo "web-build.sh: built $out ($simd_text): spatial-query-lab.wasm $((bytes / 1024)) KiB, $((gz / 1024)) KiB gzipped"
+total="$(cat "$out"/* | wc -c | tr -d ' ')"
+echo "web-build.sh: built $out ($simd_text): 6 files, $((total / 1024)) KiB; spatial-query-lab.wasm $((bytes / 1024)) KiB, $((gz / 1024)) KiB gzipped"
 echo "web-build.sh: serve it with: scripts/web-serve.sh $out"

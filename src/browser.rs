@@ -21,7 +21,11 @@ mod page {
             mime_len: usize,
         );
         fn sql_page_ready();
+        fn sql_copy_text(text: *const u8, len: usize);
+        fn sql_page_notice(text: *const u8, len: usize, failed: u32);
+        fn sql_page_text(text: *const u8, len: usize);
         fn sql_page_failed(text: *const u8, len: usize);
+        fn sql_page_message(text: *const u8, len: usize);
     }
 
     /// gl.js calls this to compare with the plugin's version.
@@ -46,9 +50,30 @@ mod page {
         }
     }
 
+    pub fn copy_text(text: &str) {
+        // SAFETY: a live slice of this module's memory for the call; sql.js
+        // decodes it before returning.
+        unsafe { sql_copy_text(text.as_ptr(), text.len()) }
+    }
+
+    pub fn notice(text: &str, failed: bool) {
+        // SAFETY: as in `copy_text`.
+        unsafe { sql_page_notice(text.as_ptr(), text.len(), u32::from(failed)) }
+    }
+
+    pub fn text(text: &str) {
+        // SAFETY: as in `copy_text`.
+        unsafe { sql_page_text(text.as_ptr(), text.len()) }
+    }
+
     pub fn ready() {
         // SAFETY: no arguments; sql.js only changes the page's elements.
         unsafe { sql_page_ready() }
+    }
+
+    pub fn message(text: &str) {
+        // SAFETY: as in `copy_text`.
+        unsafe { sql_page_message(text.as_ptr(), text.len()) }
     }
 
     pub fn failed(text: &str) {
@@ -78,6 +103,44 @@ pub fn download(name: &str, bytes: &[u8], mime: &str) -> bool {
     }
 }
 
+/// Puts `text` on the page's clipboard (`navigator.clipboard.writeText`;
+/// the page shows a notice when the browser refuses). Returns `false`
+/// outside the browser, where nothing happens: use the window's clipboard.
+pub fn copy_text(text: &str) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    {
+        page::copy_text(text);
+        true
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    {
+        let _ = text;
+        false
+    }
+}
+
+/// Shows `text` in a small box at the page's top right, above the canvas
+/// (red when `failed`), until the reader closes it: a result that belongs
+/// on the page, not only on the console (`?self-check`'s verdict). Nothing
+/// outside the browser.
+pub fn page_notice(text: &str, failed: bool) {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    page::notice(text, failed);
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    let _ = (text, failed);
+}
+
+/// Mirrors `text`, what the lesson panel shows now (step, text, reason,
+/// measuring state), into a visually hidden live region of the page
+/// (`#sql-lesson-text`, `aria-live`), so a screen reader reads the lesson
+/// the canvas draws. Nothing outside the browser.
+pub fn page_text(text: &str) {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    page::text(text);
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    let _ = text;
+}
+
 /// Tells the page the first frame is drawn: it removes the loading
 /// indicator and gives the canvas the keyboard. Nothing outside the browser.
 pub fn page_ready() {
@@ -91,6 +154,16 @@ pub fn page_ready() {
 pub fn page_failed(text: &str) {
     #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
     page::failed(text);
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    let _ = text;
+}
+
+/// Shows `text` (preformatted) in place of the loading indicator, for a
+/// start that ends with one message and no window (`?help`). Nothing
+/// outside the browser, where the caller prints it.
+pub fn page_message(text: &str) {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    page::message(text);
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     let _ = text;
 }

@@ -8,7 +8,8 @@
 const SQL_PLUGIN_VERSION = 1;
 
 // Shows `text` where the loading indicator is (put back over the canvas if
-// the program had started: a panic).
+// the program had started: a panic). `failed`: red, no spinner; "done": a
+// message that ends the start (the help text), no spinner.
 function sql_status(text, failed) {
     let box = document.getElementById("loading");
     if (!box) {
@@ -20,7 +21,35 @@ function sql_status(text, failed) {
         document.body.appendChild(box);
     }
     document.getElementById("status").textContent = text;
-    if (failed) box.classList.add("failed");
+    if (failed === "done") box.classList.add("done");
+    else if (failed) box.classList.add("failed");
+}
+
+// A small box at the top right, above the canvas, with a close button: a
+// result that belongs on the page (the self-check's verdict, a clipboard
+// the browser refused).
+function sql_notice(text, failed) {
+    const box = document.createElement("div");
+    box.className = "sql-notice" + (failed ? " failed" : "");
+    box.setAttribute("role", failed ? "alert" : "status");
+    const words = document.createElement("span");
+    words.textContent = text;
+    const close = document.createElement("button");
+    close.textContent = "\u00d7";
+    close.title = "Close";
+    close.onclick = function () {
+        box.remove();
+        document.getElementById("glcanvas").focus();
+    };
+    box.appendChild(words);
+    box.appendChild(close);
+    let list = document.getElementById("sql-notices");
+    if (!list) {
+        list = document.createElement("div");
+        list.id = "sql-notices";
+        document.body.appendChild(list);
+    }
+    list.appendChild(box);
 }
 
 function sql_bytes(ptr, len) {
@@ -81,9 +110,36 @@ miniquad_add_plugin({
             if (box) box.remove();
             document.getElementById("glcanvas").focus();
         };
-        // The program cannot start (a bad URL parameter): say why on the page.
+        // The program cannot start (a bad URL parameter): say why on the
+        // page; or it ends after its one message (?help).
         importObject.env.sql_page_failed = function (ptr, len) {
             sql_status(sql_string(ptr, len), true);
+        };
+        importObject.env.sql_page_message = function (ptr, len) {
+            sql_status(sql_string(ptr, len), "done");
+        };
+        importObject.env.sql_page_notice = function (ptr, len, failed) {
+            sql_notice(sql_string(ptr, len), failed !== 0);
+        };
+        // The lesson panel's text, mirrored for screen readers.
+        importObject.env.sql_page_text = function (ptr, len) {
+            const region = document.getElementById("sql-lesson-text");
+            if (region) region.textContent = sql_string(ptr, len);
+        };
+        // Copy Markdown: the page's clipboard. The click that asked for it
+        // was a moment ago (the module handles input once per frame), well
+        // within the browser's transient user activation.
+        importObject.env.sql_copy_text = function (ptr, len) {
+            const text = sql_string(ptr, len);
+            const refused = function (why) {
+                sql_notice("The browser did not let the page use the clipboard (" + why + "): press Ctrl+C (Cmd+C) now to copy the text, or use Save CSV / Save JSON.", true);
+            };
+            // egui's own clipboard answers the next Ctrl+C either way.
+            if (!navigator.clipboard || !window.isSecureContext) {
+                refused("it offers the clipboard only to https:// and localhost pages");
+                return;
+            }
+            navigator.clipboard.writeText(text).catch(function (e) { refused(e.message); });
         };
     },
 });
@@ -96,11 +152,37 @@ function sql_start(wasm_path, expected_bytes) {
         sql_status("This browser has no WebAssembly: Spatial Query Lab needs a browser from 2021 or later.", true);
         return;
     }
+    // A page opened from the disk cannot fetch its module (browsers block
+    // file:// requests).
+    if (location.protocol === "file:") {
+        sql_status("Spatial Query Lab must be served, not opened as a file: the browser does not let a page from file:// load its WebAssembly module. "
+            + "In this folder run: python3 -m http.server 8000, then open http://localhost:8000/ (any static web host works too).", true);
+        return;
+    }
+    // miniquad asks for WebGL 2 (src/cli/window.rs); without it gl.js shows
+    // an alert() and stops with the spinner turning. Ask first, on a canvas
+    // of our own.
+    const probe = document.createElement("canvas");
+    let webgl2 = null;
+    try { webgl2 = probe.getContext("webgl2"); } catch (e) { webgl2 = null; }
+    if (!webgl2) {
+        const webgl1 = (function () { try { return probe.getContext("webgl"); } catch (e) { return null; } })();
+        sql_status("This browser gives the page no WebGL 2, which Spatial Query Lab draws with"
+            + (webgl1 ? " (it offers only WebGL 1)" : " (nor any WebGL)") + ". Try: turn on hardware acceleration in the browser's settings, "
+            + "update the browser or the graphics driver, or use another browser (Chrome, Edge, Firefox or Safari from 2021 on). "
+            + "On a locked-down lab PC, the desktop build (cargo run --release) needs only OpenGL 3.", true);
+        return;
+    }
+    const lose = webgl2.getExtension("WEBGL_lose_context");
+    if (lose) lose.loseContext();
     const mb = function (n) { return (n / 1048576).toFixed(1) + " MB"; };
     const bar = document.querySelector("#bar > div");
     fetch(wasm_path).then(function (response) {
         if (!response.ok) throw new Error(wasm_path + ": HTTP " + response.status);
-        const total = Number(response.headers.get("Content-Length")) || expected_bytes;
+        // The body arrives decompressed, so a gzip host's Content-Length
+        // (the compressed size) is not the total: the build wrote the
+        // module's own size into the page.
+        const total = expected_bytes || Number(response.headers.get("Content-Length"));
         const reader = response.body.getReader();
         const parts = [];
         let got = 0;
@@ -121,7 +203,7 @@ function sql_start(wasm_path, expected_bytes) {
         const blob = new Blob(parts, { type: "application/wasm" });
         load(URL.createObjectURL(blob));
     }).catch(function (err) {
-        sql_status("Could not load Spatial Query Lab: " + err.message, true);
+        sql_status("Could not load Spatial Query Lab: " + err.message + " (is the folder served whole? it needs index.html, the .wasm and the four .js files beside it)", true);
         console.error(err);
     });
 }

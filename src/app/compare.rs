@@ -35,10 +35,8 @@ impl App {
                 CompareAction::CopyMarkdown => {
                     let md = c.to_markdown(Machine::current());
                     let n = c.rows().len();
-                    self.egui.ctx().copy_text(md);
-                    self.toast(format!(
-                        "Copied a Markdown table of {n} row(s) to the clipboard."
-                    ));
+                    let said = self.copy_text(md, &format!("a Markdown table of {n} row(s)"));
+                    self.toast(said);
                 }
                 CompareAction::SaveCsv => {
                     let text = if c.rows().is_empty() {
@@ -65,6 +63,43 @@ impl App {
         }
         self.stats.comparison.clone_from(&self.comparison);
         self.refresh_headline();
+    }
+
+    /// Carries out the export key `e` ([`super::keys::Export`]) for the lesson
+    /// panel when a lesson is open and shown, else for the compare panel.
+    pub(super) fn export(&mut self, e: super::keys::Export) {
+        use super::keys::Export;
+        use crate::ui::lesson::LessonAction;
+        if self.view.show_lessons && self.lesson.is_some() {
+            let act = match e {
+                Export::Markdown => LessonAction::CopyMarkdown,
+                Export::Csv => LessonAction::SaveCsv,
+                Export::Json => LessonAction::SaveJson,
+                Export::Chart => LessonAction::SaveChart,
+            };
+            self.lesson_actions(vec![act]);
+        } else {
+            let act = match e {
+                Export::Markdown => CompareAction::CopyMarkdown,
+                Export::Csv => CompareAction::SaveCsv,
+                Export::Json => CompareAction::SaveJson,
+                Export::Chart => CompareAction::SaveChart,
+            };
+            self.compare_actions(vec![act]);
+        }
+    }
+
+    /// Puts `text` on the clipboard: egui's (the window system's) on the
+    /// desktop; in the browser the page's (`navigator.clipboard`), since
+    /// egui's there reaches the clipboard only on the next Ctrl+C. Returns
+    /// the toast's words.
+    pub(super) fn copy_text(&mut self, text: String, what: &str) -> String {
+        if crate::browser::copy_text(&text) {
+            format!("Copied {what} to the clipboard (the page says so if the browser refuses).")
+        } else {
+            self.egui.ctx().copy_text(text);
+            format!("Copied {what} to the clipboard.")
+        }
     }
 
     /// Saves `text` (or says why there is none) as the next free

@@ -146,6 +146,7 @@ impl App {
             Action::ToggleLessons => self.view.show_lessons = !self.view.show_lessons,
             Action::LessonNext => self.lesson_actions(vec![LessonAction::Next]),
             Action::LessonBack => self.lesson_actions(vec![LessonAction::Back]),
+            Action::Export(e) => self.export(e),
             Action::Deselect => self.selection.clear(),
             Action::PanForward
             | Action::PanBack

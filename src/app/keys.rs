@@ -7,6 +7,19 @@ use macroquad::miniquad::KeyMods;
 
 use crate::spatial::Strategy;
 
+/// The exports a panel offers, one key each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Export {
+    /// Copy Markdown (to the clipboard).
+    Markdown,
+    /// Save CSV.
+    Csv,
+    /// Save JSON.
+    Json,
+    /// Save chart.
+    Chart,
+}
+
 /// What a key does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -68,6 +81,9 @@ pub enum Action {
     LessonNext,
     /// The lesson's previous step.
     LessonBack,
+    /// An export of the lesson panel when a lesson is open, else of the
+    /// compare panel (the panel's button of the same name).
+    Export(Export),
     /// Deselect the selected unit.
     Deselect,
     /// Pan the camera forward while held.
@@ -239,6 +255,26 @@ pub const BINDINGS: &[Binding] = &[
         Action::LessonBack,
         "the lesson's previous step",
     ),
+    bind(
+        &[KeyCode::F6],
+        Action::Export(Export::Markdown),
+        "copy the open lesson (else the compare panel) as Markdown",
+    ),
+    bind(
+        &[KeyCode::F7],
+        Action::Export(Export::Csv),
+        "save the open lesson's (else the compare panel's) CSV; a download in the browser",
+    ),
+    bind(
+        &[KeyCode::F8],
+        Action::Export(Export::Json),
+        "save the open lesson's (else the compare panel's) JSON; a download in the browser",
+    ),
+    bind(
+        &[KeyCode::F9],
+        Action::Export(Export::Chart),
+        "save the open lesson's (else the compare panel's) chart; a download in the browser",
+    ),
     bind(&[KeyCode::Escape], Action::Deselect, "deselect"),
     bind(&[KeyCode::W, KeyCode::Up], Action::PanForward, PAN),
     bind(&[KeyCode::A, KeyCode::Left], Action::PanLeft, PAN),
@@ -282,6 +318,10 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
         KeyCode::F2 => "F2",
+        KeyCode::F6 => "F6",
+        KeyCode::F7 => "F7",
+        KeyCode::F8 => "F8",
+        KeyCode::F9 => "F9",
         KeyCode::F11 => "F11",
         KeyCode::F12 => "F12",
         KeyCode::PageDown => "Page Down",

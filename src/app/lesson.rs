@@ -26,7 +26,6 @@ impl App {
             }
             Err(e) => self.stats.lessons.error = Some(e.to_string()),
         }
-        self.stats.lessons.can_save = cfg!(not(target_arch = "wasm32"));
     }
 
     /// Carries out the lessons panel's requests (and its keys).
@@ -61,8 +60,8 @@ impl App {
                 }
                 (LessonAction::CopyMarkdown, Some(s)) => {
                     let md = export::to_markdown(s.run(), Machine::current());
-                    self.egui.ctx().copy_text(md);
-                    self.toast("Copied the lesson as Markdown to the clipboard.".to_string());
+                    let said = self.copy_text(md, "the lesson as Markdown");
+                    self.toast(said);
                     None
                 }
                 (LessonAction::SaveCsv, Some(s)) => {
@@ -191,5 +190,18 @@ impl App {
             .lesson
             .as_ref()
             .map(|s| s.page(&self.settings, measuring));
+        if crate::browser::IN_BROWSER {
+            let spoken = self
+                .stats
+                .lessons
+                .page
+                .as_ref()
+                .map(|p| p.plain_text())
+                .unwrap_or_default();
+            if spoken != self.spoken_lesson {
+                crate::browser::page_text(&spoken);
+                self.spoken_lesson = spoken;
+            }
+        }
     }
 }

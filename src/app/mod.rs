@@ -208,6 +208,8 @@ struct App {
     file_lesson: Option<crate::lesson::Lesson>,
     /// Where the lesson chart was drawn in the last overlay pass, points.
     lesson_chart_rect: Option<egui_macroquad::egui::Rect>,
+    /// The lesson page last mirrored to the browser page (`refresh_lesson`).
+    spoken_lesson: String,
     /// The units per cell of the last step, when the view shows them.
     heatmap: CellHeatmap,
     /// The selected unit's query of the last step, and its storage index then.
@@ -341,6 +343,7 @@ impl App {
                 .clone()
                 .filter(|l| crate::lesson::bundled::get(&l.name).is_none()),
             lesson_chart_rect: None,
+            spoken_lesson: String::new(),
             heatmap: CellHeatmap::default(),
             inspection: Inspection::default(),
             inspected: None,

@@ -332,6 +332,11 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
     parsed.map_err(|e| {
         use clap::error::ErrorKind;
         if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            #[cfg(feature = "window")]
+            if spatial_query_lab::browser::IN_BROWSER {
+                spatial_query_lab::browser::page_message(&browser_help(&e.render().to_string()));
+                return ExitCode::SUCCESS;
+            }
             let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 e.render().ansi().to_string()
             } else {
@@ -352,9 +357,28 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
             .find(|l| l.starts_with("[possible values:"))
             .map(|l| format!(" {l}"))
             .unwrap_or_default();
-        report(&format!("{line}{allowed} (see --help)"));
+        let help = if spatial_query_lab::browser::IN_BROWSER {
+            "?help"
+        } else {
+            "--help"
+        };
+        report(&format!("{line}{allowed} (see {help})"));
         ExitCode::from(2)
     })
+}
+
+/// clap's help text `help` as the browser build's `?help` page: the flags
+/// written as URL parameters, and what the browser leaves out.
+#[cfg(feature = "window")]
+fn browser_help(help: &str) -> String {
+    let mut out = String::from(
+        "Spatial Query Lab in the browser: every flag below is a URL parameter.\n\
+         --units 20000 --lesson simd is ?units=20000&lesson=simd; a flag without a value, ?self-check.\n\
+         The browser build has no files (lessons by name only; exports become downloads), one thread, and the SIMD128 kernel;\n\
+         bench, lesson and render-bench are the desktop program's.\n\n",
+    );
+    out.push_str(help);
+    out
 }
 
 /// The program's arguments: the command line, or in the browser the

@@ -331,13 +331,15 @@ const SELF_CHECK: (usize, usize) = (3_000, 3);
 /// `--self-check`: compares every variant with the naive scan
 /// ([`spatial_query_lab::measure::self_check`]) and prints its one line: on
 /// stdout (stderr when it failed), and in the browser on the console
-/// (`console.error` when it failed), where the browser smoke test reads it.
+/// (`console.error` when it failed), where the browser smoke test reads it,
+/// and in a notice on the page.
 fn self_check(seed: u64) {
     let (units, frames) = SELF_CHECK;
     let check = spatial_query_lab::measure::self_check::run(units, seed, frames);
     let line = check.line(units, frames);
     if check.ok() {
-        println!("{line}");
+        // The window opens after it; a closed stdout does not stop that.
+        let _ = super::output::println(&line);
         if spatial_query_lab::browser::IN_BROWSER {
             macroquad::logging::info!("{}", line);
         }
@@ -347,4 +349,5 @@ fn self_check(seed: u64) {
             macroquad::logging::error!("{}", line);
         }
     }
+    spatial_query_lab::browser::page_notice(&line, !check.ok());
 }

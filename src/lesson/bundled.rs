@@ -61,18 +61,28 @@ pub fn all() -> Result<Vec<Lesson>, LessonError> {
 /// One line: the file's error, or that no bundled lesson has that name
 /// (listing the names).
 pub fn resolve(which: &str) -> Result<Lesson, String> {
+    let names = || names().collect::<Vec<&str>>().join(", ");
     let path = std::path::Path::new(which);
-    if which.ends_with(".toml") || which.contains('/') || path.is_file() {
+    let looks_like_file = which.ends_with(".toml") || which.contains('/');
+    if crate::browser::IN_BROWSER {
+        // No file system: name the bundled lessons instead of the OS error.
+        return match get(which) {
+            Some(r) => r.map_err(|e| e.to_string()),
+            None if looks_like_file => Err(format!(
+                "\"{which}\": the browser build reads no files, so a lesson is one of the bundled ones: {} (a lesson file of your own runs in the desktop build)",
+                names()
+            )),
+            None => Err(format!("no bundled lesson \"{which}\"; one of {}", names())),
+        };
+    }
+    if looks_like_file || path.is_file() {
         return Lesson::load(path).map_err(|e| e.to_string());
     }
     match get(which) {
         Some(r) => r.map_err(|e| e.to_string()),
-        None => {
-            let names: Vec<&str> = names().collect();
-            Err(format!(
-                "no bundled lesson \"{which}\"; one of {}, or a FILE.toml",
-                names.join(", ")
-            ))
-        }
+        None => Err(format!(
+            "no bundled lesson \"{which}\"; one of {}, or a FILE.toml",
+            names()
+        )),
     }
 }

@@ -425,13 +425,17 @@ impl LessonRun {
     }
 
     /// The text of step `k` with its placeholders filled from the results
-    /// so far (a value not measured yet is pending); its `absent` text
-    /// instead where the step cannot run here.
+    /// so far (a value not measured yet is pending). Where the step cannot
+    /// run here, or a guard skipped it, its `absent` text instead, or no
+    /// text (the panel says why it was not measured): a text written for
+    /// numbers has none to show then.
     pub fn text(&self, k: usize) -> Vec<Piece> {
         let step = &self.lesson.steps[k];
-        match (&step.absent, self.cannot_run(k)) {
-            (Some(a), Some(_)) => vec![Piece::Text(a.clone())],
-            _ => step.text.render(&text::Context::of(self)),
+        let ran = self.cannot_run(k).is_none() && export::skipped(self, k).is_none();
+        match (&step.absent, ran) {
+            (_, true) => step.text.render(&text::Context::of(self)),
+            (Some(a), false) => vec![Piece::Text(a.clone())],
+            (None, false) => Vec::new(),
         }
     }
 

@@ -46,6 +46,37 @@ pub struct LessonPage {
     pub chart: Comparison,
 }
 
+impl LessonPage {
+    /// The page as plain text, in the order the panel shows it: the
+    /// lesson's title, the step's number and title (or "Summary"), its
+    /// text, why it was not measured, the measurement in progress. For the
+    /// browser page's screen-reader mirror ([`crate::browser::page_text`])
+    /// and for tests that read the panel without pixels. Allocates.
+    pub fn plain_text(&self) -> String {
+        let mut out = self.title.clone();
+        if self.step < self.steps {
+            out += &format!(
+                "\nStep {} of {}: {}",
+                self.step + 1,
+                self.steps,
+                self.step_title
+            );
+        } else {
+            out += "\nSummary";
+        }
+        out += "\n";
+        out += &crate::lesson::text::plain(&self.text);
+        match (&self.measuring, &self.skipped) {
+            (Some((progress, what)), _) => {
+                out += &format!("\nMeasuring the lesson: {:.0}% {what}", progress * 100.0)
+            }
+            (None, Some(why)) => out += &format!("\nNot measured: {why}."),
+            _ => {}
+        }
+        out
+    }
+}
+
 /// What entering a step asks of the frame loop.
 #[derive(Clone, Debug)]
 pub struct Entered {

@@ -70,8 +70,6 @@ pub struct CompareState<'a> {
     pub machine: &'a Machine,
     /// The measurement in progress: its label and progress (0 to 1).
     pub measuring: Option<(&'a str, f64)>,
-    /// Whether saving files is possible here (not in a browser).
-    pub can_save: bool,
 }
 
 /// The compare window, open while `open`; returns the actions clicked and
@@ -186,20 +184,23 @@ fn body(
     ui.horizontal_wrapped(|ui| {
         if ui
             .button("Copy Markdown")
-            .on_hover_text("Copy the table (with this machine's name) to the clipboard, for slides and notes.")
+            .on_hover_text("Copy the table (with this machine's name) to the clipboard, for slides and notes (F6 when no lesson is open).")
             .clicked()
         {
             acts.push(CompareAction::CopyMarkdown);
         }
         for (label, act, tip) in [
-            ("Save CSV", CompareAction::SaveCsv, "Write spatial-query-lab-compare-NNN.csv in the current folder: one line per row with bench's keys, every phase's median and its rounds' range (only sweeps kept: one line per cell size)."),
-            ("Save JSON", CompareAction::SaveJson, "Write spatial-query-lab-compare-NNN.json in the current folder: the rows with bench's keys and their rounds (each naming this machine) and the sweep curves."),
-            ("Save chart", CompareAction::SaveChart, "Write the chart as spatial-query-lab-chart-NNN.png (1920x1080) and .svg: a label and value on every bar, whiskers from the rounds, log scale when the rows span over 20x, the machine and date in the caption."),
+            ("Save CSV", CompareAction::SaveCsv, "Write spatial-query-lab-compare-NNN.csv in the current folder (in the browser: a download): one line per row with bench's keys, every phase's median and its rounds' range (only sweeps kept: one line per cell size). F7 when no lesson is open."),
+            ("Save JSON", CompareAction::SaveJson, "Write spatial-query-lab-compare-NNN.json in the current folder (in the browser: a download): the rows with bench's keys and their rounds (each naming this machine) and the sweep curves. F8 when no lesson is open."),
+            ("Save chart", CompareAction::SaveChart, if crate::browser::IN_BROWSER {
+                "Download the chart above as spatial-query-lab-chart.png, at the size it has on screen. F9 when no lesson is open."
+            } else {
+                "Write the chart as spatial-query-lab-chart-NNN.png (1920x1080) and .svg: a label and value on every bar, whiskers from the rounds, log scale when the rows span over 20x, the machine and date in the caption. F9 when no lesson is open."
+            }),
         ] {
             if ui
-                .add_enabled(st.can_save, egui::Button::new(label))
+                .button(label)
                 .on_hover_text(tip)
-                .on_disabled_hover_text("No file system here (browser): use Copy Markdown.")
                 .clicked()
             {
                 acts.push(act);

@@ -57,8 +57,6 @@ pub struct LessonPanel {
     pub page: Option<LessonPage>,
     /// A lesson that could not be loaded, and why.
     pub error: Option<String>,
-    /// Whether saving files is possible here (not in a browser).
-    pub can_save: bool,
 }
 
 /// The "Lessons" button for the overlay's first row (key F2).
@@ -116,7 +114,7 @@ pub fn window(
                     match &panel.page {
                         None => list(ui, panel, &mut acts),
                         Some(p) if p.step >= p.steps => {
-                            chart = summary(ui, p, panel.can_save, &mut acts);
+                            chart = summary(ui, p, &mut acts);
                         }
                         Some(p) => step(ui, p, &mut acts),
                     }
@@ -274,7 +272,6 @@ fn nav(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
 fn summary(
     ui: &mut egui::Ui,
     p: &LessonPage,
-    can_save: bool,
     acts: &mut Vec<LessonAction>,
 ) -> Option<egui::Rect> {
     ui.label(egui::RichText::new(&p.title).strong().size(16.0));
@@ -296,20 +293,23 @@ fn summary(
     ui.horizontal_wrapped(|ui| {
         if ui
             .button("Copy Markdown")
-            .on_hover_text("Copy the lesson's texts, numbers and table (with this machine's name) to the clipboard.")
+            .on_hover_text("Copy the lesson's texts, numbers and table (with this machine's name) to the clipboard (F6).")
             .clicked()
         {
             acts.push(LessonAction::CopyMarkdown);
         }
         for (label, act, tip) in [
-            ("Save CSV", LessonAction::SaveCsv, "Write spatial-query-lab-lesson-NNN.csv in the current folder: one line per step with bench's keys and every round's range (a lesson with sweeps: one line per cell size, with its range and candidates per neighbor)."),
-            ("Save JSON", LessonAction::SaveJson, "Write spatial-query-lab-lesson-NNN.json in the current folder: the texts, the rows with bench's keys and their rounds, the sweeps and every verdict the texts state."),
-            ("Save chart", LessonAction::SaveChart, "Write the lesson's chart as spatial-query-lab-chart-NNN.png (1920x1080) and .svg in the current folder: titled, a label and a value on every bar, whiskers from the rounds, the machine and date in the caption (the same chart as `lesson NAME --chart FILE`)."),
+            ("Save CSV", LessonAction::SaveCsv, "Write spatial-query-lab-lesson-NNN.csv in the current folder (in the browser: a download): one line per step with bench's keys and every round's range (a lesson with sweeps: one line per cell size, with its range and candidates per neighbor). F7."),
+            ("Save JSON", LessonAction::SaveJson, "Write spatial-query-lab-lesson-NNN.json in the current folder (in the browser: a download): the texts, the rows with bench's keys and their rounds, the sweeps and every verdict the texts state. F8."),
+            ("Save chart", LessonAction::SaveChart, if crate::browser::IN_BROWSER {
+                "Download the chart above as spatial-query-lab-chart.png, at the size it has on screen. F9."
+            } else {
+                "Write the lesson's chart as spatial-query-lab-chart-NNN.png (1920x1080) and .svg in the current folder: titled, a label and a value on every bar, whiskers from the rounds, the machine and date in the caption (the same chart as `lesson NAME --chart FILE`). F9."
+            }),
         ] {
             if ui
-                .add_enabled(can_save, egui::Button::new(label))
+                .button(label)
                 .on_hover_text(tip)
-                .on_disabled_hover_text("No file system here (browser): use Copy Markdown.")
                 .clicked()
             {
                 acts.push(act);

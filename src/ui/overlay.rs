@@ -296,7 +296,6 @@ impl Overlay {
                     .measuring
                     .as_ref()
                     .map(|(label, p)| (label.as_str(), *p)),
-                can_save: cfg!(not(target_arch = "wasm32")),
             };
             let (acts, chart) =
                 super::compare::window(ctx, &mut view.show_compare, state, &mut view.chart_scale);

@@ -187,17 +187,20 @@ pub fn window(
             });
             if sw.is_done() && !sw.points().is_empty() {
                 ui.horizontal_wrapped(|ui| {
-                    let can_save = cfg!(not(target_arch = "wasm32"));
+                    // The browser build has no chart renderer (plotters does
+                    // not build for wasm32); the sweep's plot is not one of
+                    // the panels' whose pixels it saves.
                     if ui
-                        .add_enabled(can_save, egui::Button::new("Save chart"))
+                        .add_enabled(!crate::browser::IN_BROWSER, egui::Button::new("Save chart"))
                         .on_hover_text("Write the curves as spatial-query-lab-chart-NNN.png (1920x1080) and .svg: query ms with the rounds' range above, candidates per neighbor below, the machine and date in the caption.")
+                        .on_disabled_hover_text("Not in the browser build: Keep the sweep in the compare panel and save its chart there, or press F12 for a screenshot.")
                         .clicked()
                     {
                         action = Some(SweepAction::SaveChart);
                     }
                     if ui
-                        .add_enabled(can_save, egui::Button::new("Save CSV"))
-                        .on_hover_text("Write spatial-query-lab-sweep-NNN.csv: one line per cell size with the median query ms, its rounds' range, candidates per neighbor and rounds.")
+                        .button("Save CSV")
+                        .on_hover_text("Write spatial-query-lab-sweep-NNN.csv (in the browser: a download): one line per cell size with the median query ms, its rounds' range, candidates per neighbor and rounds.")
                         .clicked()
                     {
                         action = Some(SweepAction::SaveCsv);

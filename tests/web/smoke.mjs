@@ -28,6 +28,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import puppeteer from 'puppeteer-core';
 import { decodePng } from './png.mjs';
 
@@ -42,7 +43,8 @@ const READY_MS = 120_000; // the first load compiles a 5 MB module under SwiftSh
 const FRAMES = Number(process.env.SMOKE_FRAMES || 200);
 const FRAMES_MS = 300_000; // a few frames per second under SwiftShader on a busy machine
 const SELF_CHECK_MS = 120_000;
-const WATCHDOG_MS = 600_000;
+const LESSON_MS = 300_000; // a lesson measured in the page, sliced into its frames
+const WATCHDOG_MS = 1_200_000;
 
 const failures = [];
 const problems = []; // console errors and warnings, exceptions, dialogs, failed requests
@@ -76,10 +78,15 @@ const server = http.createServer((req, res) => {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, {
-      'Content-Type': MIME[path.extname(file)] || 'application/octet-stream',
-      'Content-Length': data.length,
-    });
+    // The module compressed, as course hosts serve it: Content-Length is
+    // then the compressed size, not what the page's progress bar counts.
+    const headers = { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream' };
+    if (path.extname(file) === '.wasm' && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
+      data = zlib.gzipSync(data, { level: 1 });
+      headers['Content-Encoding'] = 'gzip';
+    }
+    headers['Content-Length'] = data.length;
+    res.writeHead(200, headers);
     res.end(data);
   });
 });
@@ -112,14 +119,21 @@ function report() {
 }
 
 // --- One page, watched -----------------------------------------------------
-/** Opens `query` on a new 1280x800 page that records every problem and counts animation frames. */
-async function open(label, query, onConsole = () => {}) {
-  const page = await browser.newPage();
+/**
+ * Opens `query` on a new 1280x800 page of `opts.browser` (default: the one
+ * browser) that records every problem, counts animation frames, keeps the
+ * loading box's status texts (`__statuses`) and catches downloads
+ * (`__downloads`, instead of saving them). With `opts.expectErrors`,
+ * console errors are the page's expected answer, not problems.
+ */
+async function open(label, query, onConsole = () => {}, opts = {}) {
+  const page = await (opts.browser || browser).newPage();
   await page.setViewport({ width: WIDTH, height: HEIGHT });
   page.on('console', (m) => {
     const text = m.text();
     console.log(`  ${label} console.${m.type()}: ${text}`);
-    if (['error', 'warn', 'warning', 'assert'].includes(m.type())) problems.push(`${label}: console.${m.type()}: ${text}`);
+    const bad = opts.expectErrors ? ['warn', 'warning', 'assert'] : ['error', 'warn', 'warning', 'assert'];
+    if (bad.includes(m.type())) problems.push(`${label}: console.${m.type()}: ${text}`);
     onConsole(m.type(), text);
   });
   page.on('pageerror', (e) => {
@@ -146,8 +160,58 @@ async function open(label, query, onConsole = () => {}) {
       cb(t);
     });
   });
-  await page.goto(base + 'index.html' + query);
+  await page.evaluateOnNewDocument(() => {
+    window.__statuses = [];
+    document.addEventListener('DOMContentLoaded', () => {
+      const s = document.getElementById('status');
+      if (s) new MutationObserver(() => window.__statuses.push(s.textContent)).observe(s, { childList: true, characterData: true, subtree: true });
+    });
+    // A download is an anchor with `download` clicked (web/sql.js): keep
+    // its name and bytes (base64) instead.
+    window.__downloads = [];
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () {
+      if (!this.download) return click.call(this);
+      const name = this.download;
+      window.__downloads.push(fetch(this.href).then((r) => r.arrayBuffer()).then((b) => {
+        const bytes = new Uint8Array(b);
+        let bin = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        return { name, base64: btoa(bin) };
+      }));
+    };
+  });
+  await page.goto(opts.url || base + 'index.html' + query);
   return page;
+}
+
+/** The downloads caught so far on `page`: [{ name, bytes (Buffer) }]. */
+async function downloads(page) {
+  const got = await page.evaluate(() => Promise.all(window.__downloads));
+  return got.map((d) => ({ name: d.name, bytes: Buffer.from(d.base64, 'base64') }));
+}
+
+/** Presses and releases key `code`, a few frames each way. */
+async function pressOn(page, code) {
+  await page.keyboard.down(code);
+  await waitFrames(page, 2);
+  await page.keyboard.up(code);
+  await waitFrames(page, 3);
+}
+
+/** The lesson panel's text as the page mirrors it for screen readers. */
+const lessonText = (page) => page.evaluate(() => document.getElementById('sql-lesson-text')?.textContent || '');
+
+/** Waits until the mirrored lesson text satisfies `ok` (a function of the text); returns it. */
+async function waitLesson(page, ok, timeout = LESSON_MS) {
+  const deadline = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await lessonText(page);
+    if (ok(text)) return text;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the lesson text never became ready within ${timeout / 1000} s; it reads: ${JSON.stringify(text)}`);
 }
 
 const frames = (page) => page.evaluate(() => window.__smokeFrames);
@@ -157,10 +221,10 @@ async function waitFrames(page, n, timeout = 60_000) {
   await page.waitForFunction((t) => window.__smokeFrames >= t, { timeout, polling: 100 }, target);
 }
 
-/** Waits for the loading indicator to go (ready) or to turn into an error; returns the error text or null. */
+/** Waits for the loading indicator to go (ready) or to turn into an error or a message; returns its text or null. */
 async function waitReady(page) {
   await page.waitForFunction(
-    () => !document.getElementById('loading') || document.getElementById('loading').classList.contains('failed'),
+    () => !document.getElementById('loading') || ['failed', 'done'].some((c) => document.getElementById('loading').classList.contains(c)),
     { timeout: READY_MS, polling: 200 },
   );
   return page.evaluate(() => {
@@ -294,6 +358,15 @@ try {
   }
   const readyAt = Date.now();
   log(`ready after ${((readyAt - t0) / 1000).toFixed(1)} s`);
+  // The progress bar counts the decompressed bytes against the module's
+  // own size, so it ends at "N of N" on a gzip host.
+  const statuses = await page.evaluate(() => window.__statuses);
+  const loads = statuses.map((s) => s.match(/Downloading Spatial Query Lab: ([\d.]+) MB of ([\d.]+) MB/)).filter(Boolean);
+  const lastLoad = loads[loads.length - 1];
+  check(
+    lastLoad && lastLoad[1] === lastLoad[2] && loads.every((m) => m[2] === lastLoad[2]),
+    `the download's progress ends at its total on a gzip host (${lastLoad ? lastLoad[0] : 'no progress shown'}; ${loads.length} updates)`,
+  );
   const start = await frames(page);
   await waitFrames(page, FRAMES, FRAMES_MS);
   const seconds = (Date.now() - readyAt) / 1000;
@@ -377,9 +450,109 @@ try {
   const deadline = Date.now() + SELF_CHECK_MS;
   while (verdict === null && failed2 === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   check(verdict !== null && verdict.startsWith('self-check: ok:'), `self-check: ${verdict ?? `no "self-check: ok:" line within ${SELF_CHECK_MS / 1000} s`}`);
+  const notice = await page.evaluate(() => [...document.querySelectorAll('.sql-notice')].map((n) => n.textContent).join(' | '));
+  check(/self-check: ok:/.test(notice), `the self-check's verdict is on the page too (notice: ${JSON.stringify(notice.slice(0, 100))})`);
+  await page.close();
+
+  // --- 6. Pages that end with one message ---------------------------------------
+  page = await open('help', '?help');
+  const help = await waitReady(page);
+  check(help !== null && /URL parameter/.test(help) && /--units/.test(help), `?help shows the flags as URL parameters (${JSON.stringify((help || '').slice(0, 80))})`);
+  await page.close();
+  page = await open('lesson-file', '?lesson=my.toml', () => {}, { expectErrors: true });
+  const fileLesson = await waitReady(page);
+  check(fileLesson !== null && /reads no files/.test(fileLesson) && /algorithms/.test(fileLesson) && !/not supported/.test(fileLesson),
+    `?lesson=my.toml names the bundled lessons (${JSON.stringify(fileLesson)})`);
+  await page.close();
+  page = await open('bad-units', '?units=-5', () => {}, { expectErrors: true });
+  const badUnits = await waitReady(page);
+  check(badUnits !== null && /\?help/.test(badUnits) && !/--help|FILE\.toml/.test(badUnits), `a bad parameter points to ?help (${JSON.stringify(badUnits)})`);
+  await page.close();
+
+  // --- 7. Opened from the disk ----------------------------------------------------
+  page = await open('file', '', () => {}, { url: 'file://' + path.join(root, 'index.html') });
+  const fromFile = await waitReady(page);
+  check(fromFile !== null && /python3 -m http\.server/.test(fromFile), `index.html from file:// says how to serve it (${JSON.stringify((fromFile || '').slice(0, 90))})`);
+  await page.close();
+
+  // --- 8. Lessons that know the browser, and their exports --------------------------
+  const summaryReady = (t) => /\nSummary\n/.test(t) && !/Measuring the lesson/.test(t) && !t.includes('…');
+  page = await open('simd', '?lesson=simd');
+  check((await waitReady(page)) === null, '?lesson=simd got ready');
+  // Straight to the summary while the lesson is still measuring: it
+  // finishes there.
+  for (let i = 0; i < 8; i++) await pressOn(page, 'PageDown');
+  let lt = await waitLesson(page, summaryReady);
+  log(`simd summary: ${JSON.stringify(lt)}`);
+  check(!lt.includes('(not run)') && /SIMD128/.test(lt), 'the simd summary reads as sentences and quotes SIMD128');
+  for (let i = 0; i < 5; i++) await pressOn(page, 'PageUp');
+  lt = await waitLesson(page, (t) => /Step 2 of/.test(t));
+  log(`simd step 2: ${JSON.stringify(lt)}`);
+  check(/Not measured: the browser build \(WebAssembly\) has no SSE kernel/.test(lt) && !/this CPU/.test(lt), 'a skipped step names the build, not the CPU');
+  for (let i = 0; i < 5; i++) await pressOn(page, 'PageDown');
+  await waitLesson(page, summaryReady);
+  await new Promise((r) => setTimeout(r, 1000));
+  const context = browser.defaultBrowserContext();
+  await context.overridePermissions(base, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+  for (const key of ['F7', 'F8', 'F9', 'F6']) await pressOn(page, key);
+  await waitFrames(page, 10);
+  const got = await downloads(page);
+  log(`downloads: ${got.map((d) => `${d.name} (${d.bytes.length} bytes)`).join(', ')}`);
+  const byName = (n) => got.find((d) => d.name === n);
+  const csv = byName('spatial-query-lab-lesson.csv');
+  check(csv && /^[a-z_]+(,[a-z_]+)+\n/.test(csv.bytes.toString()) && csv.bytes.toString().split('\n').length > 2, 'F7 (Save CSV) downloads the lesson CSV: a header and rows');
+  const json = byName('spatial-query-lab-lesson.json');
+  let doc = null;
+  try { doc = json && JSON.parse(json.bytes.toString()); } catch (e) { doc = null; }
+  check(doc && doc.lesson === 'simd' && Array.isArray(doc.rows), 'F8 (Save JSON) downloads the lesson JSON');
+  const png = byName('spatial-query-lab-chart.png');
+  if (png) keep('lesson-chart', { png: png.bytes });
+  let chartOk = false;
+  try { chartOk = png && decodePng(png.bytes).width > 100; } catch (e) { chartOk = false; }
+  check(chartOk, `F9 (Save chart) downloads a PNG of the panel's chart${png ? ` (${png.bytes.length} bytes)` : ''}`);
+  const clip = await page.evaluate(() => navigator.clipboard.readText().catch((e) => `refused: ${e.message}`));
+  check(/^# /.test(clip) && clip.includes('SIMD'), `F6 (Copy Markdown) puts the lesson on the clipboard (${JSON.stringify(clip.slice(0, 60))})`);
+  // With the lessons panel closed the keys export the compare panel.
+  await pressOn(page, 'F2');
+  await pressOn(page, 'F7');
+  await waitFrames(page, 5);
+  const compareCsv = (await downloads(page)).find((d) => d.name === 'spatial-query-lab-compare.csv');
+  check(compareCsv && /^[a-z_]+(,[a-z_]+)+\n/.test(compareCsv.bytes.toString()), 'F7 with the lessons panel closed downloads the compare CSV');
+  await page.close();
+
+  page = await open('threads', '?lesson=threads');
+  check((await waitReady(page)) === null, '?lesson=threads got ready');
+  lt = await waitLesson(page, (t) => /Step 1 of/.test(t));
+  await pressOn(page, 'PageDown');
+  lt = await waitLesson(page, (t) => /Step 2 of/.test(t));
+  log(`threads step 2: ${JSON.stringify(lt)}`);
+  check(/Not measured: the browser build runs on one thread/.test(lt), 'the every-core step is skipped with the browser as the reason');
+  await pressOn(page, 'PageDown');
+  lt = await waitLesson(page, summaryReady);
+  log(`threads summary: ${JSON.stringify(lt)}`);
+  check(!lt.includes('(not run)') && !/\b1 threads\b/.test(lt) && /Only one thread runs here/.test(lt), 'the threads summary reads as sentences: no "(not run)", no "1 threads"');
   await page.close();
 } catch (e) {
   check(false, `the run stopped: ${e.message}`);
+}
+
+// --- 9. A browser without WebGL 2 ---------------------------------------------------
+try {
+  const noGl = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--disable-webgl2'],
+  });
+  const page = await open('no-webgl2', '', () => {}, { browser: noGl });
+  const said = await waitReady(page);
+  const spinner = await page.evaluate(() => {
+    const s = document.getElementById('spinner');
+    return s ? getComputedStyle(s).display : 'none';
+  });
+  check(said !== null && /WebGL 2/.test(said) && spinner === 'none', `without WebGL 2 the page says so, with no spinner (${JSON.stringify((said || '').slice(0, 90))})`);
+  await noGl.close();
+} catch (e) {
+  check(false, `the run without WebGL 2 stopped: ${e.message}`);
 }
 
 // --- 5. Nothing went wrong on the way -------------------------------------------
