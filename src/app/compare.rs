@@ -121,7 +121,7 @@ impl App {
         &mut self,
         chart: &crate::chart::Chart,
         rect: Option<egui_macroquad::egui::Rect>,
-        which: &str,
+        which: &'static str,
     ) {
         #[cfg(not(target_arch = "wasm32"))]
         let message = {
@@ -138,23 +138,20 @@ impl App {
             }
         };
         #[cfg(target_arch = "wasm32")]
-        let message = {
+        {
             let _ = chart;
             match rect {
-                None => format!("Not saved: the {which} chart is not on screen."),
+                None => self.toast(format!("Not saved: the {which} chart is not on screen.")),
                 Some(rect) => {
                     let scale = self.egui.ctx().pixels_per_point();
                     let px = [rect.min.x, rect.min.y, rect.width(), rect.height()]
                         .map(|v| (v * scale).round().max(0.0) as u32);
-                    match crate::render::region_png(px)
-                        .and_then(|png| files::deliver("spatial-query-lab-chart", "png", &png))
-                    {
-                        Ok(to) => format!("Chart saved: {to}"),
-                        Err(e) => format!("Chart not saved: {e}"),
-                    }
+                    // Saved once this frame is drawn ([`App::finish`]).
+                    self.region_requested = Some((px, which));
                 }
             }
-        };
+        }
+        #[cfg(not(target_arch = "wasm32"))]
         self.toast(message);
     }
 

@@ -224,6 +224,10 @@ struct App {
     screenshot: Option<PathBuf>,
     /// F12 was pressed: save a PNG at the end of this frame.
     shot_requested: bool,
+    /// A panel's chart to save as the PNG of its pixels once this frame is
+    /// drawn (the browser's Save chart): the region in pixels, and the panel.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    region_requested: Option<([u32; 4], &'static str)>,
     /// The unit mesh `renderer` was built for.
     mesh_kind: UnitMeshKind,
     /// The files of `assets/scenarios/`, in the overlay's order.
@@ -353,6 +357,7 @@ impl App {
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
             screenshot: opts.screenshot,
             shot_requested: false,
+            region_requested: None,
             mesh_kind: opts.unit_mesh,
             scenario_files: Vec::new(),
             scenario_file: None,
@@ -534,6 +539,17 @@ impl App {
                     Err(e) => format!("Screenshot not saved: {e}"),
                 };
             self.stats.status = Some((message, now + STATUS_S));
+        }
+        if let Some((px, which)) = self.region_requested.take() {
+            // Read after drawing: WebGL clears the drawing buffer once a
+            // frame is shown, so a read while handling input is black.
+            let message = match crate::render::region_png(px)
+                .and_then(|png| files::deliver("spatial-query-lab-chart", "png", &png))
+            {
+                Ok(to) => format!("Chart saved: {to}"),
+                Err(e) => format!("Chart of the {which} panel not saved: {e}"),
+            };
+            self.toast(message);
         }
         if self.last_frame.is_none_or(|n| self.frame < n) {
             return None;

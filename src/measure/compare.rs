@@ -235,13 +235,28 @@ impl Comparison {
             |m: &Measurement| -> Vec<f64> { m.rounds.iter().map(|x| x.median_ms.total).collect() };
         judge(&totals(r), &totals(b), false)
     }
-    /// Row `i`'s step time as a fraction of the baseline's, per phase (move,
-    /// rebuild, query, apply): the stacked bar of the chart, where the
-    /// baseline's bar sums to about 1.
+    /// Row `i`'s step time as a fraction of the baseline's, split by phase
+    /// (move, rebuild, query, apply): the stacked bar of the chart. The bar's
+    /// height is the ratio of the median step times (the baseline's is
+    /// exactly 1); its segments divide that height in the proportions of
+    /// the phase medians, which need not add up to the step's median (a
+    /// median of sums is not the sum of medians, and the step has work
+    /// outside the four phases). Rows without phase times get one query
+    /// segment of the whole height.
     pub fn normalized(&self, i: usize) -> Option<[f64; 4]> {
         let b = self.rows.get(self.baseline()?)?.ms.total.median;
         let r = self.rows.get(i)?;
-        (b > 0.0).then(|| r.ms.phases().map(|p| p.median / b))
+        if b <= 0.0 {
+            return None;
+        }
+        let height = r.ms.total.median / b;
+        let phases = r.ms.phases().map(|p| p.median.max(0.0));
+        let sum: f64 = phases.iter().sum();
+        Some(if sum > 0.0 {
+            phases.map(|p| p / sum * height)
+        } else {
+            [0.0, 0.0, height, 0.0]
+        })
     }
 
     /// For each of [`fields`]: whether two rows name it differently (a row
@@ -498,6 +513,20 @@ mod tests {
         m
     }
 
+    /// A baseline row whose phase medians add up to 0.73 of its step's
+    /// median is still drawn exactly 1 high, its phases in proportion.
+    #[test]
+    fn a_lone_baseline_bar_is_exactly_one_high() {
+        let mut r = row("only", 10.0);
+        r.ms.query.median = 5.0;
+        r.ms.rebuild.median = 2.3;
+        let mut c = Comparison::default();
+        c.add(r);
+        let bar = c.normalized(0).unwrap();
+        assert!((bar.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{bar:?}");
+        assert!((bar[2] / bar[1] - 5.0 / 2.3).abs() < 1e-9, "{bar:?}");
+    }
+
     #[test]
     fn rows_are_compared_with_the_baseline_the_user_picks() {
         let mut c = Comparison::default();
@@ -514,7 +543,8 @@ mod tests {
         assert_eq!(c.speedup(2), Some(116.0));
         let bar = c.normalized(0).unwrap();
         assert!((bar.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-        assert_eq!(c.normalized(1).unwrap()[2], 10.0 / 580.0);
+        let grid: f64 = c.normalized(1).unwrap().iter().sum();
+        assert!((grid - 10.0 / 580.0).abs() < 1e-12);
         c.set_baseline(1);
         assert_eq!(c.describe(0), "Naive: 58x slower (57–59x) than Grid");
         assert_eq!(
@@ -550,7 +580,7 @@ mod tests {
             one.describe(1),
             "b: 2.0x, from 1 round: too few to tell from noise against a"
         );
-        assert!((c.normalized(1).unwrap()[2] - 1.0).abs() < 1e-12);
+        assert!((c.normalized(1).unwrap().iter().sum::<f64>() - 1.0).abs() < 1e-12);
         c.set_baseline(9);
         assert_eq!(c.baseline(), Some(1), "out of range: unchanged");
     }

@@ -269,11 +269,7 @@ fn nav(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
 }
 
 /// The summary page: conclusion, chart, exports.
-fn summary(
-    ui: &mut egui::Ui,
-    p: &LessonPage,
-    acts: &mut Vec<LessonAction>,
-) -> Option<egui::Rect> {
+fn summary(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) -> Option<egui::Rect> {
     ui.label(egui::RichText::new(&p.title).strong().size(16.0));
     ui.label(egui::RichText::new("What it showed").strong());
     pieces(ui, &p.text);

@@ -508,8 +508,13 @@ try {
   const png = byName('spatial-query-lab-chart.png');
   if (png) keep('lesson-chart', { png: png.bytes });
   let chartOk = false;
-  try { chartOk = png && decodePng(png.bytes).width > 100; } catch (e) { chartOk = false; }
-  check(chartOk, `F9 (Save chart) downloads a PNG of the panel's chart${png ? ` (${png.bytes.length} bytes)` : ''}`);
+  try {
+    const img = png && decodePng(png.bytes);
+    let lit = 0;
+    for (let i = 0; img && i < img.rgba.length; i += 4) if (img.rgba[i] + img.rgba[i + 1] + img.rgba[i + 2] > 60) lit++;
+    chartOk = img && img.width > 100 && lit > 0.05 * img.width * img.height;
+  } catch (e) { chartOk = false; }
+  check(chartOk, `F9 (Save chart) downloads a PNG of the panel's chart, drawn (not a black frame)${png ? ` (${png.bytes.length} bytes)` : ''}`);
   const clip = await page.evaluate(() => navigator.clipboard.readText().catch((e) => `refused: ${e.message}`));
   check(/^# /.test(clip) && clip.includes('SIMD'), `F6 (Copy Markdown) puts the lesson on the clipboard (${JSON.stringify(clip.slice(0, 60))})`);
   // With the lessons panel closed the keys export the compare panel.
