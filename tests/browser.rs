@@ -85,6 +85,29 @@ fn web_build_runs_in_headless_chromium() {
         .env_remove("CARGO_BUILD_TARGET")
         .env("CARGO_TARGET_DIR", tmp("web-build"));
     run("scripts/web-build.sh", build);
+    // The deploy folder is the page and nothing else, small enough to copy.
+    let mut names: Vec<String> = std::fs::read_dir(&web)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "gl.js",
+            "index.html",
+            "quad-url.js",
+            "sapp_jsutils.js",
+            "spatial-query-lab.wasm",
+            "sql.js"
+        ],
+        "the web folder holds the six page files only"
+    );
+    let bytes: u64 = std::fs::read_dir(&web)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(bytes < 6_000_000, "the page is {bytes} bytes");
 
     let mut smoke = Command::new("node");
     smoke

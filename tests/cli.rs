@@ -884,3 +884,30 @@ fn bench_kernels_best_is_the_widest_kernel_this_cpu_runs() {
     assert_eq!(rows[0]["kernel"].as_str(), Some(best.key()));
     assert!(rows[0]["median_ms"].is_object(), "{}", rows[0]);
 }
+
+/// Case X11: flags a lesson's steps override are named, not dropped
+/// silently (before the display check, so no window is needed).
+#[test]
+fn flags_a_lesson_overrides_are_named() {
+    let out = exe()
+        .args([
+            "--lesson",
+            "simd",
+            "--units",
+            "5000",
+            "--workload",
+            "battle",
+        ])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let note = err.lines().next().unwrap_or_default();
+    assert!(
+        note.starts_with(
+            "note: --lesson: each step sets its own settings, so --units, --workload are not used"
+        ),
+        "{err}"
+    );
+}

@@ -142,6 +142,20 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
 /// Opens the window with the flags `w` (and their matches `m`, for the
 /// scenario overrides); returns the exit code of a check that failed
 /// before it opened (the frame loop exits the process itself).
+/// The window's flags a lesson's steps set (and so override): the engine
+/// settings a step can name.
+const LESSON_SETS: &[&str] = &[
+    "units",
+    "workload",
+    "strategy",
+    "kernel",
+    "layout",
+    "cell_size",
+    "radius",
+    "threads",
+    "seed",
+];
+
 pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     let mut settings = Settings {
         units: w.units,
@@ -252,6 +266,21 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if lesson.is_some() {
+        // Every step sets the scene from the lesson's file; say which flags
+        // that overrides instead of dropping them without a word.
+        let overridden: Vec<String> = LESSON_SETS
+            .iter()
+            .filter(|id| super::given(m, id))
+            .map(|id| format!("--{}", id.replace('_', "-")))
+            .collect();
+        if !overridden.is_empty() {
+            eprintln!(
+                "note: --lesson: each step sets its own settings, so {} are not used (the window's controls change them after the lesson)",
+                overridden.join(", ")
+            );
+        }
+    }
     if w.self_check {
         self_check(settings.seed);
     }

@@ -11,12 +11,17 @@ use crate::measure::compare::SweepCurve;
 use crate::measure::verdict::Verdict;
 use crate::measure::{Outcome, Row};
 
+/// `t` for a Markdown heading, which ends at its line: line breaks as spaces.
+fn one_line(t: &str) -> String {
+    t.replace(['\n', '\r'], " ")
+}
+
 /// The heading of the Markdown document: title, summary, machine.
 pub fn markdown_head(run: &LessonRun, machine: &Machine) -> String {
     let l = run.lesson();
     let mut s = format!(
         "# {}\n\n{}\n\nMeasured on {}.\n\n",
-        l.title,
+        one_line(&l.title),
         l.summary,
         machine.summary()
     );
@@ -32,7 +37,7 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
     let mut s = format!(
         "## {}. {}\n\n{}\n\n",
         k + 1,
-        run.step(k).title,
+        one_line(&run.step(k).title),
         plain(&run.text(k))
     );
     if let Some(why) = skipped(run, k) {

@@ -214,14 +214,28 @@ impl Lesson {
             ids.push(id.clone());
             let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
             let template = Template::parse(&st.text, text, file, &known, Some(&id))?;
+            let step_settings = match st.settings {
+                Some(r) => Scenario::from_raw(r, text, file, "")?,
+                None => Scenario::default(),
+            };
+            if let Some(sweep) = st.sweep.as_ref().filter(|b| *b.get_ref()) {
+                let mut eff = crate::sim::Settings::default();
+                settings.overlay(&step_settings).apply(&mut eff);
+                if eff.strategy == crate::spatial::Strategy::Naive {
+                    return Err(error(
+                        Some(sweep.span()),
+                        "sweep",
+                        format!(
+                            "step \"{id}\" sweeps the cell size, but its strategy is Naive, which has no cells: set strategy = \"grid\" or \"sorted-grid\" in its settings"
+                        ),
+                    ));
+                }
+            }
             steps.push(Step {
                 id,
                 title: st.title.into_inner(),
                 text: template,
-                settings: match st.settings {
-                    Some(r) => Scenario::from_raw(r, text, file, "")?,
-                    None => Scenario::default(),
-                },
+                settings: step_settings,
                 sweep: st.sweep.is_some_and(|b| *b.get_ref()),
                 memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
                 all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),

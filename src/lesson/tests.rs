@@ -307,3 +307,37 @@ fn a_missing_or_non_utf8_file_is_one_line() {
     assert!(e.contains("not UTF-8"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Case X7: a sweep step on Naive (no cells to sweep) is refused when the
+/// lesson loads, naming the file, the line and the field.
+#[test]
+fn a_sweep_step_on_naive_is_refused_at_load() {
+    let text = "title = \"t\"\n[settings]\nstrategy = \"naive\"\n[[steps]]\nid = \"s\"\ntitle = \"S\"\nsweep = true\ntext = \"x\"\n";
+    let e = parse(text).unwrap_err().to_string();
+    assert!(e.starts_with("l.toml:7: sweep: "), "{e}");
+    assert!(e.contains("Naive"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    // The step's own strategy overrides the lesson's.
+    let ok = text.replace(
+        "sweep = true",
+        "sweep = true\nsettings = { strategy = \"grid\" }",
+    );
+    assert!(parse(&ok).is_ok());
+}
+
+/// Case X10: a step title holding `|` and a line break keeps the Markdown
+/// whole: headings on one line, every table row with as many cells as the
+/// header.
+#[test]
+fn user_text_does_not_break_the_markdown() {
+    let text = SMALL.replace("title = \"A\"", "title = \"A | naive\\nscan\"");
+    let mut run = LessonRun::new(parse(&text).unwrap(), LessonOptions::default());
+    run.record(0, measured(&run, 0, 4.0));
+    run.record(1, measured(&run, 1, 1.0));
+    let md = export::to_markdown(&run, crate::machine::Machine::current());
+    assert!(md.contains("## 1. A | naive scan\n"), "{md}");
+    let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+    let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(table.len() >= 4, "{md}");
+    assert!(table.iter().all(|l| cells(l) == cells(table[0])), "{md}");
+}
