@@ -374,7 +374,12 @@ impl App {
         };
         app.start(opts.select, opts.scenario, notices);
         if let Some(lesson) = opts.lesson {
+            // The first step's settings go through what every later change
+            // does (slicing, limits), so a large Naive first step is sliced
+            // like any other Naive frame.
+            let before = app.settings.clone();
             app.start_lesson(lesson);
+            app.settle(&before);
             app.refresh_lesson();
         }
         Ok(app)
