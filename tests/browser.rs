@@ -1,10 +1,13 @@
-//! The browser build (issue 21), checked from `cargo test`: builds the web
-//! folder with `scripts/web-build.sh` (SIMD128 on) and opens it in headless
-//! Chromium with `tests/web/smoke.mjs` (puppeteer-core), which checks that
-//! the page gets ready and draws frames, that the overlay and the units are
-//! on the screenshot, that a key and a click change the picture, that
-//! `?self-check` finds every kernel equal to the naive scan, and that no
-//! console error or warning, exception or `alert()` happened on the way.
+//! The browser build, checked from `cargo test`: builds the web folder with
+//! `scripts/web-build.sh` (SIMD128 on), checks that it holds the six page
+//! files only, and opens it in headless Chromium with `tests/web/smoke.mjs`
+//! (puppeteer-core), which checks that the page gets ready and draws
+//! frames, that the overlay and the units are on the screenshot, that a key
+//! and a click change the picture, that `?self-check` finds every kernel
+//! equal to the naive scan, the pages without WebGL 2, from `file://`, of
+//! `?help` and of bad parameters, the simd and threads lessons read as
+//! sentences, every export key downloads or copies what it should, and that
+//! no console error or warning, exception or `alert()` happened on the way.
 //!
 //! Needs the Rust target `wasm32-unknown-unknown`, `node`, Debian's
 //! `chromium` (or `CHROMIUM` naming a Chromium binary) and

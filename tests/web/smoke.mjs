@@ -15,10 +15,25 @@
 //    changes the picture around it (it gets selected), while two pictures
 //    of the paused scene without a click are the same there;
 // 4. a second load with ?self-check&units=3000 logs `self-check: ok: ...`
-//    (every kernel of the build, SIMD128 included, against the naive scan);
-// 5. during all of it: no console error or warning, no uncaught exception,
-//    no alert() (miniquad's gl.js calls alert on GL calls it lacks, which
-//    would freeze the page), no failed request.
+//    (every kernel of the build, SIMD128 included, against the naive scan)
+//    and shows that line in a notice on the page;
+// 5. during all of it: no console error or warning (except on the pages
+//    whose answer is an error), no uncaught exception, no alert()
+//    (miniquad's gl.js calls alert on GL calls it lacks, which would freeze
+//    the page), no failed request;
+// 6. ?help shows the flags on the page; ?lesson=my.toml names the bundled
+//    lessons; a bad parameter points to ?help, not --help;
+// 7. index.html opened from file:// says how to serve the folder;
+// 8. ?lesson=simd and ?lesson=threads (read through the page's
+//    screen-reader mirror of the lesson panel): Page Down to the summary
+//    while measuring, which then finishes; no "(not run)" and no
+//    "1 threads" in the summaries; skipped steps name the build; F7, F8,
+//    F9 download the lesson's CSV, JSON and a drawn chart PNG, F6 puts its
+//    Markdown on the clipboard, and F7 with the panel closed the compare
+//    panel's CSV;
+// 9. a browser started with --disable-webgl2 shows a message, no spinner.
+// The module is served gzipped (Content-Encoding), as hosts do; the
+// progress bar must still end at its total.
 //
 // Writes the default page's screenshot (after the 200 frames, before any
 // input) to <out.png>; with SMOKE_KEEP set, also the pictures of step 3
