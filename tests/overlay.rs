@@ -581,6 +581,20 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .actions
         .iter()
         .any(|a| a.sweep == Some(SweepAction::UseBest)));
+
+    // Stopped part-way (case X11: a strategy change): no fastest, no "Use best".
+    let mut stopped = sweep_after(Some(6));
+    stopped.stop("the strategy changed");
+    let mut h = harness(FrameStats {
+        sweep: Some(stopped),
+        ..stats_with_grid()
+    });
+    h.run();
+    assert!(h.query_by_label_contains("Fastest: cell").is_none());
+    assert!(h
+        .query_by_label_contains("Stopped before its end (the strategy changed)")
+        .is_some());
+    assert!(button_node(&h, "Use best").is_disabled());
 }
 
 /// A right-drag with the secondary button from `from` to `to`, over three

@@ -661,6 +661,13 @@ impl CellSweep {
         self.sync();
     }
 
+    /// Why the sweep was stopped before its end ([`CellSweep::stop`]), if
+    /// it was: then some cell sizes have fewer rounds or none, and no
+    /// fastest cell size should be named from it.
+    pub fn stopped(&self) -> Option<&str> {
+        self.plan.stopped()
+    }
+
     /// Fraction of the sweep's frames done, 0 to 1 (skipped cell sizes count
     /// as done; 1 when done or stopped).
     pub fn progress(&self) -> f32 {

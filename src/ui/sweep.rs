@@ -123,7 +123,19 @@ pub fn window(
                 w.layout.name(),
                 sw.threads()
             ));
-            match (sw.cell_size(), sw.best()) {
+            // A stopped sweep measured some cell sizes in fewer rounds or
+            // not at all: it names no fastest.
+            let best = sw.best().filter(|_| sw.stopped().is_none());
+            match (sw.cell_size(), best) {
+                (_, None) if sw.stopped().is_some() => {
+                    ui.label(
+                        egui::RichText::new(format!(
+                            "Stopped before its end ({}): the points measured so far are drawn, but not every cell size was measured in every round, so no fastest is named. Start it again (key \\) to compare them all.",
+                            sw.stopped().unwrap_or_default()
+                        ))
+                        .color(super::overlay::NOTICE_COLOR),
+                    );
+                }
                 (Some(cell), _) => {
                     ui.add(
                         egui::ProgressBar::new(sw.progress())
@@ -162,7 +174,9 @@ pub fn window(
             plots(ui, sw, current_cell);
             notes(ui, sw);
             ui.horizontal(|ui| {
-                let best = sw.best().filter(|_| sw.is_done());
+                let best = sw
+                    .best()
+                    .filter(|_| sw.is_done() && sw.stopped().is_none());
                 let use_best = ui
                     .add_enabled(best.is_some(), egui::Button::new("Use best"))
                     .on_hover_text(match best {
