@@ -292,6 +292,19 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
             eprintln!("note: {why}; using {}", settings.kernel.name());
         }
     }
+    let asked = w.window_size;
+    w.window_size = fit_framebuffer(asked);
+    if w.window_size != asked {
+        eprintln!(
+            "note: --window {}x{} needs a {} framebuffer; windows are limited to {} of RGBA pixels (Mesa's rasterizer crashes above it), so it opens at {}x{}",
+            asked.0,
+            asked.1,
+            spatial_query_lab::format::bytes(asked.0 as usize * asked.1 as usize * 4),
+            spatial_query_lab::format::bytes(MAX_FRAMEBUFFER_BYTES),
+            w.window_size.0,
+            w.window_size.1
+        );
+    }
     let opts = AppOptions {
         settings,
         screenshot: w.screenshot,
@@ -379,4 +392,45 @@ fn self_check(seed: u64) {
         }
     }
     spatial_query_lab::browser::page_notice(&line, !check.ok());
+}
+
+/// The largest framebuffer a window may ask for, bytes of RGBA8: 2 GiB
+/// minus one pixel. Mesa's software rasterizer segfaults above 2^31 bytes
+/// (seen at 32766x32766 and 32767x32767; 20000x20000, 1.6 GB, works), and a
+/// window that large is no use on any GPU.
+const MAX_FRAMEBUFFER_BYTES: usize = (1 << 31) - 4;
+
+/// `size` scaled down, keeping its aspect, until its RGBA8 framebuffer fits
+/// in [`MAX_FRAMEBUFFER_BYTES`]; unchanged when it already does.
+fn fit_framebuffer(size: (i32, i32)) -> (i32, i32) {
+    let (w, h) = (size.0.max(1) as f64, size.1.max(1) as f64);
+    let limit = (MAX_FRAMEBUFFER_BYTES / 4) as f64;
+    if w * h <= limit {
+        return size;
+    }
+    let k = (limit / (w * h)).sqrt();
+    (
+        (w * k).floor().max(1.0) as i32,
+        (h * k).floor().max(1.0) as i32,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_fit_the_framebuffer_limit() {
+        assert_eq!(fit_framebuffer((1280, 800)), (1280, 800));
+        assert_eq!(fit_framebuffer((20000, 20000)), (20000, 20000));
+        for size in [(32767, 32767), (32766, 32766), (32767, 1), (30000, 20000)] {
+            let (w, h) = fit_framebuffer(size);
+            assert!(
+                w as usize * h as usize * 4 <= MAX_FRAMEBUFFER_BYTES,
+                "{size:?}"
+            );
+            assert!(w <= size.0 && h <= size.1, "{size:?}");
+        }
+        assert_eq!(fit_framebuffer((32767, 1)), (32767, 1));
+    }
 }
