@@ -555,6 +555,8 @@ fn table_notes(rows: &[BenchRow]) -> String {
                 r.planned_frames,
                 r.note.as_deref().unwrap_or("a guard cut them")
             );
+        } else if let Some(note) = r.note.as_deref().filter(|n| n.contains(" raised to ")) {
+            s += &format!("- {}: {note}\n", r.label);
         }
     }
     s

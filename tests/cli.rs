@@ -911,3 +911,53 @@ fn flags_a_lesson_overrides_are_named() {
         "{err}"
     );
 }
+
+/// Case X9: a cell size the grid cannot honour is raised the same way for
+/// every tiny value, and the row says so (the cell used, and a note).
+#[test]
+fn bench_rows_report_the_cell_the_grid_used() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "1000",
+            "--strategies",
+            "grid",
+            "--kernels",
+            "scalar",
+        ])
+        .args([
+            "--cell-sizes",
+            "1e-30,0.01",
+            "--frames",
+            "1",
+            "--warmup",
+            "0",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 2);
+    let cells: Vec<f64> = rows
+        .iter()
+        .map(|r| r["cell_size"].as_f64().unwrap())
+        .collect();
+    assert!(cells.iter().all(|&c| c > 0.05), "{cells:?}");
+    assert!(
+        (cells[0] - cells[1]).abs() < 1e-6,
+        "raised alike: {cells:?}"
+    );
+    for r in &rows {
+        let note = r["note"].as_str().unwrap_or_default();
+        assert!(note.contains("raised to"), "{r}");
+        // Not every pair tested: the grid has many cells.
+        assert!(r["candidates"].as_u64().unwrap() < 200_000, "{r}");
+    }
+}

@@ -194,6 +194,20 @@ impl Row {
         if row.cell_over_r.is_none() {
             row.cell_over_r = row.cell_size.map(|c| c as f64 / s.radius as f64);
         }
+        // The row reports the cell the grid used; say when that is not the
+        // one asked for.
+        if let Some(used) = row.cell_size.filter(|&c| c > s.cell_size * 1.001) {
+            let raised = format!(
+                "cell {} raised to {} by the grid's cap of {} cells",
+                crate::format::length(s.cell_size),
+                crate::format::length(used),
+                crate::format::thousands(crate::spatial::MAX_CELLS as u64)
+            );
+            row.note = Some(match row.note.take() {
+                Some(n) => format!("{n}; {raised}"),
+                None => raised,
+            });
+        }
         row
     }
 

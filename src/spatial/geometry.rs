@@ -190,10 +190,12 @@ pub fn floor_to_i64(v: f32) -> i64 {
 impl GridGeometry {
     /// Fits a grid to the bounding box of the finite points.
     ///
-    /// The effective cell size starts from `cell_hint` and doubles until the
-    /// grid has at most [`MAX_CELLS`] cells, so memory stays bounded for tiny
-    /// cell sizes; a hint of at least [`min_cell_for_extent`] of the points'
-    /// extent (for points in `[0, extent)`) is always used as given. A hint that is not
+    /// The effective cell size is `cell_hint`, raised to
+    /// [`min_cell_for_extent`] of the points' larger extent when below it
+    /// (the same cell for every such hint), then doubled until the grid has
+    /// at most [`MAX_CELLS`] cells and no coordinate passes i64, so memory
+    /// stays bounded for tiny cell sizes; a hint of at least that minimum
+    /// (for points in `[0, extent)`) is always used as given. A hint that is not
     /// finite and positive (0, negative, NaN, infinity) is replaced by
     /// 1/64 of the larger box extent (at least the smallest normal f32; 1.0 for
     /// a point-sized box); user input
@@ -234,8 +236,26 @@ impl GridGeometry {
                 ..Default::default()
             };
         }
+        // A hint too small for the extent is raised to the smallest cell
+        // that fits it, the same for every such hint (doubling from each
+        // would give each its own cell).
+        let extent = (max_x - min_x).max(max_z - min_z);
+        if extent.is_finite() && cell < min_cell_for_extent(extent) {
+            cell = min_cell_for_extent(extent);
+        }
         let cap = MAX_CELLS as i128;
+        // A coordinate beyond i64 saturates, and two saturated ends would
+        // read as one cell: such a cell counts as too small.
+        let saturates = |cell: f32| {
+            [min_x, max_x, min_z, max_z]
+                .iter()
+                .any(|&v| (f64::from(v) / f64::from(cell)).abs() >= 4.0e18)
+        };
         loop {
+            if saturates(cell) && cell.is_finite() {
+                cell *= 2.0;
+                continue;
+            }
             let g = GridGeometry {
                 cell,
                 ..Default::default()
@@ -594,6 +614,21 @@ mod tests {
     use super::*;
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
+
+    /// Case X9: a cell hint so small that the points' coordinates pass
+    /// i64 (1e-30 over [1, 100)) is raised like any too-small cell, to a
+    /// grid of about [`MAX_CELLS`] cells, not collapsed into one cell.
+    #[test]
+    fn a_tiny_cell_hint_is_raised_not_collapsed() {
+        let xs = [1.0f32, 99.0, 50.0];
+        let zs = [1.0f32, 99.0, 20.0];
+        for hint in [1e-30f32, 1e-20, 1e-10, f32::MIN_POSITIVE] {
+            let g = GridGeometry::fit(Points::new(&xs, &zs), hint);
+            let cells = g.nx * g.nz;
+            assert!(cells > MAX_CELLS / 8 && cells <= MAX_CELLS, "{hint}: {g:?}");
+            assert!(g.cell >= min_cell_for_extent(98.0) / 2.0, "{hint}: {g:?}");
+        }
+    }
 
     /// Every unit's own block ([`GridGeometry::block`]) lies inside the
     /// block of its class, which lies inside the box's block, for boxes of
