@@ -258,8 +258,32 @@ pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
     out
 }
 
-/// Predicts a naive frame's seconds (other strategies: no prediction, so
-/// only a first frame measured too slow trips the guards): from the largest
+/// Above this fraction of the world under one query's block, a grid's
+/// frame is predicted ([`naive_predictor`]); below it (every sensible cell
+/// size) the guards wait for a first measured frame.
+const GRID_PREDICTED_ABOVE: f64 = 0.05;
+
+/// The fraction of the world one query's block of cells covers, for units
+/// spread uniformly: per axis the block spans `min(ceil(2r / c) + 1, cells)`
+/// of the grid's `ceil(L / c)` cells (the cell raised to what the grid's
+/// cap allows), squared. 1 for a one-cell grid.
+fn block_fraction(s: &Settings) -> f64 {
+    let world = f64::from(s.world_edge());
+    let cell = f64::from(
+        s.cell_size
+            .max(crate::spatial::min_cell_for_extent(s.world_edge())),
+    );
+    if !(cell > 0.0 && world > 0.0) {
+        return 0.0;
+    }
+    let cells = (world / cell).ceil().max(1.0);
+    let block = ((2.0 * f64::from(s.radius) / cell).ceil() + 1.0).min(cells);
+    (block / cells).powi(2)
+}
+
+/// Predicts a naive frame's seconds, and a grid's where its block covers
+/// over [`GRID_PREDICTED_ABOVE`] of the world (other grids: no prediction,
+/// so only a first frame measured too slow trips the guards): from the largest
 /// naive run of the same kernel, layout, threads, order, pass and workload
 /// measured earlier in the plan with fewer units, scaled by `N^2`; else from
 /// [`NaiveCost`]'s model (a small sample's cost per pair test, measured on
@@ -269,7 +293,25 @@ pub fn naive_predictor(seed: u64, workload: Workload) -> Predictor {
     let cost = Mutex::new(NaiveCost::default());
     Arc::new(move |s: &Settings, outcomes: &[Outcome]| {
         if s.strategy != Strategy::Naive {
-            return None;
+            // A grid whose block covers much of the world (one cell, a huge
+            // radius) tests nearly every pair: predicted like the naive scan
+            // it has become, so the guards skip it instead of running it.
+            let fraction = block_fraction(s);
+            if fraction < GRID_PREDICTED_ABOVE {
+                return None;
+            }
+            let mut c = cost.lock().unwrap_or_else(|e| e.into_inner());
+            let kernel = s.kernel.or_scalar();
+            c.get_or_measure(kernel, s.layout, seed, workload);
+            let naive = c.frame_seconds(kernel, s.layout, s.units, s.threads)?;
+            return Some(Estimate {
+                seconds: naive * fraction,
+                how: format!(
+                    "a query's block covers {:.0}% of the world, so about {} candidates per query at the naive scan's cost per test (uniform units)",
+                    fraction * 100.0,
+                    thousands((fraction * s.units as f64) as u64)
+                ),
+            });
         }
         let scaled = outcomes
             .iter()
@@ -565,6 +607,24 @@ fn table_notes(rows: &[BenchRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grid_block_covering_the_world_is_a_naive_scan() {
+        let s = |cell: f32, radius: f32| Settings {
+            strategy: Strategy::Grid,
+            units: 1_000_000,
+            world: Some(1_000_000.0),
+            cell_size: cell,
+            radius,
+            ..Settings::default()
+        };
+        assert_eq!(block_fraction(&s(1_000_000.0, 10.0)), 1.0);
+        assert!(
+            block_fraction(&s(10.0, 10.0)) < 1e-5,
+            "raised to the cell cap: 2 of 1022 cells per axis"
+        );
+        assert!(block_fraction(&s(10.0, 400_000.0)) > 0.5);
+    }
 
     #[test]
     fn the_slow_threshold_follows_the_skip_limit() {

@@ -961,3 +961,32 @@ fn bench_rows_report_the_cell_the_grid_used() {
         assert!(r["candidates"].as_u64().unwrap() < 200_000, "{r}");
     }
 }
+
+/// Case X6: a grid of one cell over a million units is a naive scan; the
+/// cost model predicts it and the row is skipped with the estimate, not
+/// run for minutes.
+#[test]
+fn a_one_cell_grid_is_skipped_with_its_estimate() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "1000000",
+            "--strategies",
+            "grid",
+            "--cell-sizes",
+            "1000000",
+        ])
+        .args(["--world", "1000000", "--frames", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 1);
+    let why = rows[0]["skipped"].as_str().unwrap_or_default();
+    assert!(why.contains("covers 100% of the world"), "{}", rows[0]);
+}
