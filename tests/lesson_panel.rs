@@ -308,3 +308,38 @@ fn at_projector_sizes_next_is_reached_with_the_memory_view_open() {
         assert!(has(&h, "Step 2 of 3"), "{size:?}: Next was clicked");
     }
 }
+
+/// At 1280x800 a summary page whose text and chart fit the screen shows
+/// every button without scrolling: the panel grows to the column's height
+/// before it scrolls (its buttons were cut off below a panel of fixed
+/// height, behind a scroll bar that shows only on hover).
+#[test]
+fn a_summary_that_fits_the_column_shows_all_its_buttons() {
+    let mut h = harness();
+    h.state_mut().view.show_lessons = true;
+    h.run();
+    h.get_by_label("2. SIMD lanes: 1, 4, 8, 16 distance tests at once")
+        .click();
+    h.run();
+    h.state_mut().measure();
+    h.run();
+    for _ in 0..6 {
+        let budget = h.state().budget;
+        let e = h.state_mut().session.as_mut().unwrap().go(1, &budget);
+        h.state_mut().apply(e);
+        h.run();
+    }
+    h.run();
+    assert!(has(&h, "What it showed"), "on the summary page");
+    let b = h.get_by_label("All lessons").raw_bounds().unwrap();
+    assert!(b.y1 < 790.0, "All lessons at {b:?}: below the window");
+    let lessons = h
+        .get_all_by_label("Lessons")
+        .filter_map(|n| n.raw_bounds())
+        .max_by(|a, b| a.area().total_cmp(&b.area()))
+        .unwrap();
+    assert!(
+        b.y1 <= lessons.y1,
+        "All lessons ({b:?}) is outside the panel ({lessons:?})"
+    );
+}

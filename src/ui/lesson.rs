@@ -94,17 +94,38 @@ pub fn window(
     // open: the two never cover each other); the content scrolls when the
     // column is short (a projector at 1024x768 with a large UI scale).
     let width = place.width().max(200.0);
+    let max_height = (place.height() - 40.0).max(80.0);
+    // egui keeps a window's height from the frame it was first laid out
+    // and scrolls longer content inside it: the window is asked for the
+    // height its page's content had last frame (up to `max_height`), and a
+    // new id for each page and state (measuring, measured) lets it shrink.
+    let id = egui::Id::new((
+        "lessons window",
+        panel.page.as_ref().map(|p| {
+            (
+                p.step,
+                p.steps,
+                p.measuring.is_some(),
+                p.measured,
+                p.title.clone(),
+            )
+        }),
+    ));
+    let content_id = id.with("content height");
+    let wanted: f32 = ctx.data(|d| d.get_temp(content_id)).unwrap_or(0.0);
     egui::Window::new("Lessons")
+        .id(id)
         .open(open)
         // Above the panel, whose window id follows the screen's height (a
         // new id comes out on top): the lesson is what the class follows.
         .order(egui::Order::Foreground)
         .fixed_pos(place.min)
         .default_width(width)
-        .max_height((place.height() - 40.0).max(80.0))
+        .min_height(wanted.min(max_height))
+        .max_height(max_height)
         .resizable(false)
         .show(ctx, |ui| {
-            egui::ScrollArea::vertical()
+            let out = egui::ScrollArea::vertical()
                 .id_salt("lesson page")
                 .show(ui, |ui| {
                     ui.set_max_width(width);
@@ -119,6 +140,11 @@ pub fn window(
                         Some(p) => step(ui, p, &mut acts),
                     }
                 });
+            let h = out.content_size.y;
+            if (h - wanted).abs() > 0.5 {
+                ctx.data_mut(|d| d.insert_temp(content_id, h));
+                ctx.request_repaint();
+            }
         });
     (acts, chart)
 }

@@ -460,19 +460,24 @@ impl Kernel {
 
     /// Why this kernel cannot run here, naming the right culprit, or `None`
     /// when it can: a kernel of another architecture is missing from this
-    /// *build* ("the browser build has no SSE kernel: SSE is an x86_64
-    /// instruction set"); SIMD128 left out at compile time is the build's
-    /// choice too; a kernel of this architecture the processor lacks is the
+    /// *build* ("the browser build (WebAssembly) has no SSE kernel: SSE is
+    /// an instruction set of x86_64 CPUs"); SIMD128 left out at compile
+    /// time is the build's choice too; a kernel of this architecture the processor lacks is the
     /// *CPU*'s ("this CPU cannot run AVX-512"). Allocates the sentence.
     pub fn absent_reason(self) -> Option<String> {
         if self.is_available() {
             return None;
         }
-        let arch = match self {
+        let (arch, whose) = match self {
             Kernel::Scalar => return None,
-            Kernel::Sse | Kernel::Avx2 | Kernel::Avx512 => "x86_64",
-            Kernel::Neon => "ARM (AArch64)",
-            Kernel::Simd128 => "WebAssembly",
+            Kernel::Sse | Kernel::Avx2 | Kernel::Avx512 => {
+                ("x86_64", "an instruction set of x86_64 CPUs")
+            }
+            Kernel::Neon => ("ARM (AArch64)", "an instruction set of ARM CPUs"),
+            Kernel::Simd128 => (
+                "WebAssembly",
+                "WebAssembly's vector extension, in the browser build",
+            ),
         };
         let here = if cfg!(target_arch = "x86_64") {
             "x86_64"
@@ -490,10 +495,9 @@ impl Kernel {
         };
         Some(if arch != here {
             format!(
-                "{build} ({here}) has no {} kernel: {} is {} instructions",
+                "{build} ({here}) has no {} kernel: {} is {whose}",
                 self.name(),
-                self.name(),
-                arch
+                self.name()
             )
         } else if self == Kernel::Simd128 {
             format!("{build} was compiled without SIMD128 (scripts/web-build.sh --no-simd128); WebAssembly cannot add it at run time")
@@ -737,5 +741,33 @@ impl Kernel {
 impl std::fmt::Display for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kernel;
+
+    /// A missing kernel is blamed on the build when it belongs to another
+    /// architecture and on the CPU only when it is this one's (case X3).
+    #[test]
+    fn absent_reasons_name_the_build_or_the_cpu() {
+        for k in Kernel::ALL {
+            let why = k.absent_reason();
+            assert_eq!(why.is_none(), k.is_available(), "{k:?}: {why:?}");
+            let Some(why) = why else { continue };
+            let native = Kernel::native().contains(&k);
+            assert_eq!(
+                why.starts_with("this CPU cannot run"),
+                native && k != Kernel::Simd128,
+                "{k:?}: {why}"
+            );
+            if !native {
+                assert!(
+                    why.contains(&format!("has no {} kernel", k.name())),
+                    "{why}"
+                );
+            }
+        }
     }
 }
