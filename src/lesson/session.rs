@@ -216,8 +216,10 @@ impl Session {
             },
             measuring,
             measured: on_step && run.result(k).is_some(),
+            // Known before the measurement ends for a step this build or
+            // machine cannot run.
             skipped: if on_step {
-                export::skipped(run, k)
+                export::skipped(run, k).or_else(|| run.cannot_run(k))
             } else {
                 None
             },
