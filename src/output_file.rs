@@ -27,10 +27,12 @@ pub fn partial_path(path: &Path) -> PathBuf {
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let partial = partial_path(path);
     let written = (|| {
-        let mut file = std::fs::File::create(&partial)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
+        {
+            // Closed at the end of this block, before the rename.
+            let mut file = std::fs::File::create(&partial)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+        }
         std::fs::rename(&partial, path)
     })();
     if written.is_err() {
