@@ -18,15 +18,17 @@
 //! id = "naive"                             # letters, digits, '_' and '-'
 //! title = "Naive: every pair"
 //! settings = { strategy = "naive" }        # what this step changes
-//! sweep = false                            # optional: a cell-size sweep
+//! sweep = false                            # optional: a cell-size sweep (not on Naive)
 //! memory_view = false                      # optional: open the memory view
 //! all_threads = false                      # optional: as many threads as cores
 //! absent = "..."                           # optional: shown instead of `text`
-//!                                          # where the step cannot run (a kernel
-//!                                          # this CPU lacks)
+//!                                          # where the step is skipped (a kernel
+//!                                          # this CPU or build lacks, one thread
+//!                                          # for all_threads, a guard)
 //! text = "Naive tested {naive.candidates_per_unit} candidates per unit."
 //! # placeholders: {METRIC}, {STEP.METRIC}, {A / B}, {verdict(A, B)},
-//! # {if A < B}...{elif A > B}...{else}...{end} (see `super::text`)
+//! # {if A < B}...{elif A > B}...{else}...{end}, {if ran(STEP)}...{end}
+//! # (see `super::text`)
 //! ```
 //!
 //! Validated like scenarios ([`crate::scenario`]): the first problem is
