@@ -577,7 +577,9 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
 /// row whose frames a guard cut.
 fn table_notes(rows: &[BenchRow]) -> String {
     let rounds = rows.iter().map(|r| r.rounds.len()).max().unwrap_or(0);
-    let mut s = if rounds >= crate::measure::verdict::MIN_ROUNDS {
+    let mut s = if rounds == 0 {
+        "\nEvery row was skipped: nothing was measured (each row says why).\n".to_string()
+    } else if rounds >= crate::measure::verdict::MIN_ROUNDS {
         format!(
             "\nTimes are medians of {rounds} round medians (their range in brackets); the rounds visited the rows in turn. A speedup names a direction only where the two rows' rounds do not overlap (by chance, with nothing different: {:.1}%); otherwise it says the difference is within this machine's noise.\n",
             100.0 * crate::measure::verdict::separation_chance(rounds, rounds)

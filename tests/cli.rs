@@ -990,3 +990,27 @@ fn a_one_cell_grid_is_skipped_with_its_estimate() {
     let why = rows[0]["skipped"].as_str().unwrap_or_default();
     assert!(why.contains("covers 100% of the world"), "{}", rows[0]);
 }
+
+/// A table of skipped rows says that nothing was measured, not "(0 rounds)".
+#[test]
+fn a_table_of_skipped_rows_says_nothing_was_measured() {
+    let out = exe()
+        .args([
+            "bench",
+            "--units",
+            "1000000",
+            "--strategies",
+            "grid",
+            "--cell-sizes",
+            "1000000",
+        ])
+        .args(["--world", "1000000", "--frames", "1"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("Every row was skipped: nothing was measured"),
+        "{md}"
+    );
+    assert!(!md.contains("0 rounds"), "{md}");
+}
