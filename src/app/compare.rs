@@ -89,15 +89,18 @@ impl App {
         }
     }
 
-    /// Puts `text` on the clipboard: egui's (the window system's) on the
-    /// desktop; in the browser the page's (`navigator.clipboard`), since
-    /// egui's there reaches the clipboard only on the next Ctrl+C. Returns
-    /// the toast's words.
+    /// Puts `text` on the clipboard: egui's (the window system's), and in
+    /// the browser also the page's (`navigator.clipboard`), since egui's
+    /// there reaches the clipboard only on the next Ctrl+C. Returns the
+    /// toast's words.
     pub(super) fn copy_text(&mut self, text: String, what: &str) -> String {
-        if crate::browser::copy_text(&text) {
+        let page = crate::browser::copy_text(&text);
+        // In the browser too: where the page's clipboard is refused, the
+        // next Ctrl+C hands egui's to the browser.
+        self.egui.ctx().copy_text(text);
+        if page {
             format!("Copied {what} to the clipboard (the page says so if the browser refuses).")
         } else {
-            self.egui.ctx().copy_text(text);
             format!("Copied {what} to the clipboard.")
         }
     }
