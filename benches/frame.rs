@@ -1,5 +1,5 @@
 //! Full frames (`Simulation::step`: move → rebuild → query every unit → apply)
-//! of the standard workloads (`shared/WORKLOADS.md`: r = 10, cell = r, seed 42)
+//! of the standard workloads (`docs/workloads.md`: r = 10, cell = r, seed 42)
 //! per strategy x kernel x thread count.
 //!
 //! Groups are `frame/<workload>/<units>`, ids `<strategy>/<kernel>/t<threads>`,
@@ -11,7 +11,7 @@
 //! strategy, kernel and thread count must find the same pairs).
 //!
 //! Timed frames are always frames `W..W + F` after a spawn (W = 5, F = 60, the
-//! standard window of `shared/WORKLOADS.md` and `spatial-query-lab bench`):
+//! standard window of `docs/workloads.md` and `spatial-query-lab bench`):
 //! when a simulation reaches frame `W + F` it is respawned from the same seed
 //! and stepped `W` frames untimed. Without this, a fast combination would step
 //! thousands of frames during one benchmark while a slow one steps a few, and

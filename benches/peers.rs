@@ -2,7 +2,7 @@
 //! index from the current positions, then one fixed-radius query per unit
 //! collecting the ids of the units within r = 10 (`dx*dx + dz*dz <= r*r`,
 //! inclusive, self excluded) into a reused CSR buffer (`ids` plus one offset
-//! per query), on the standard workloads (`shared/WORKLOADS.md`, seed 42).
+//! per query), on the standard workloads (`docs/workloads.md`, seed 42).
 //!
 //! Groups `peers/<workload>/<units>`, ids:
 //! - `ours-sorted-grid-cell-order`: the same after the engine's cell-order

@@ -1,5 +1,5 @@
 //! The headless benchmark behind `spatial-query-lab bench`: full frames of the
-//! standard workloads (`shared/WORKLOADS.md`) for every strategy x kernel x
+//! standard workloads (`docs/workloads.md`) for every strategy x kernel x
 //! thread count, reported as per-phase medians.
 
 pub mod roofline;
@@ -13,7 +13,7 @@ use crate::sim::budget::NaiveCost;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
-/// Time step of a benchmark frame, seconds (`shared/WORKLOADS.md`).
+/// Time step of a benchmark frame, seconds (`docs/workloads.md`).
 pub const BENCH_DT: f32 = 1.0 / 60.0;
 /// A combination whose estimated frame time exceeds this (seconds) is skipped.
 pub const SKIP_ABOVE_S: f64 = 10.0;
@@ -71,7 +71,7 @@ pub struct BenchConfig {
     pub reorder_every: u32,
     /// Data layouts to compare.
     pub layouts: Vec<Layout>,
-    /// Passes to compare (collect ids, fused, fused half stencil).
+    /// Passes to compare (collect ids, fused).
     pub passes: Vec<Pass>,
     /// Grid cell sizes to compare, world units (each finite and > 0; empty:
     /// the standard radius). Naive has no grid: it runs with the first only.
@@ -82,7 +82,7 @@ pub struct BenchConfig {
     /// whose naive runs under valgrind are estimated far above it).
     pub skip_above_s: f64,
     /// Separation steering strength while timed (default 0: steering off, as
-    /// `shared/WORKLOADS.md` asks, so `clustered` and `hotspot` keep their shape).
+    /// `docs/workloads.md` asks, so `clustered` and `hotspot` keep their shape).
     pub separation: f32,
     /// Query radius, world units (default the standard 10).
     pub radius: f32,
@@ -136,7 +136,7 @@ pub fn measure(settings: &Settings, warmup: usize, frames: usize) -> Result<Meas
 
 /// Settings of one benchmark combination: radius `cfg.radius`, world
 /// `cfg.world`, the standard cell size (each run sets its own),
-/// real-time speed, steering `cfg.separation` (default off: separation 0, `shared/WORKLOADS.md`: timed
+/// real-time speed, steering `cfg.separation` (default off: separation 0, `docs/workloads.md`: timed
 /// frames move units in straight lines, so `clustered` and `hotspot` keep
 /// their shape for the whole run).
 pub fn bench_settings(

@@ -1,6 +1,6 @@
 //! Spatial Query Lab: fixed-radius neighbor queries for many moving units
 //! (naive scan, uniform grids, SIMD kernels) and the compressed vertex streams
-//! used to draw them.
+//! that draw them.
 //!
 //! The engine modules ([`sim`], [`spatial`], [`compress`], [`measure`], [`mod@bench`],
 //! [`scenario`], [`lesson`], [`format`](mod@format), [`view`], [`machine`]) never touch the

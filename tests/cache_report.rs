@@ -1,12 +1,12 @@
-//! `scripts/cache-report.sh --quick` (issue 18): the simulated-caches report
-//! of the README must keep counting the query phase of every layout and
-//! strategy (it broke when the fused pass moved the work out of the function
-//! it counted).
+//! `scripts/cache-report.sh --quick`: the simulated-caches report of
+//! docs/guide.md counts the query phase of every layout and strategy,
+//! wherever the pass puts that work (the script names the functions it
+//! counts, so moving the work out of them must fail here).
 //!
 //! Runs the script on the binary cargo built for this test (`--bin`, so no
 //! second release build), then checks its Markdown table: one row per layout
 //! x strategy, numbers that parse, misses per query that are positive, and
-//! the orderings the README teaches where the simulated D1 size makes them
+//! the orderings the guide teaches where the simulated D1 size makes them
 //! certain. About 1.5 to 2 minutes on a 2-core virtual machine (most of it
 //! the naive scan of the two AoS layouts under valgrind).
 //!

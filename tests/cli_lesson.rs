@@ -1,4 +1,4 @@
-//! `spatial-query-lab lesson` (issue 20): bundled lessons and a teacher's
+//! `spatial-query-lab lesson`: bundled lessons and a teacher's
 //! own file run headless, their texts quote what was measured, the JSON
 //! uses `bench`'s keys, and a bad file is one line.
 

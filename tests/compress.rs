@@ -1,5 +1,5 @@
 //! Integration tests for `spatial_query_lab::compress`: the C1-C5 cases of
-//! `shared/cases/CASES.md`, round-trip error bounds, exhaustive/sampled decode checks,
+//! `docs/cases.md`, round-trip error bounds, exhaustive/sampled decode checks,
 //! mesh validation errors, and a property test for position quantization.
 
 use glam::{DVec3, Vec2, Vec3};

@@ -417,11 +417,12 @@ fn lit_fraction_by_band(w: u32, h: u32, px: &[u8], rows: usize) -> Vec<(usize, u
 
 #[test]
 fn impostor_points_cover_the_world_evenly_with_no_seam_in_depth() {
-    // Issue 18, fault 10: 100,000 units of the standard density, all drawn as
-    // impostor points of 1 to 1.7 pixels. GL 2.1 rounds a point's size to
-    // whole pixels, so the nearest rows (size over 1.5) drew 2x2 squares and
-    // the rest 1x1: the lit fraction jumped about 2.7 times within two bands
-    // of 8 rows. With whole-pixel sides chosen by coverage the lit fraction
+    // 100,000 units of the standard density, all drawn as impostor points
+    // of 1 to 1.7 pixels. GL 2.1 rounds a point's size to whole pixels, so
+    // sizes taken as they are would draw the nearest rows (size over 1.5) as
+    // 2x2 squares and the rest 1x1: the lit fraction would jump about 2.7
+    // times within two bands of 8 rows. With whole-pixel sides chosen by
+    // coverage the lit fraction
     // follows the units' projected area: the perspective trend changes it by
     // under 10% over 24 rows, and band noise (about 500 points a band) by a
     // few percent. A step of 1.3 between 24 rows and the next 24 fails.
@@ -494,10 +495,10 @@ fn impostor_points_cover_the_world_evenly_with_no_seam_in_depth() {
     }
 }
 
-/// Hard case W5 (issue 18): a window one pixel wider than Mesa's 16,384 px
-/// texture and viewport limit drew a black world and saved an all-black PNG
-/// with exit 0. Now the scene is drawn (units of both teams right of the
-/// overlay), or the screenshot is refused with one line naming the limit.
+/// Hard case W5: a window one pixel wider than Mesa's 16,384 px texture and
+/// viewport limit still draws the scene (units of both teams right of the
+/// overlay), or the screenshot is refused with one line naming the limit;
+/// never a black world saved as an all-black PNG with exit 0.
 #[test]
 fn a_window_wider_than_the_gl_limit_draws_the_scene_or_refuses_the_screenshot() {
     let path = out_dir().join("wider_than_the_limit.png");
@@ -538,7 +539,7 @@ fn a_window_wider_than_the_gl_limit_draws_the_scene_or_refuses_the_screenshot() 
     );
 }
 
-/// Issue 20's presenter mode: `--window 1024x768` writes a 1024x768
+/// Presenter mode: `--window 1024x768` writes a 1024x768
 /// picture with the panel at the top left and the world beside it (units of
 /// both teams right of the panel, which is about 450 pixels wide).
 #[test]

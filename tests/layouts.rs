@@ -366,8 +366,8 @@ fn units_living_in_cell_order_match_the_periodic_reorder_through_battle_churn() 
 
 #[test]
 fn switching_the_order_to_off_puts_the_units_back_in_spawn_order_at_once() {
-    // The reported fault: with order `off` chosen, the units stayed in cell
-    // order (and the memory-order colors smooth) until a respawn.
+    // Choosing order `off` puts the units back in spawn order (memory-order
+    // colors as noise) at once, not at the next respawn.
     let ids = |sim: &Simulation| {
         (0..sim.len())
             .map(|i| sim.store().hot(i).id)

@@ -1,4 +1,4 @@
-//! Texts that cannot contradict their numbers (issue 28): every bundled
+//! Texts that cannot contradict their numbers: every bundled
 //! lesson rendered from fabricated rounds in which each compared pair is
 //! clearly one way, clearly the other way, and overlapping. In every case:
 //! - no plain text claims a direction (a word of
@@ -402,7 +402,7 @@ fn skippable(run: &LessonRun, k: usize) -> bool {
         || (s.uses_kernel() && named.is_some_and(|k| k != Kernel::Scalar))
 }
 
-/// Case X3 (issue 29): every bundled lesson with each combination of its
+/// Case X3: every bundled lesson with each combination of its
 /// skippable steps skipped, as on ARM, in the browser, on a CPU without
 /// AVX-512, on one core or on a slow machine. The texts of the steps that
 /// ran, the skipped steps' own texts (their `absent` text) and the

@@ -1,5 +1,5 @@
 //! Every bundled lesson run headless against the engine at small unit
-//! counts (issue 20): each step produces its row with the step's settings,
+//! counts: each step produces its row with the step's settings,
 //! and every number in each rendered text equals the value computed here,
 //! independently, from the rows (`bench`'s keys) and the sweeps' points.
 

@@ -127,7 +127,7 @@ fn frame(h: &mut Harness<'_, State>, events: Vec<egui::Event>) {
 
 #[test]
 fn a_click_on_a_button_is_claimed_in_every_frame_of_the_click() {
-    // The reported fault: clicking "= r" also selected a unit behind the panel.
+    // A click on "= r" never also selects a unit behind the panel.
     let mut h = harness(stats());
     let at = bounds(&h.get_by_label("= r")).center();
     assert!(h.state().settings.cell_follows_radius);
@@ -616,8 +616,8 @@ fn right_drag(h: &mut Harness<'_, State>, from: egui::Pos2, to: egui::Pos2) {
 
 #[test]
 fn a_right_drag_on_the_timings_graph_leaves_it_following_the_newest_frames() {
-    // The reported fault (hard case W3): a right-drag box-zoomed the graph,
-    // which then stopped following new frames for good.
+    // Hard case W3: a right-drag never box-zooms the graph, which keeps
+    // following new frames.
     use spatial_query_lab::ui::timings::TIMINGS_PLOT;
     let mut st = stats();
     for k in 0..120 {
@@ -691,8 +691,8 @@ fn measured_grid(settings: &Settings) -> FrameStats {
 
 #[test]
 fn numbers_not_yet_measured_for_the_current_settings_are_pending_not_zero() {
-    // The reported fault: while the first (sliced) Naive frame ran, the
-    // phase table read 0.000 ms and 0 candidates.
+    // While the first (sliced) Naive frame runs, the phase table shows
+    // pending, never 0.000 ms and 0 candidates.
     let mut h = harness(stats());
     h.run();
     let t = texts(&h);
@@ -709,8 +709,8 @@ fn numbers_not_yet_measured_for_the_current_settings_are_pending_not_zero() {
 
 #[test]
 fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
-    // The reported fault: after switching Grid to Naive at 50,000 units the
-    // panel showed Naive selected and Grid's numbers for 12 s.
+    // After switching Grid to Naive at 50,000 units the panel never shows
+    // Naive selected beside Grid's numbers.
     let grid = Settings {
         strategy: Strategy::Grid,
         ..Settings::default()
@@ -943,7 +943,7 @@ fn the_ui_scale_buttons_and_keys_change_the_scale_within_its_range() {
 
 #[test]
 fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
-    // Issue 20: every control's tooltip reachable by hover. Every section
+    // Every control's tooltip is reachable by hover. Every section
     // open, on a screen tall enough that nothing scrolls; a tooltip shows as
     // new text beside the panel's own.
     let mut st = stats_with_grid();

@@ -1,4 +1,4 @@
-//! The resident rebuild from last frame's order (issue 22): from its
+//! The resident rebuild from last frame's order: from its
 //! second call on, `SortedGrid::rebuild_resident` merges the units still in
 //! their cell with those that changed cell instead of counting-sorting
 //! them all. It must leave exactly what the counting sort leaves.

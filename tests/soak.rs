@@ -1,4 +1,4 @@
-//! Soak test (issue 10): 10,000 headless frames with the settings changed
+//! Soak test: 10,000 headless frames with the settings changed
 //! at random every few frames (seeded), asserting no panic, neighbor counts
 //! equal to a brute-force scan on sampled frames, and resident memory that
 //! stops growing after the warm-up.

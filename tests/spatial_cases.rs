@@ -1,4 +1,4 @@
-//! The hard spatial-query cases S1-S13 of `shared/cases/CASES.md`, one test
+//! The hard spatial-query cases S1-S13 of `docs/cases.md`, one test
 //! each, with the table's expected values as explicit asserts, plus S14 (a
 //! radius whose square overflows) and F1 (found by fuzzing). Every query runs
 //! on every strategy x every available kernel; per-unit lists (S7, S8, ...) run
@@ -919,8 +919,8 @@ fn s10_invalid_cell_with_subnormal_extent_does_not_hang() {
 
 #[test]
 fn s14_a_radius_whose_square_overflows_returns_every_finite_point() {
-    // Issue 10: r*r overflowing f32 (or r = +inf) used to return nothing,
-    // although every finite point lies within such a radius.
+    // Every finite point lies within a radius whose square overflows f32
+    // (or r = +inf), so the query returns all of them, never nothing.
     let pts = [(0.0f32, 0.0f32), (1.0, 1.0), (-5.0, 2.0)];
     for r in [1e30f32, f32::MAX, f32::INFINITY] {
         let q = Query::new(0.0, 0.0, r);
@@ -961,11 +961,11 @@ fn s14_a_radius_whose_square_overflows_returns_every_finite_point() {
 
 #[test]
 fn f1_grid_origin_at_the_i64_limit() {
-    // `cargo fuzz run query` (issue 10): a subnormal cell size with a point
-    // at -1.7e38 puts the grid's origin cell at i64::MIN. SortedGrid's
-    // rebuild took `origin.abs()`, which overflows there: a panic with
-    // overflow checks, and without them a negative "magnitude" that chose
-    // the f32 fast path for a grid it cannot represent.
+    // Found by `cargo fuzz run query`: a subnormal cell size with a point
+    // at -1.7e38 puts the grid's origin cell at i64::MIN, where
+    // `origin.abs()` overflows. The rebuild must neither panic (overflow
+    // checks) nor take a negative "magnitude" as a reason to choose the f32
+    // fast path for a grid it cannot represent.
     let pts = [
         (3.69134e-40f32, -1.7014118e38f32),
         (f32::NAN, 2.3509886e-38),

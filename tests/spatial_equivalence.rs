@@ -1,11 +1,11 @@
 //! Equivalence tests for the spatial-query engine: every strategy x every
 //! available kernel (x thread counts 1, 2, 3 for the per-unit pass) must return
 //! exactly the sets of the reference, `Strategy::Naive` + `Kernel::Scalar` on one
-//! thread, which itself is checked against the definition of `shared/DESIGN.md`
+//! thread, which itself is checked against the definition of `docs/design.md`
 //! ("Semantics that every path shares"): `dx*dx + dz*dz <= r*r`, self excluded
 //! by index, non-finite positions never returned.
 //!
-//! Worlds: the standard workloads (`shared/WORKLOADS.md`), negative
+//! Worlds: the standard workloads (`docs/workloads.md`), negative
 //! coordinates, points on cell borders and at distance exactly r, r larger than
 //! the cell, query centers outside the world, every SIMD tail length, duplicated
 //! positions, property tests (non-finite positions; worlds far from the

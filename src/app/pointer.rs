@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn click_on_the_overlay_never_reaches_picking() {
-        // The reported fault: clicking "= r" also selected the unit behind it.
+        // A click on a panel control ("= r") never also selects the unit behind it.
         let mut r = PointerRouter::default();
         r.route(&at(100.0, 180.0), true);
         assert_eq!(

@@ -1,5 +1,5 @@
 //! `spatial-query-lab bench`: the headless benchmark of the standard
-//! workloads (`shared/WORKLOADS.md`), Markdown or JSON on stdout, progress
+//! workloads (`docs/workloads.md`), Markdown or JSON on stdout, progress
 //! on stderr.
 
 use std::io::Write;

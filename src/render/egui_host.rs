@@ -440,8 +440,8 @@ mod tests {
 
     #[test]
     fn ten_notches_are_ten_lines_on_every_backend() {
-        // The reported fault: raw / 90 made ten X11 notches 0.11 lines
-        // (egui scrolled 5 points) and ten Windows notches 13.3.
+        // One notch is one line whatever the backend's raw scale (X11 and
+        // Windows differ by far more than 90x).
         for source in WheelSource::ALL {
             let raw = one_notch_up(source);
             for sign in [1.0, -1.0] {
@@ -460,8 +460,8 @@ mod tests {
 
     #[test]
     fn every_wheel_event_of_a_slow_frame_counts() {
-        // The reported fault: macroquad's `mouse_wheel()` keeps only the last
-        // wheel event of a frame, so five quick notches were one.
+        // macroquad's `mouse_wheel()` keeps only the last wheel event of a
+        // frame; the event queue counts every notch of a slow frame.
         use InputEvent::*;
         for source in WheelSource::ALL {
             let up = Wheel(0.0, one_notch_up(source));

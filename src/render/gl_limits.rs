@@ -218,8 +218,8 @@ mod tests {
 
     #[test]
     fn a_window_one_pixel_wider_than_the_limit_gets_a_target_at_the_limit() {
-        // Issue 18 / hard case W5: the target used to be the window's size,
-        // 16,385 px, which Mesa cannot make.
+        // Hard case W5: the target is clamped to Mesa's limit, never the
+        // window's 16,385 px, which Mesa cannot make.
         assert_eq!(MESA.target_size((16_385, 600)), (16_384, 600));
         assert_eq!(MESA.target_size((600, 16_385)), (600, 16_384));
         assert_eq!(MESA.target_size((40_000, 30_000)), (16_384, 16_384));

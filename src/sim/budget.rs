@@ -503,9 +503,9 @@ mod tests {
 
     #[test]
     fn pairs_use_the_world_of_the_new_unit_count() {
-        // The reported fault: 10,000 -> 200,000 units at r = 10 was estimated
-        // on the old 443-unit world (64 million pairs); on the new
-        // 1,982-unit world it is about 3.2 million (16 per unit).
+        // The estimate uses the world the new unit count gets (1,982 units
+        // wide at 200,000 units, r = 10: about 3.2 million pairs, 16 per
+        // unit), not the previous count's smaller world (64 million).
         let pairs = expected_pairs(200_000, world_for(200_000), 10.0);
         assert!((pairs / 200_000.0 - 16.0).abs() < 0.01, "{pairs}");
         assert!((world_for(200_000) - 1981.7).abs() < 1.0);
@@ -710,8 +710,8 @@ mod tests {
 
     #[test]
     fn settle_is_idempotent_and_says_each_change_once() {
-        // The reported fault: with "= r" on and the radius below the cell
-        // minimum, every call raised the cell again and re-announced it.
+        // Settling is idempotent: with "= r" on and the radius below the cell
+        // minimum, a second call raises nothing and announces nothing.
         let b = Budget::default();
         for units in [1usize, 2, 1_000, 10_000, 200_000, 1_000_000] {
             for radius in [0.01f32, 0.3, 1.0, 10.0, 35.0, 100.0, 1e4] {

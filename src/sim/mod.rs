@@ -230,7 +230,7 @@ impl Simulation {
     /// ran; 0 before the first step or for an index past the units.
     pub fn neighbor_count(&self, i: usize) -> usize {
         match self.pass {
-            Pass::Fused | Pass::FusedHalf => self.near.near.get(i).map_or(0, |n| n.count as usize),
+            Pass::Fused => self.near.near.get(i).map_or(0, |n| n.count as usize),
             // 0 for a unit not yet queried in a sliced frame.
             Pass::Collect => self.results.try_neighbors(i).map_or(0, <[u32]>::len),
         }
@@ -474,8 +474,8 @@ mod tests {
 
     /// A refused count is not tried again at every step, only when another
     /// count was asked for in between; a count the OS grants runs on all
-    /// its threads (the old code kept the pool of the count in between and
-    /// ran on it under the refused count's label).
+    /// its threads, never on a pool left from a count in between under the
+    /// refused count's label.
     #[test]
     fn a_refused_count_is_retried_only_after_another_count() {
         use crate::spatial::Strategy;

@@ -15,7 +15,7 @@ pub struct Settings {
     /// Seed of the spawn; changing it respawns.
     pub seed: u64,
     /// World edge L, world units (the world is `[0, L)^2`); `None` for the
-    /// standard density of `shared/WORKLOADS.md`, [`world_size`]`(units,
+    /// standard density of `docs/workloads.md`, [`world_size`]`(units,
     /// STANDARD_RADIUS)`. A value that is not finite and positive counts as
     /// `None`. Changing it respawns.
     pub world: Option<f32>,

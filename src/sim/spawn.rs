@@ -1,4 +1,4 @@
-//! Seeded spawning of the standard workloads (`shared/WORKLOADS.md`).
+//! Seeded spawning of the standard workloads (`docs/workloads.md`).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -69,7 +69,7 @@ impl std::fmt::Display for Workload {
 
 /// World edge `L` (world units) for `n` units so that a unit has on average
 /// [`TARGET_NEIGHBORS`] neighbors within radius `r` when uniform:
-/// `L = sqrt(n * pi * r^2 / 16)` (`shared/WORKLOADS.md`). At least `r`.
+/// `L = sqrt(n * pi * r^2 / 16)` (`docs/workloads.md`). At least `r`.
 pub fn world_size(n: usize, r: f32) -> f32 {
     ((n as f32 * std::f32::consts::PI * r * r / TARGET_NEIGHBORS).sqrt()).max(r)
 }
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn hotspot_disk_grows_with_the_unit_count() {
-        // shared/WORKLOADS.md: radius 3r * sqrt(N / 10,000), so the crowd
+        // docs/workloads.md: radius 3r * sqrt(N / 10,000), so the crowd
         // density (and ~110 neighbors per hotspot unit) is the same at every size.
         for (n, disk) in [(10_000usize, 30.0f32), (1_000_000, 300.0)] {
             let world = world_size(n, STANDARD_RADIUS);

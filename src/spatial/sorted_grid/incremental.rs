@@ -3,7 +3,7 @@
 //! geometry, the stable counting sort of this frame is a merge of two
 //! sorted sequences — the units still in the cell they were sorted into
 //! (already in order) and the few that changed cell (about 1% per frame
-//! at the standard speed, `shared/PERFORMANCE.md`), sorted by cell — so
+//! at the standard speed, `docs/workloads.md`), sorted by cell — so
 //! no histogram per thread, no per-cell cursors and no scattered writes
 //! are needed. The result (permutation, cell starts, sorted columns) is
 //! the counting sort's, entry for entry, so nothing downstream can tell
