@@ -7,7 +7,7 @@
 #                                [--host-caches] [--out-dir DIR] [--bin PATH]
 #   --quick        small sizes (naive 1,000 units; grids 10,000) to test the script
 #   --layouts      layouts to run (default: aos-pointers,aos,soa,hot-cold)
-#   --pass LIST    passes to run, comma-separated: fused, collect, fused-half
+#   --pass LIST    passes to run, comma-separated: fused, collect
 #                  (default: the bench's default pass, fused); one row per
 #                  layout x pass x strategy, the pass in its own column
 #   --reorder MODE unit memory order: off (spawn order), cells (default) or morton
@@ -110,9 +110,9 @@ while [[ $# -gt 0 ]]; do
         shift
         ;;
     --pass)
-        [[ $# -ge 2 ]] || die "--pass needs a comma-separated list of fused, collect, fused-half"
-        [[ "$2" =~ ^(fused|collect|fused-half)(,(fused|collect|fused-half))*$ ]] ||
-            die "--pass must be a comma-separated list of fused, collect and fused-half, not '$2'"
+        [[ $# -ge 2 ]] || die "--pass needs a comma-separated list of fused, collect"
+        [[ "$2" =~ ^(fused|collect)(,(fused|collect))*$ ]] ||
+            die "--pass must be a comma-separated list of fused and collect, not '$2'"
         PASSES="$2"
         shift
         ;;
@@ -168,7 +168,7 @@ grep -q -- '--skip-above' <<<"$HELP" ||
 grep -q -- '--layouts' <<<"$HELP" ||
     die "$BIN bench has no --layouts flag (this build predates the data layouts); rebuild from a tree that has it: cargo build --release"
 [[ -z "$PASSES" ]] || grep -q -- '--pass' <<<"$HELP" ||
-    die "$BIN bench has no --pass flag (this build predates the fused pass); rebuild: cargo build --release"
+    die "$BIN bench has no --pass flag; rebuild: cargo build --release"
 
 if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then KERNEL=avx2; else KERNEL=scalar; fi
 

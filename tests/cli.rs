@@ -646,7 +646,7 @@ fn a_bad_engine_value_in_a_scenario_is_one_line_naming_file_line_and_field() {
         ),
         (
             "pass = \"lists\"",
-            "pass: must be one of collect, fused, fused-half, got \"lists\"",
+            "pass: must be one of collect, fused, got \"lists\"",
         ),
     ];
     for (k, (line, message)) in cases.iter().enumerate() {

@@ -1,13 +1,12 @@
-//! The blocks the CSR grid's fused passes search (issue 19): one block per
-//! cell for all its units (`Blocks::Cell`, the union of their blocks), each
-//! unit's own (`Blocks::Unit`) or per cell whichever a cost model prefers
-//! (`Blocks::Auto`, the default).
+//! The blocks the CSR grid's fused passes search: per cell, one block for
+//! all its units (the union of their blocks) or each unit's own, whichever
+//! the cost model of `sorted_grid/blocks.rs` prefers.
 //!
-//! - Every mode, stencil, kernel and thread count gives every unit exactly
-//!   the aggregates of its naive neighbor list, at cells from r / 4 to 4r
-//!   (whole and fractional ratios, where the modes differ).
+//! - Every kernel and thread count gives every unit exactly the aggregates
+//!   of its naive neighbor list, at cells from r / 4 to 4r (whole and
+//!   fractional ratios, where the two kinds of block differ).
 //! - The candidates tested equal those of the exact blocks of
-//!   `shared/DESIGN.md` (`floor((q - r) / cell)` to `floor((q + r) / cell)`
+//!   `docs/design.md` (`floor((q - r) / cell)` to `floor((q + r) / cell)`
 //!   per axis, intersected with the grid), counted here from the positions
 //!   alone, at cells of r / 4, r and 4r.
 //! - Whole simulations at wide and fractional cells stay bit-identical
@@ -21,9 +20,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
 use spatial_query_lab::spatial::results::NearResults;
-use spatial_query_lab::spatial::{Blocks, Near, Points, Query, SortedGrid, Strategy};
-
-const MODES: [Blocks; 3] = [Blocks::Cell, Blocks::Unit, Blocks::Auto];
+use spatial_query_lab::spatial::{Near, Points, Query, SortedGrid, Strategy};
 
 /// The team of unit `i`: a mix of both teams.
 fn team_of(i: usize) -> u8 {
@@ -49,7 +46,7 @@ fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
 }
 
 #[test]
-fn every_block_mode_gives_the_naive_aggregates() {
+fn the_fused_pass_gives_the_naive_aggregates_at_every_cell_size() {
     let ks = kernels();
     let (n, l, r) = (2000, 40.0f32, 2.5f32);
     for clustered in [false, true] {
@@ -59,53 +56,32 @@ fn every_block_mode_gives_the_naive_aggregates() {
         let total: u64 = want.iter().map(|a| a.count as u64).sum();
         for ratio in [0.25f32, 0.63, 1.0, 1.26, 1.587, 2.0, 2.52, 4.0] {
             let cell = r * ratio;
-            for full in [true, false] {
-                let mut candidates = [0u64; 3];
-                for (m, mode) in MODES.into_iter().enumerate() {
-                    for &k in &ks {
-                        for t in [1, 2, 3] {
-                            let ctx = format!(
-                                "{mode:?}, {} stencil, {k}, {t} threads, cell {ratio}r, clustered {clustered}",
-                                if full { "full" } else { "half" }
-                            );
-                            let mut grid = SortedGrid::default();
-                            grid.set_full_stencil(full);
-                            grid.set_blocks(mode);
-                            let mut res = NearResults::default();
-                            let stats = run_in(t, || {
-                                grid.rebuild_tagged(Points::new(&x, &z), Some(&teams), cell);
-                                grid.near_all(Points::new(&x, &z), r, k, &mut res)
-                            });
-                            assert_eq!(stats.neighbors, total, "{ctx}: neighbor total");
-                            for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
-                                assert_eq!(got, want, "{ctx}: unit {i} at ({}, {})", x[i], z[i]);
-                            }
-                            candidates[m] = stats.candidates;
-                            // The units living in cell order (the default in the sim).
-                            let (mut xr, mut zr) = (x.clone(), z.clone());
-                            let perm = run_in(t, || {
-                                grid.rebuild_resident(&mut xr, &mut zr, &teams, cell)
-                                    .map(<[u32]>::to_vec)
-                            })
-                            .expect("finite points are resident");
-                            let stats =
-                                run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
-                            assert_eq!(stats.neighbors, total, "{ctx}: resident total");
-                            for (s, got) in res.near.iter().enumerate() {
-                                let i = perm[s] as usize;
-                                assert_eq!(got, &want[i], "{ctx}: resident unit {i} at slot {s}");
-                            }
-                        }
+            for &k in &ks {
+                for t in [1, 2, 3] {
+                    let ctx = format!("{k}, {t} threads, cell {ratio}r, clustered {clustered}");
+                    let mut grid = SortedGrid::default();
+                    let mut res = NearResults::default();
+                    let stats = run_in(t, || {
+                        grid.rebuild_tagged(Points::new(&x, &z), Some(&teams), cell);
+                        grid.near_all(Points::new(&x, &z), r, k, &mut res)
+                    });
+                    assert_eq!(stats.neighbors, total, "{ctx}: neighbor total");
+                    for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
+                        assert_eq!(got, want, "{ctx}: unit {i} at ({}, {})", x[i], z[i]);
                     }
-                }
-                // Per-unit blocks never test more; at 2r and wider they test far fewer.
-                let [cell_blocks, unit, auto] = candidates;
-                assert!(unit <= cell_blocks, "cell {ratio}r: {candidates:?}");
-                if ratio >= 2.0 && !clustered {
-                    assert!(
-                        unit * 3 < cell_blocks * 2 && auto * 3 < cell_blocks * 2,
-                        "cell {ratio}r: per-unit blocks should test far fewer: {candidates:?}"
-                    );
+                    // The units living in cell order (the default in the sim).
+                    let (mut xr, mut zr) = (x.clone(), z.clone());
+                    let perm = run_in(t, || {
+                        grid.rebuild_resident(&mut xr, &mut zr, &teams, cell)
+                            .map(<[u32]>::to_vec)
+                    })
+                    .expect("finite points are resident");
+                    let stats = run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
+                    assert_eq!(stats.neighbors, total, "{ctx}: resident total");
+                    for (s, got) in res.near.iter().enumerate() {
+                        let i = perm[s] as usize;
+                        assert_eq!(got, &want[i], "{ctx}: resident unit {i} at slot {s}");
+                    }
                 }
             }
         }
@@ -115,7 +91,7 @@ fn every_block_mode_gives_the_naive_aggregates() {
 /// Points spread uniformly over `[0, 40)^2` but never within 0.02 of a
 /// multiple of 0.625 on either axis, so that with r = 2.5 no `q +- r` lies
 /// on or near a cell border at cells of 0.625, 2.5 and 10 (where a block's
-/// rounding margin, `shared/DESIGN.md`, could add a column).
+/// rounding margin, `docs/design.md`, could add a column).
 fn off_border_points(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut coord = || rng.gen_range(0..64) as f32 * 0.625 + rng.gen_range(0.02f32..0.605);
@@ -123,12 +99,11 @@ fn off_border_points(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
 }
 
 /// The candidates of the exact blocks, counted from the positions alone:
-/// `(full, half)`, where `full` sums, over every unit, the units in the
-/// cells `floor((q - r) / cell)` to `floor((q + r) / cell)` per axis (the
-/// unit itself included, as the kernel tests it), intersected with the
-/// cells the points occupy; `half` counts each pair of a cell once and,
-/// for every unit, only the cells of its block after its own (row-major,
-/// rows along z).
+/// `(exact, cell_wide)`, where `exact` sums, over every unit, the units in
+/// the cells `floor((q - r) / cell)` to `floor((q + r) / cell)` per axis
+/// (the unit itself included, as the kernel tests it), intersected with
+/// the cells the points occupy; `cell_wide` gives every unit of a cell the
+/// union of its cell's units' blocks instead.
 fn exact_candidates(x: &[f32], z: &[f32], r: f32, cell: f32) -> (u64, u64) {
     let idx = |v: f32| (v / cell).floor() as i64;
     let (x0, x1) = (
@@ -146,25 +121,32 @@ fn exact_candidates(x: &[f32], z: &[f32], r: f32, cell: f32) -> (u64, u64) {
     for i in 0..x.len() {
         count[cell_of(i)] += 1;
     }
-    let (mut full, mut half) = (0u64, 0u64);
-    for c in &count {
-        half += c * c.saturating_sub(1) / 2;
-    }
-    for i in 0..x.len() {
-        let own = cell_of(i);
-        let bx = (idx(x[i] - r).max(x0) - x0, idx(x[i] + r).min(x1) - x0);
-        let bz = (idx(z[i] - r).max(z0) - z0, idx(z[i] + r).min(z1) - z0);
+    let in_box = |bx: (i64, i64), bz: (i64, i64)| -> u64 {
+        let mut sum = 0;
         for row in bz.0..=bz.1 {
             for col in bx.0..=bx.1 {
-                let c = row as usize * nx + col as usize;
-                full += count[c];
-                if c > own {
-                    half += count[c];
-                }
+                sum += count[row as usize * nx + col as usize];
             }
         }
+        sum
+    };
+    // Per cell: the union of its units' blocks (x range, z range).
+    let mut union = vec![(i64::MAX, i64::MIN, i64::MAX, i64::MIN); nx * nz];
+    let mut exact = 0u64;
+    for i in 0..x.len() {
+        let bx = (idx(x[i] - r).max(x0) - x0, idx(x[i] + r).min(x1) - x0);
+        let bz = (idx(z[i] - r).max(z0) - z0, idx(z[i] + r).min(z1) - z0);
+        exact += in_box(bx, bz);
+        let u = &mut union[cell_of(i)];
+        *u = (u.0.min(bx.0), u.1.max(bx.1), u.2.min(bz.0), u.3.max(bz.1));
     }
-    (full, half)
+    let cell_wide = union
+        .iter()
+        .zip(&count)
+        .filter(|(_, &c)| c > 0)
+        .map(|(&(xa, xb, za, zb), &c)| c * in_box((xa, xb), (za, zb)))
+        .sum();
+    (exact, cell_wide)
 }
 
 #[test]
@@ -177,53 +159,33 @@ fn fused_candidates_equal_the_exact_blocks() {
     let points = Points::new(&x, &z);
     for ratio in [0.25f32, 1.0, 4.0] {
         let cell = r * ratio;
-        let (full, half) = exact_candidates(&x, &z, r, cell);
-        for mode in [Blocks::Unit, Blocks::Auto] {
-            for (stencil, want) in [(true, full), (false, half)] {
-                for t in [1, 2] {
-                    let mut grid = SortedGrid::default();
-                    grid.set_blocks(mode);
-                    grid.set_full_stencil(stencil);
-                    let mut res = NearResults::default();
-                    let stats = run_in(t, || {
-                        grid.rebuild_tagged(points, Some(&teams), cell);
-                        grid.near_all(
-                            points,
-                            r,
-                            spatial_query_lab::spatial::Kernel::Scalar,
-                            &mut res,
-                        )
-                    });
-                    // Each unit's searched block holds its exact block (or
-                    // neighbors could be missed), so equal totals mean equal
-                    // counts for every query.
-                    assert_eq!(
-                        stats.candidates, want,
-                        "{mode:?}, full stencil {stencil}, {t} threads, cell {ratio}r"
-                    );
-                }
-            }
+        let (exact, cell_wide) = exact_candidates(&x, &z, r, cell);
+        for t in [1, 2] {
+            let mut grid = SortedGrid::default();
+            let mut res = NearResults::default();
+            let stats = run_in(t, || {
+                grid.rebuild_tagged(points, Some(&teams), cell);
+                grid.near_all(
+                    points,
+                    r,
+                    spatial_query_lab::spatial::Kernel::Scalar,
+                    &mut res,
+                )
+            });
+            // Each unit's searched block holds its exact block (or
+            // neighbors could be missed), so equal totals mean equal
+            // counts for every query.
+            assert_eq!(stats.candidates, exact, "{t} threads, cell {ratio}r");
         }
-        // One block per cell tests more as soon as the cell is wider than 2r.
-        let mut grid = SortedGrid::default();
-        grid.set_blocks(Blocks::Cell);
-        grid.set_full_stencil(true);
-        let mut res = NearResults::default();
-        grid.rebuild_tagged(points, Some(&teams), cell);
-        let stats = grid.near_all(
-            points,
-            r,
-            spatial_query_lab::spatial::Kernel::Scalar,
-            &mut res,
-        );
+        // What the cost model saves: one block per cell tests more as soon
+        // as the cell is wider than 2r, and the same below.
         if ratio > 2.0 {
             assert!(
-                stats.candidates > 3 * full,
-                "cell {ratio}r: {} vs {full}",
-                stats.candidates
+                cell_wide > 3 * exact,
+                "cell {ratio}r: {cell_wide} vs {exact}"
             );
         } else {
-            assert_eq!(stats.candidates, full, "cell {ratio}r, one block per cell");
+            assert_eq!(cell_wide, exact, "cell {ratio}r, one block per cell");
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The platforms the demos run on (issue 11), checked from `cargo test`:
+//! The platforms the demos run on, checked from `cargo test`:
 //!
 //! - AArch64 Linux: the engine's equivalence and hard-case tests (every
 //!   strategy, thread count and kernel, NEON included, against the naive
@@ -7,7 +7,7 @@
 //! - macOS on Apple silicon and Windows: the library and the binary, window
 //!   code included, `cargo check`ed for `aarch64-apple-darwin` and
 //!   `x86_64-pc-windows-msvc`;
-//! - WebAssembly (issue 21): the same engine tests and unit tests built for
+//! - WebAssembly: the same engine tests and unit tests built for
 //!   `wasm32-wasip1` with SIMD128 (`-C target-feature=+simd128`) and run
 //!   under Node's WASI (`scripts/wasi-run.mjs`), SIMD128 included; then the
 //!   headless `bench` built there compares Scalar and SIMD128; and the
@@ -269,11 +269,7 @@ fn engine_tests_and_bench_pass_under_wasi_with_simd128() {
         .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
         .expect("the probe's .s file");
     let asm = std::fs::read_to_string(&asm_path).unwrap();
-    for probe in [
-        "probe_scalar_collect",
-        "probe_scalar_fused",
-        "probe_scalar_fused_sym",
-    ] {
+    for probe in ["probe_scalar_collect", "probe_scalar_fused"] {
         let body = wasm_function(&asm, probe);
         assert!(
             body.len() > 10,

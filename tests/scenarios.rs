@@ -219,7 +219,7 @@ fn pass_takes_the_three_passes() {
         |_, s| s.pass == Pass::Collect,
         &[(
             "pass = \"lists\"",
-            "pass: must be one of collect, fused, fused-half, got \"lists\"",
+            "pass: must be one of collect, fused, got \"lists\"",
         )],
     );
 }

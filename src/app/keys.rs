@@ -29,7 +29,7 @@ pub enum Action {
     NextKernel,
     /// Next data layout.
     NextLayout,
-    /// Next pass: collect ids, fused, fused half stencil.
+    /// Other pass: collect ids or fused.
     TogglePass,
     /// Switch the vertex layout between compressed and uncompressed.
     ToggleVertexLayout,
@@ -160,7 +160,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         &[KeyCode::P],
         Action::TogglePass,
-        "pass: collect ids (neighbor lists written, then read back) / fused (aggregates summed in the kernel) / fused, half stencil",
+        "pass: collect ids (neighbor lists written, then read back) / fused (aggregates summed in the kernel)",
     ),
     bind(
         &[KeyCode::B],

@@ -117,7 +117,7 @@ pub fn phase_bytes(pass: Pass, units: u64, neighbors: u64) -> [f64; 4] {
     let pairs = neighbors as f64;
     let steer = 12.0 + 16.0 + 16.0 + 14.0;
     let (query, apply) = match pass {
-        Pass::Fused | Pass::FusedHalf => (25.0 * n + 24.0 * n, 24.0 * n + steer * n),
+        Pass::Fused => (25.0 * n + 24.0 * n, 24.0 * n + steer * n),
         Pass::Collect => (
             25.0 * n + 4.0 * (pairs + n),
             21.0 * n + 4.0 * (pairs + n) + 12.0 * pairs + steer * n,

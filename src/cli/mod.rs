@@ -179,7 +179,7 @@ pub(crate) struct WindowArgs {
     /// How the units are stored: aos-pointers, aos, soa or hot-cold.
     #[arg(long, value_parser = parse_layout, default_value = "soa")]
     pub(crate) layout: Layout,
-    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists), collect (neighbor id lists written, then read back) or fused-half (fused, SortedGrid testing each pair once); key P cycles.
+    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists), collect (neighbor id lists written, then read back); key P switches them.
     #[arg(long, value_parser = parse_pass, default_value = "fused")]
     pub(crate) pass: Pass,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
@@ -252,7 +252,7 @@ pub(crate) struct BenchArgs {
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
     #[arg(long, default_value_t = 42, value_parser = parse_seed)]
     pub(crate) seed: u64,
-    /// Workload from shared/WORKLOADS.md.
+    /// Workload from docs/workloads.md.
     #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
     pub(crate) workload: WorkloadArg,
     /// Thread counts, comma-separated.
@@ -273,13 +273,13 @@ pub(crate) struct BenchArgs {
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
     #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
     pub(crate) layouts: Vec<Layout>,
-    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists), collect (neighbor id lists written for the whole frame, then read back) and fused-half (fused, SortedGrid testing each pair once and crediting both units).
+    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists), collect (neighbor id lists written for the whole frame, then read back).
     #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "fused")]
     pub(crate) pass: Vec<Pass>,
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
     #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
     pub(crate) cell_sizes: Vec<f32>,
-    /// Separation steering while timed, 0 to 5 (default 0: steering off, so clustered and hotspot keep their shape, as shared/WORKLOADS.md asks).
+    /// Separation steering while timed, 0 to 5 (default 0: steering off, so clustered and hotspot keep their shape, as docs/workloads.md asks).
     #[arg(long, default_value_t = 0.0, value_parser = parse_separation)]
     pub(crate) separation: f32,
     /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).

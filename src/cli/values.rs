@@ -160,7 +160,7 @@ pub(crate) fn parse_layout(s: &str) -> Result<Layout, String> {
 }
 
 pub(crate) fn parse_pass(s: &str) -> Result<Pass, String> {
-    Pass::from_key(s).ok_or_else(|| "expected collect, fused or fused-half".to_string())
+    Pass::from_key(s).ok_or_else(|| "expected collect or fused".to_string())
 }
 
 pub(crate) fn parse_render_frames(s: &str) -> Result<u32, String> {

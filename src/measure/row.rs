@@ -31,7 +31,7 @@ pub struct Row {
     pub reorder: String,
     /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
     pub layout: String,
-    /// How results reach the apply step (`collect`, `fused`, `fused-half`).
+    /// How results reach the apply step (`collect`, `fused`).
     pub pass: String,
     /// Query radius, world units.
     pub radius: f32,

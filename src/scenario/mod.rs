@@ -736,7 +736,7 @@ mod tests {
     #[test]
     fn engine_and_view_fields_round_trip() {
         let s = parse(
-            "kernel = \"scalar\"\nlayout = \"aos-pointers\"\nreorder = \"morton\"\nreorder_every = 4\npass = \"fused-half\"\npaused = true\ncolor = \"memory-order\"\nvertex_layout = \"uncompressed\"\nnormal_bits = 8\nmesh = \"vehicle\"\nheatmap = true\n",
+            "kernel = \"scalar\"\nlayout = \"aos-pointers\"\nreorder = \"morton\"\nreorder_every = 4\npass = \"collect\"\npaused = true\ncolor = \"memory-order\"\nvertex_layout = \"uncompressed\"\nnormal_bits = 8\nmesh = \"vehicle\"\nheatmap = true\n",
         )
         .unwrap();
         let mut set = Settings::default();
@@ -745,7 +745,7 @@ mod tests {
             (set.kernel, set.layout, set.reorder, set.reorder_every),
             (Kernel::Scalar, Layout::AosPointers, Reorder::Morton, 4)
         );
-        assert_eq!((set.pass, set.paused), (Pass::FusedHalf, true));
+        assert_eq!((set.pass, set.paused), (Pass::Collect, true));
         assert_eq!(
             s.view,
             ScenarioView {

@@ -14,38 +14,30 @@ pub enum Pass {
     /// kernel; the other strategies aggregate each query's list at once).
     #[default]
     Fused,
-    /// [`Pass::Fused`] with the CSR grid testing each pair once (half
-    /// stencil: a cell's units against the cells after it, both units
-    /// credited); Naive and Grid run [`Pass::Fused`]. Same results; kept to
-    /// measure that halving the tests does not pay here (see the README).
-    FusedHalf,
 }
 
 impl Pass {
     /// Every pass.
-    pub const ALL: [Pass; 3] = [Pass::Collect, Pass::Fused, Pass::FusedHalf];
+    pub const ALL: [Pass; 2] = [Pass::Collect, Pass::Fused];
 
     /// Whether the pass writes aggregates rather than neighbor lists.
     pub fn is_fused(self) -> bool {
         self != Pass::Collect
     }
 
-    /// Lower-case name for the command line and JSON (`collect`, `fused`,
-    /// `fused-half`).
+    /// Lower-case name for the command line and JSON (`collect`, `fused`).
     pub fn key(self) -> &'static str {
         match self {
             Pass::Collect => "collect",
             Pass::Fused => "fused",
-            Pass::FusedHalf => "fused-half",
         }
     }
 
-    /// Display name (`collect ids`, `fused`, `fused, half stencil`).
+    /// Display name (`collect ids`, `fused`).
     pub fn name(self) -> &'static str {
         match self {
             Pass::Collect => "collect ids",
             Pass::Fused => "fused",
-            Pass::FusedHalf => "fused, half stencil",
         }
     }
 
@@ -62,7 +54,6 @@ impl Pass {
         match self {
             Pass::Collect => "Every query writes its neighbor ids into lists for the whole frame (4 bytes per neighbor plus 4 per unit), and the apply step reads them back, fetching each neighbor's position again.",
             Pass::Fused => "The kernel sums what steering needs (neighbor count, enemies, offset sums) while it tests candidates: no neighbor list is written or read back, 24 bytes per unit.",
-            Pass::FusedHalf => "Fused, and SortedGrid tests each pair once (a cell's units against the cells after it) and credits both units: half the distance tests, but every match is added to memory twice. Naive and Grid run the plain fused pass.",
         }
     }
 
@@ -71,7 +62,7 @@ impl Pass {
     pub fn result_bytes(self, units: usize, neighbors: u64) -> u64 {
         match self {
             Pass::Collect => neighbors * 4 + units as u64 * 4,
-            Pass::Fused | Pass::FusedHalf => units as u64 * std::mem::size_of::<Near>() as u64,
+            Pass::Fused => units as u64 * std::mem::size_of::<Near>() as u64,
         }
     }
 }

@@ -227,7 +227,7 @@ impl Simulation {
                 self.near.clear();
                 self.results.prepare(n, n.div_ceil(chunk));
             }
-            Pass::Fused | Pass::FusedHalf => {
+            Pass::Fused => {
                 self.results = QueryResults::default();
                 self.near.near.clear();
                 self.near.near.resize(n, Near::default());
@@ -298,7 +298,7 @@ impl Simulation {
                 };
                 end
             }
-            Pass::Fused | Pass::FusedHalf => {
+            Pass::Fused => {
                 let end = p.next.saturating_add(max).min(n);
                 let range = p.next..end;
                 p.stats.query += match &*index {

@@ -109,7 +109,7 @@ impl Simulation {
                 near.clear();
                 Out::Lists(results)
             }
-            Pass::Fused | Pass::FusedHalf => {
+            Pass::Fused => {
                 // The lists of an earlier collect frame are freed: their
                 // memory is what the fused pass saves.
                 *results = QueryResults::default();
@@ -198,7 +198,7 @@ impl Simulation {
         let t3 = Instant::now();
         let found = match settings.pass {
             Pass::Collect => Found::Lists(&self.results),
-            Pass::Fused | Pass::FusedHalf => Found::Near(&self.near.near),
+            Pass::Fused => Found::Near(&self.near.near),
         };
         with_layout!(&mut self.store, l => apply(
             l,
@@ -252,7 +252,6 @@ impl Simulation {
             enemies,
             id,
         } = u;
-        g.set_full_stencil(settings.pass != Pass::FusedHalf);
         let Some(perm) = g.rebuild_resident(x, z, team, settings.cell_size) else {
             return true;
         };
@@ -439,7 +438,6 @@ fn neighbor_pass<L: UnitLayout>(
             let points = positions_of(l, gathered);
             if !rebuilt {
                 let teams = teams_of(l, gathered_teams);
-                g.set_full_stencil(s.pass != Pass::FusedHalf);
                 g.rebuild_tagged(points, Some(teams), s.cell_size);
             }
             let t = start();

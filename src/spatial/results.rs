@@ -167,45 +167,6 @@ where
     results.stats()
 }
 
-/// Per-slot aggregate columns of the symmetric fused pass (SoA, so the
-/// kernel adds a vector of entries' sums with one masked read-modify-write
-/// per column).
-#[derive(Clone, Debug, Default)]
-pub struct SlotColumns {
-    /// Neighbors per slot.
-    pub count: Vec<u32>,
-    /// Neighbors of another team per slot.
-    pub enemies: Vec<u32>,
-    /// Offset sums on x per slot, 1/64 world unit.
-    pub sx: Vec<i64>,
-    /// Offset sums on z per slot, 1/64 world unit.
-    pub sz: Vec<i64>,
-}
-
-impl SlotColumns {
-    /// Resizes every column to `slots` zeros (keeping capacity).
-    pub fn zero(&mut self, slots: usize) {
-        for v in [&mut self.count, &mut self.enemies] {
-            v.clear();
-            v.resize(slots, 0);
-        }
-        for v in [&mut self.sx, &mut self.sz] {
-            v.clear();
-            v.resize(slots, 0);
-        }
-    }
-
-    /// Raw pointers to the columns, for the kernels.
-    pub fn pointers(&mut self) -> super::kernels::driver::SlotSums {
-        super::kernels::driver::SlotSums {
-            count: self.count.as_mut_ptr(),
-            enemies: self.enemies.as_mut_ptr(),
-            sx: self.sx.as_mut_ptr(),
-            sz: self.sz.as_mut_ptr(),
-        }
-    }
-}
-
 /// The fused pass's per-frame buffers: one [`Near`] per unit and, per chunk,
 /// a scratch id list for strategies that still collect ids per query (the
 /// list is consumed by the next query, never kept for the frame). Kept
@@ -220,8 +181,6 @@ pub struct NearResults {
     /// Aggregates by slot of the CSR grid, before they are gathered into
     /// unit order ([`super::SortedGrid::near_all`]).
     pub by_slot: Vec<Near>,
-    /// The same as columns, for the symmetric pass.
-    pub sums: SlotColumns,
     /// Counters of the last pass.
     pub stats: QueryStats,
 }

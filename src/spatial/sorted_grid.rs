@@ -21,8 +21,6 @@ mod blocks;
 mod fused;
 mod incremental;
 
-pub use blocks::Blocks;
-
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
 
@@ -54,12 +52,6 @@ pub struct SortedGrid {
     /// Whether every indexed coordinate is within [`FIXED_RANGE`] (the SIMD
     /// fused kernels' precondition).
     in_range: bool,
-    /// When true, [`SortedGrid::near_all`] tests every pair from both sides
-    /// (full stencil) instead of once (half stencil, the default where the
-    /// positions allow it); see [`SortedGrid::set_full_stencil`].
-    full_stencil: bool,
-    /// The blocks the fused passes search; see [`SortedGrid::set_blocks`].
-    blocks: Blocks,
     /// Per-thread cell counts of the rebuild, then per-thread scatter
     /// cursors (`cells + 1` each).
     hist: Vec<Vec<u32>>,

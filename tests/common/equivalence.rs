@@ -266,10 +266,9 @@ pub fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, refer
     let mut res = NearResults::default();
     for &k in ks {
         for t in THREADS {
-            for full in [false, true] {
-                let stencil = if full { "full" } else { "half" };
+            {
+                let stencil = "full";
                 let mut grid = SortedGrid::default();
-                grid.set_full_stencil(full);
                 let stats = run_in(t, || {
                     grid.rebuild_tagged(points, Some(&teams), cell);
                     grid.near_all(points, r, k, &mut res)

@@ -8,11 +8,10 @@
 //! identical sets on every input, NaN and infinity included (an unordered compare
 //! is false).
 //!
-//! Three kernel forms exist, all written once in [`driver`] over the [`lanes`]
+//! Two kernel forms exist, both written once in [`driver`] over the [`lanes`]
 //! abstraction and wrapped per instruction set: the id-collecting span kernel
-//! ([`Kernel::run_ranges`]), the fused kernel ([`Kernel::run_fused`]),
-//! which returns a query's neighbor aggregates ([`Near`]) instead of ids, and
-//! its symmetric half-stencil form ([`Kernel::run_fused_sym`]).
+//! ([`Kernel::run_ranges`]) and the fused kernel ([`Kernel::run_fused`]),
+//! which returns a query's neighbor aggregates ([`Near`]) instead of ids.
 //!
 //! Which kernel runs is a run-time choice: [`Kernel::is_available`] asks the CPU
 //! once (`is_x86_feature_detected!`, `is_aarch64_feature_detected!`), and [`Kernel::run`] falls back to
@@ -20,8 +19,8 @@
 //! is always sound. WebAssembly has no run-time detection: SIMD128 is
 //! available exactly in a module compiled with `-C target-feature=+simd128`.
 
-/// The three `#[target_feature]` entry points of one instruction set:
-/// `run_ranges`, `run_fused` and `run_fused_sym`, each one call of the
+/// The two `#[target_feature]` entry points of one instruction set:
+/// `run_ranges` and `run_fused`, each one call of the
 /// generic [`driver`] kernel with the instruction set's [`lanes`], so the
 /// whole chain is compiled for it. `$features` is the `target_feature`
 /// list, `$lanes` the [`lanes::Lanes`] type, `$isa` its name in the docs.
@@ -76,26 +75,6 @@ macro_rules! isa_kernels {
             // SAFETY: this fn's contract is the caller's (see `run_ranges`),
             // plus the team, group and position-range conditions above.
             unsafe { driver::fused::<$lanes>(x, z, ids, team, ranges, qs, out) }
-        }
-
-        #[doc = concat!("[`driver::fused_sym`] for ", $isa, " (see")]
-        /// [`super::Kernel::run_fused_sym`]).
-        ///
-        /// # Safety
-        /// As for [`run_fused`], plus the contract of [`driver::fused_sym`].
-        #[target_feature(enable = $features)]
-        pub unsafe fn run_fused_sym(
-            x: &[f32],
-            z: &[f32],
-            team: &[u32],
-            ranges: &[(u32, u32)],
-            qs: &[FusedQuery],
-            own: &mut [Near],
-            sums: driver::SlotSums,
-        ) {
-            // SAFETY: this fn's contract is the caller's, which includes
-            // `driver::fused_sym`'s (slots owned, positions in range).
-            unsafe { driver::fused_sym::<$lanes>(x, z, team, ranges, qs, own, sums) }
         }
     };
 }
@@ -658,82 +637,6 @@ impl Kernel {
             // Kernels of another architecture: `or_scalar` never returns them.
             #[allow(unreachable_patterns)]
             _ => scalar::run_fused(x, z, ids, team, ranges, qs, out),
-        }
-    }
-}
-
-impl Kernel {
-    /// The symmetric form of [`Kernel::run_fused`] ([`driver::fused_sym`]):
-    /// each pair of a query of `qs` and an entry of `ranges` is tested once;
-    /// the query's aggregates go to `own` and the entry's are added to
-    /// `sums` at its slot. Allocates nothing.
-    ///
-    /// # Safety
-    /// Every slot of `ranges` must index the four `sums` columns and be
-    /// accessed by no other thread during the call; every entry of the
-    /// slices must have `|x|, |z| < FIXED_RANGE`; and every query must have
-    /// `flush >= GROUP` (offsets of a whole group fit an i32 lane).
-    ///
-    /// # Panics
-    /// If `x`, `z` and `team` differ in length, a range is out of bounds,
-    /// `qs` is empty or longer than [`driver::GROUP`], `own` is shorter than
-    /// `qs`, or a query's `flush` is below [`driver::GROUP`].
-    // Always: with two callers (a cell's block, and its units' own blocks)
-    // the compiler stopped inlining it into the half-stencil walk, 3% more
-    // instructions there (cachegrind).
-    #[inline(always)]
-    pub unsafe fn run_fused_sym(
-        self,
-        (x, z, team): (&[f32], &[f32], &[u32]),
-        ranges: &[(u32, u32)],
-        qs: &[FusedQuery],
-        own: &mut [Near],
-        sums: driver::SlotSums,
-    ) {
-        scalar::check(x, z, team, ranges);
-        assert!(
-            (1..=driver::GROUP).contains(&qs.len()) && own.len() >= qs.len(),
-            "1 to GROUP queries, one output each"
-        );
-        assert!(
-            qs.iter().all(|q| q.flush as usize >= driver::GROUP),
-            "a group's offsets must fit an i32 lane"
-        );
-        let own = &mut own[..qs.len()];
-        match self.or_scalar() {
-            // SAFETY (every arm): the caller's contract above; the checks
-            // above; and `or_scalar` picked an instruction set this CPU has.
-            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-            // `Lanes` trait's) is the caller's: the target features are enabled and
-            // every pointer is valid for the lanes it reads or writes.
-            Kernel::Scalar => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-            // `Lanes` trait's) is the caller's: the target features are enabled and
-            // every pointer is valid for the lanes it reads or writes.
-            Kernel::Sse => unsafe { sse::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-            // `Lanes` trait's) is the caller's: the target features are enabled and
-            // every pointer is valid for the lanes it reads or writes.
-            Kernel::Avx2 => unsafe { avx2::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-            // `Lanes` trait's) is the caller's: the target features are enabled and
-            // every pointer is valid for the lanes it reads or writes.
-            Kernel::Avx512 => unsafe { avx512::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: the caller's contract above, the checks above, and
-            // NEON was detected.
-            Kernel::Neon => unsafe { neon::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            // SAFETY: the caller's contract above, the checks above, and
-            // the module was compiled with SIMD128.
-            Kernel::Simd128 => unsafe { simd128::run_fused_sym(x, z, team, ranges, qs, own, sums) },
-            // Kernels of another architecture: `or_scalar` never returns them.
-            #[allow(unreachable_patterns)]
-            // SAFETY: the caller's contract above and the checks above.
-            _ => unsafe { scalar::run_fused_sym(x, z, team, ranges, qs, own, sums) },
         }
     }
 }

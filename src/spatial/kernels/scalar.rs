@@ -98,23 +98,3 @@ pub(super) fn check(x: &[f32], z: &[f32], ids: &[u32], ranges: &[(u32, u32)]) {
         "kernel range out of bounds"
     );
 }
-
-/// [`driver::fused_sym`] with one lane (see [`super::Kernel::run_fused_sym`]).
-///
-/// # Safety
-/// The contract of [`driver::fused_sym`] for the `sums` columns (lengths
-/// and ranges are checked by the caller, `Kernel::run_fused_sym`).
-pub unsafe fn run_fused_sym(
-    x: &[f32],
-    z: &[f32],
-    team: &[u32],
-    ranges: &[(u32, u32)],
-    qs: &[FusedQuery],
-    own: &mut [Near],
-    sums: driver::SlotSums,
-) {
-    // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-    // `Lanes` trait's) is the caller's: the target features are enabled and
-    // every pointer is valid for the lanes it reads or writes.
-    unsafe { driver::fused_sym::<ScalarLanes>(x, z, team, ranges, qs, own, sums) }
-}

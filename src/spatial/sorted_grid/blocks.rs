@@ -1,38 +1,23 @@
-//! Which block each unit of a cell searches in the fused passes
-//! ([`Blocks`]): its cell's block, shared by all the cell's units, or its
-//! own ([`BoxTrim`]), with the cell's units grouped by block, and the cost
-//! model that picks one per cell.
+//! Which block each unit of a cell searches in the fused passes: its
+//! cell's block, shared by all the cell's units (the union of their blocks,
+//! [`crate::spatial::GridGeometry::box_block`]), or its own ([`BoxTrim`]:
+//! 1.5 x 1.5 cells on average at a cell of `4r`, against 3 x 3 for the
+//! cell's block), with the cell's units grouped by block for the
+//! multi-query kernel — and the cost model that picks one per cell. All
+//! choices give the same neighbor sets and aggregates, bit for bit (the
+//! sums are integers); they differ in the candidates tested, and so in
+//! time, once a cell is wider than `2r` or `r / cell` is not a whole
+//! number. At a cell of `r / k` for a whole `k` (the default cell is `r`)
+//! every unit of a cell has the same block. Splitting makes a cell's kernel
+//! groups smaller and its calls more, so it is slower where the cells hold
+//! few units (below `2r` at the standard density): the model charges a
+//! kernel call [`CALL_COST`] distance tests on top of its tests, checked
+//! first for units spread evenly over a full cell, then on the cell's own
+//! units.
 
 use super::{span, Cols, SortedGrid};
 use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::GROUP;
-
-/// Which block the fused passes of [`SortedGrid::near_all`] search for a
-/// unit ([`SortedGrid::set_blocks`]). All give the same neighbor sets and
-/// aggregates, bit for bit (the sums are integers); they differ in the
-/// candidates tested, and so in time, once a cell is wider than `2r` or
-/// `r / cell` is not a whole number. At a cell of `r / k` for a whole `k`
-/// (the default cell is `r`) every unit of a cell has the same block and
-/// all three search the same cells.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Blocks {
-    /// One block per cell for all its units: the union of their blocks
-    /// ([`crate::spatial::GridGeometry::box_block`]), the only way before
-    /// issue 19. At a cell of `4r` that is 3 x 3 cells for every unit.
-    Cell,
-    /// Each unit its own block ([`BoxTrim`]: 1.5 x 1.5 cells on average at
-    /// `4r`, the block of `shared/DESIGN.md`), the units of a cell grouped
-    /// by block for the multi-query kernel, which makes its groups smaller
-    /// and its calls more: slower than [`Blocks::Cell`] where the cells
-    /// hold few units (below `2r` at the standard density).
-    Unit,
-    /// Per cell, whichever a cost model expects to be faster (the
-    /// default): a kernel call costs 300 distance tests on top of its
-    /// tests (`CALL_COST` in `sorted_grid/blocks.rs`), checked first for
-    /// units spread evenly over a full cell, then on the cell's own units.
-    #[default]
-    Auto,
-}
 
 /// The radius of one fused pass and the fewest units of a cell that are
 /// split by class ([`SortedGrid::radius`]).
@@ -71,14 +56,13 @@ fn consecutive(a: usize, b: usize, f: &mut impl FnMut(u8, &[u32])) {
 /// units are classified [`CLASS_CHUNK`] at a time and counting-sorted by
 /// class (branch-free: a scan per class mispredicts on every other unit),
 /// and each chunk's classes are visited in ascending order, a class's units
-/// in slot order; with `auto`, a chunk whose split [`split_pays`] rejects
-/// goes in consecutive groups over the whole block instead. Every unit is
+/// in slot order; a chunk whose split [`split_pays`] rejects goes in
+/// consecutive groups over the whole block instead. Every unit is
 /// in exactly one group. No allocation.
 #[inline]
 pub(super) fn for_groups(
     cols: Cols<'_>,
     trim: &BoxTrim,
-    auto: bool,
     (a, b): (usize, usize),
     mut f: impl FnMut(u8, &[u32]),
 ) {
@@ -101,7 +85,7 @@ pub(super) fn for_groups(
         for c in 0..16 {
             start[c + 1] += start[c];
         }
-        if auto && !split_pays(trim, &start, b - a) {
+        if !split_pays(trim, &start, b - a) {
             consecutive(k, end, &mut f);
             k = end;
             continue;
@@ -175,14 +159,6 @@ fn split_pays(trim: &BoxTrim, start: &[u16; 17], n: usize) -> bool {
 }
 
 impl SortedGrid {
-    /// Sets which block the fused passes of [`SortedGrid::near_all`]
-    /// search for a unit ([`Blocks`]; [`Blocks::Auto`] by default). All
-    /// modes give the same aggregates; the switch exists to measure and test
-    /// them against each other.
-    pub fn set_blocks(&mut self, blocks: Blocks) {
-        self.blocks = blocks;
-    }
-
     /// The block of the cell whose units span `xs`, `zs` (non-empty) for
     /// radius `rad.r` ([`crate::spatial::GridGeometry::box_block`]) and,
     /// when the cell holds at least `rad.split_from` units that do not all
@@ -213,49 +189,41 @@ impl SortedGrid {
     }
 
     /// The radius of a fused pass and the fewest units of a cell that are
-    /// split by class ([`Blocks`]): none in [`Blocks::Cell`], all in
-    /// [`Blocks::Unit`]; in [`Blocks::Auto`] the fewest for which
-    /// [`split_may_pay`] holds for a full cell in the middle of the grid
+    /// split by class: the fewest for which [`split_may_pay`] holds for a full cell in the middle of the grid
     /// (the shares of its classes are the same in every full cell), found
     /// by doubling then bisection, `usize::MAX` when none up to 2^16 (at a
     /// cell of `r / k` for a whole `k` no unit is ever split).
     pub(super) fn radius(&self, r: f32) -> Radius {
-        let split_from = match self.blocks {
-            Blocks::Cell => usize::MAX,
-            Blocks::Unit => 0,
-            Blocks::Auto => {
-                let g = &self.geo;
-                let corner = |origin: i64, n: usize| (origin + (n / 2) as i64) as f32 * g.cell;
-                let (x0, z0) = (corner(g.origin_x, g.nx), corner(g.origin_z, g.nz));
-                // Inset a little: a unit on the border itself reaches one
-                // more column through the margin.
-                let full = |lo: f32| (lo + g.cell * 1e-3, lo + g.cell * 0.999);
-                match g.box_trim(full(x0), full(z0), r) {
-                    Some(trim) if !trim.is_whole() => {
-                        let pays = |n: usize| split_may_pay(&trim, n);
-                        let mut hi = GROUP;
-                        while hi <= 1 << 16 && !pays(hi) {
-                            hi *= 2;
-                        }
-                        if hi > 1 << 16 {
-                            usize::MAX
+        let g = &self.geo;
+        let corner = |origin: i64, n: usize| (origin + (n / 2) as i64) as f32 * g.cell;
+        let (x0, z0) = (corner(g.origin_x, g.nx), corner(g.origin_z, g.nz));
+        // Inset a little: a unit on the border itself reaches one
+        // more column through the margin.
+        let full = |lo: f32| (lo + g.cell * 1e-3, lo + g.cell * 0.999);
+        let split_from = match g.box_trim(full(x0), full(z0), r) {
+            Some(trim) if !trim.is_whole() => {
+                let pays = |n: usize| split_may_pay(&trim, n);
+                let mut hi = GROUP;
+                while hi <= 1 << 16 && !pays(hi) {
+                    hi *= 2;
+                }
+                if hi > 1 << 16 {
+                    usize::MAX
+                } else {
+                    // pays(hi); not pays(lo) unless hi is the first tried.
+                    let mut lo = if hi == GROUP { 0 } else { hi / 2 };
+                    while hi - lo > 1 {
+                        let mid = (lo + hi) / 2;
+                        if pays(mid) {
+                            hi = mid;
                         } else {
-                            // pays(hi); not pays(lo) unless hi is the first tried.
-                            let mut lo = if hi == GROUP { 0 } else { hi / 2 };
-                            while hi - lo > 1 {
-                                let mid = (lo + hi) / 2;
-                                if pays(mid) {
-                                    hi = mid;
-                                } else {
-                                    lo = mid;
-                                }
-                            }
-                            hi
+                            lo = mid;
                         }
                     }
-                    _ => usize::MAX,
+                    hi
                 }
             }
+            _ => usize::MAX,
         };
         Radius { r, split_from }
     }

@@ -1,15 +1,14 @@
 //! The fused passes of the CSR grid ([`SortedGrid::near_all`]): every
 //! unit's neighbor aggregates summed by the multi-query kernel while it
-//! tests, cell by cell, with the full stencil (each pair from both sides)
-//! or the half stencil (each pair once, both sides credited).
+//! tests, cell by cell, each pair tested from both sides (the full
+//! stencil: a query's result is its own, so no two queries write one slot).
 
 use rayon::prelude::*;
 
-use super::blocks::{for_groups, Blocks, Radius};
+use super::blocks::{for_groups, Radius};
 use super::{Cols, Rows, SortedGrid, MAX_ROWS};
 use crate::spatial::geometry::{Block, BoxTrim};
-use crate::spatial::kernels::driver::{SlotSums, GROUP};
-use crate::spatial::kernels::fixed;
+use crate::spatial::kernels::driver::GROUP;
 use crate::spatial::{
     pool_threads, FusedQuery, Kernel, KernelQuery, Near, Points, Query, QueryStats,
 };
@@ -20,30 +19,6 @@ const CHUNKS_PER_THREAD: usize = 4;
 
 /// Units per task when the fused pass gathers its results into unit order.
 const GATHER: usize = 16_384;
-
-/// The per-slot columns of the symmetric pass, shared by the stripes that
-/// run at once.
-struct SharedSums(SlotSums);
-
-// SAFETY: the stripes running at once write disjoint slots
-// (`SortedGrid::near_symmetric`); the columns outlive the parallel section.
-unsafe impl Sync for SharedSums {}
-
-/// Adds one query's (or one pair side's) aggregates to slot `s`.
-///
-/// # Safety
-/// `s` must index the columns of `sums`, and no other thread may access
-/// slot `s` during the call.
-#[inline]
-unsafe fn credit(sums: SlotSums, s: usize, count: u32, enemies: u32, sx: i64, sz: i64) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        *sums.count.add(s) += count;
-        *sums.enemies.add(s) += enemies;
-        *sums.sx.add(s) += sx;
-        *sums.sz.add(s) += sz;
-    }
-}
 
 /// A query that matches nothing (a placeholder in a group's query array).
 const NOTHING: KernelQuery = KernelQuery {
@@ -118,8 +93,8 @@ impl SortedGrid {
     /// for each cell, one block contains every block its units need
     /// ([`crate::spatial::GridGeometry::box_block`] of the box of their
     /// positions); its units search that block, or each only its own part
-    /// of it ([`crate::spatial::BoxTrim`], as [`SortedGrid::set_blocks`]
-    /// chooses), and go to the multi-query fused kernel in groups of up to
+    /// of it ([`crate::spatial::BoxTrim`], as the cost model of
+    /// `sorted_grid/blocks.rs` chooses), and go to the multi-query fused kernel in groups of up to
     /// [`GROUP`] that search the same block. Results are written by slot,
     /// then gathered into unit order (nothing to gather while the units
     /// live in cell order: slot `s` is unit `s`). In a pool of more than
@@ -128,9 +103,9 @@ impl SortedGrid {
     /// neighbor sets, and so the same aggregates, as
     /// [`crate::spatial::SpatialIndex::query_units`] summed through
     /// [`Near::add`]; the candidate count exceeds its (the exact blocks of
-    /// `shared/DESIGN.md`) where a cell searches one block for all its units
+    /// `docs/design.md`) where a cell searches one block for all its units
     /// (by the units near a block's edge at a cell of `r`, by 4 times at a
-    /// cell of `4r`, see [`super::Blocks`]). Allocates only while `res`
+    /// cell of `4r`, see `sorted_grid/blocks.rs`). Allocates only while `res`
     /// grows.
     ///
     /// # Panics
@@ -156,15 +131,9 @@ impl SortedGrid {
         res.by_slot.resize(slots, Near::default());
         let cells = self.geo.cells();
         let valid = Query::new(0.0, 0.0, r).kernel_query().is_some();
-        let symmetric = !self.full_stencil
-            && valid
-            && self.in_range
-            && FusedQuery::flush_for(r * r) as usize >= GROUP;
         let threads = pool_threads();
-        let mut stats = if !valid || cells == 0 {
+        let stats = if !valid || cells == 0 {
             QueryStats::default()
-        } else if symmetric {
-            self.near_symmetric(cols, self.radius(r), kernel, &mut res.sums)
         } else if threads > 1 {
             let parts = threads * CHUNKS_PER_THREAD;
             self.near_split(
@@ -178,7 +147,7 @@ impl SortedGrid {
         } else {
             self.near_cells(cols, self.radius(r), kernel, 0..cells, &mut res.by_slot)
         };
-        if self.resident && !symmetric {
+        if self.resident {
             // Slot order is unit order: the results are already in place.
             std::mem::swap(&mut res.near, &mut res.by_slot);
             res.stats = stats;
@@ -186,24 +155,13 @@ impl SortedGrid {
         }
         // Back to unit order.
         res.near.resize(n, Near::default());
-        let slot_of = if self.resident {
-            &self.identity[..n]
-        } else {
-            &self.slot_of[..]
-        };
-        let (by_slot, sums) = (&res.by_slot, &res.sums);
+        let slot_of = &self.slot_of[..];
+        let by_slot = &res.by_slot;
         let gather = |(k, out): (usize, &mut [Near])| {
             for (o, &s) in out.iter_mut().zip(&slot_of[k * GATHER..]) {
                 let s = s as usize;
                 *o = if s >= slots {
                     Near::default()
-                } else if symmetric {
-                    Near {
-                        count: sums.count[s],
-                        enemies: sums.enemies[s],
-                        sx: sums.sx[s],
-                        sz: sums.sz[s],
-                    }
                 } else {
                     by_slot[s]
                 };
@@ -214,293 +172,8 @@ impl SortedGrid {
         } else {
             res.near.chunks_mut(GATHER).enumerate().for_each(gather)
         }
-        if symmetric {
-            stats.neighbors = res.sums.count.iter().map(|&c| c as u64).sum();
-        }
         res.stats = stats;
         stats
-    }
-
-    /// Makes [`SortedGrid::near_all`] test every pair from both sides (the
-    /// full stencil, `true`) or once (the half stencil, `false`, the
-    /// default). Both give the same aggregates; the switch exists to measure
-    /// and test them against each other.
-    pub fn set_full_stencil(&mut self, full: bool) {
-        self.full_stencil = full;
-    }
-
-    /// The symmetric fused pass (each pair tested once): zeroes `sums`,
-    /// then walks the cells in horizontal stripes of at least the rows a
-    /// cell's block reaches below it, so that a stripe only writes the slots
-    /// of its own rows and of the stripe after it. In a pool, the even
-    /// stripes run in parallel, then the odd ones: no two running stripes
-    /// write the same slot. The sums are integers, so the result does not
-    /// depend on the thread count. Returns the candidates tested (the
-    /// neighbors are counted from `sums` by the caller).
-    fn near_symmetric(
-        &self,
-        cols: Cols<'_>,
-        rad: Radius,
-        kernel: Kernel,
-        sums: &mut crate::spatial::results::SlotColumns,
-    ) -> QueryStats {
-        let slots = cols.x.len();
-        sums.zero(slots);
-        let ptrs = SharedSums(sums.pointers());
-        let (nx, nz) = (self.geo.nx, self.geo.nz);
-        let reach = self.reach(rad.r);
-        let threads = pool_threads();
-        let height = reach
-            .max(nz / (threads * 2 * CHUNKS_PER_THREAD).max(1))
-            .max(1);
-        let stripes = nz.div_ceil(height);
-        let stripe = |k: usize| {
-            let rows = (k * height, ((k + 1) * height).min(nz));
-            self.near_cells_sym(cols, rad, kernel, (rows.0 * nx, rows.1 * nx), reach, &ptrs)
-        };
-        if threads > 1 && stripes > 2 {
-            let mut stats = QueryStats::default();
-            for phase in 0..2 {
-                stats += (0..stripes.div_ceil(2))
-                    .into_par_iter()
-                    .map(|h| 2 * h + phase)
-                    .filter(|&k| k < stripes)
-                    .map(stripe)
-                    .reduce(QueryStats::default, |mut a, b| {
-                        a += b;
-                        a
-                    });
-            }
-            stats
-        } else {
-            let mut stats = QueryStats::default();
-            for k in 0..stripes {
-                stats += stripe(k);
-            }
-            stats
-        }
-    }
-
-    /// The most rows a cell's block ([`crate::spatial::GridGeometry::box_block`]) reaches
-    /// below the cell's own row, for radius `r`: one for the cell, the rings
-    /// of `r` plus the margin at the grid's largest coordinate, and one for
-    /// rounding. Checked while walking (a violation panics instead of racing).
-    fn reach(&self, r: f32) -> usize {
-        let g = &self.geo;
-        let far = [
-            g.origin_x,
-            g.origin_x + g.nx as i64,
-            g.origin_z,
-            g.origin_z + g.nz as i64,
-        ]
-        .iter()
-        .map(|v| v.unsigned_abs() as f64)
-        .fold(0.0, f64::max)
-            * g.cell as f64;
-        let margin = (far + r as f64) * (2.0 / 1_048_576.0) + 2e-20;
-        let rings = ((r as f64 + margin) / g.cell as f64).ceil();
-        if rings.is_finite() && rings < (g.nz as f64) {
-            rings as usize + 2
-        } else {
-            g.nz.max(1)
-        }
-    }
-
-    /// The symmetric pass over cells `c0..c1` (whole rows): for each cell,
-    /// the pairs inside it (scalar, each once) and its units against the
-    /// entries of the cells after it in their block (the rest of its row to
-    /// the block's right edge, then the block's rows below), through the
-    /// symmetric multi-query kernel. A unit's block is the cell's block cut
-    /// down to what the unit reaches ([`crate::spatial::BoxTrim`]), so each pair within `r`
-    /// is still tested once: from the unit of the earlier cell, whose own
-    /// block holds the other's cell. Writes slots of rows up to `reach` rows
-    /// below `c1`'s row.
-    fn near_cells_sym(
-        &self,
-        cols: Cols<'_>,
-        rad: Radius,
-        kernel: Kernel,
-        (c0, c1): (usize, usize),
-        reach: usize,
-        sums: &SharedSums,
-    ) -> QueryStats {
-        let kcols = (cols.x, cols.z, cols.team);
-        let nx = self.geo.nx;
-        let r2 = rad.r * rad.r;
-        let flush = FusedQuery::flush_for(r2);
-        let sums = sums.0;
-        let mut stats = QueryStats::default();
-        let mut fwd = [(0u32, 0u32); MAX_ROWS];
-        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
-        let mut part = [Near::default(); GROUP];
-        for c in c0..c1 {
-            let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
-            if a == b {
-                continue;
-            }
-            // Pairs inside the cell, each once.
-            for i in a..b {
-                for j in i + 1..b {
-                    let (dx, dz) = (cols.x[j] - cols.x[i], cols.z[j] - cols.z[i]);
-                    if dx * dx + dz * dz <= r2 {
-                        let foe = (cols.team[i] != cols.team[j]) as u32;
-                        let ox = fixed(cols.x[j]) as i64 - fixed(cols.x[i]) as i64;
-                        let oz = fixed(cols.z[j]) as i64 - fixed(cols.z[i]) as i64;
-                        // SAFETY: slots i and j are in this cell, inside this
-                        // stripe's rows, which no other running stripe writes.
-                        unsafe {
-                            credit(sums, i, 1, foe, ox, oz);
-                            credit(sums, j, 1, foe, -ox, -oz);
-                        }
-                    }
-                }
-            }
-            stats.candidates += ((b - a) * (b - a - 1) / 2) as u64;
-            let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let Some((block, split)) = self.cell_block(xs, zs, rad) else {
-                continue;
-            };
-            let Block { z0, z1, .. } = block;
-            let (xc, zc) = (c % nx, c / nx);
-            assert!(
-                z1 < zc + reach && z0 <= zc && (block.x0..=block.x1).contains(&xc),
-                "a cell's block reaches further than its stripe allows"
-            );
-            if let Some(trim) = split {
-                stats += self.near_cell_sym_split(cols, rad, kernel, c, &trim, sums);
-                continue;
-            }
-            // The entries after the cell in its block, in batches of rows.
-            let mut row = zc;
-            while row <= z1 {
-                let last = z1.min(row + MAX_ROWS - 1);
-                let (used, total) = self.forward_ranges(c, block, (row, last), &mut fwd);
-                row = last + 1;
-                if used == 0 {
-                    continue;
-                }
-                let mut k = a;
-                while k < b {
-                    let g = (b - k).min(GROUP);
-                    // Pairs are tested once: no entry after the cell is the query itself.
-                    cols.fill_range(&mut qs[..g], k, r2, flush, false);
-                    // SAFETY: the entries of `fwd` lie in rows zc..=z1, all
-                    // within this stripe or the next (z1 < zc + reach, and
-                    // stripes are at least `reach` rows high), which no
-                    // other running stripe writes; positions are within
-                    // FIXED_RANGE (`in_range`) and flush >= GROUP (both
-                    // checked by `near_all`).
-                    unsafe {
-                        kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
-                    }
-                    for (j, p) in part[..g].iter().enumerate() {
-                        // SAFETY: slot k + j is in this cell (see above).
-                        unsafe { credit(sums, k + j, p.count, p.enemies, p.sx, p.sz) };
-                    }
-                    stats.candidates += total * g as u64;
-                    k += g;
-                }
-            }
-        }
-        stats
-    }
-
-    /// The symmetric pass's forward half for the units of cell `c` whose
-    /// block `trim` is cut down per unit ([`crate::spatial::BoxTrim`]): in
-    /// the groups of [`for_groups`], each against the entries after the
-    /// cell in its class's block. The caller has checked that the cell's
-    /// block stays within `reach` rows (the class blocks lie inside it).
-    /// Out of line: most cells of most passes never come here.
-    #[inline(never)]
-    fn near_cell_sym_split(
-        &self,
-        cols: Cols<'_>,
-        rad: Radius,
-        kernel: Kernel,
-        c: usize,
-        trim: &BoxTrim,
-        sums: SlotSums,
-    ) -> QueryStats {
-        let kcols = (cols.x, cols.z, cols.team);
-        let zc = c / self.geo.nx;
-        let r2 = rad.r * rad.r;
-        let flush = FusedQuery::flush_for(r2);
-        let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
-        let mut stats = QueryStats::default();
-        let mut fwd = [(0u32, 0u32); MAX_ROWS];
-        let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
-        let mut part = [Near::default(); GROUP];
-        // The forward ranges of the last class seen, when its block fits
-        // one batch of rows.
-        let mut cached = None;
-        let (mut used, mut total) = (0, 0u64);
-        let auto = self.blocks == Blocks::Auto;
-        for_groups(cols, trim, auto, (a, b), |class, slots| {
-            let g = slots.len();
-            let block = trim.block_of(class);
-            // Pairs are tested once: no entry after the cell is the query itself.
-            cols.fill_slots(&mut qs[..g], slots, r2, flush, false);
-            // The entries after the cell in the block, in batches of rows.
-            let mut row = zc;
-            while row <= block.z1 {
-                let last = block.z1.min(row + MAX_ROWS - 1);
-                let whole = row == zc && last == block.z1;
-                if !(whole && cached == Some(class)) {
-                    (used, total) = self.forward_ranges(c, block, (row, last), &mut fwd);
-                    cached = whole.then_some(class);
-                }
-                row = last + 1;
-                if used == 0 {
-                    continue;
-                }
-                // SAFETY: the entries of `fwd` lie in the class's block,
-                // inside the cell's, whose rows the caller checked lie
-                // within this stripe or the next, which no other running
-                // stripe writes; positions are within FIXED_RANGE and
-                // flush >= GROUP (both checked by `near_all`).
-                unsafe {
-                    kernel.run_fused_sym(kcols, &fwd[..used], &qs[..g], &mut part, sums);
-                }
-                for (p, &s) in part[..g].iter().zip(slots) {
-                    // SAFETY: slot s is in this cell (see above).
-                    unsafe { credit(sums, s as usize, p.count, p.enemies, p.sx, p.sz) };
-                }
-                stats.candidates += total * g as u64;
-            }
-        });
-        stats
-    }
-
-    /// The non-empty entry ranges, written into `fwd`, of the cells of
-    /// `block` after cell `c` (`c`'s row is in the block) in rows `rows.0
-    /// ..= rows.1` (at most [`MAX_ROWS`]): on `c`'s row from the next cell
-    /// to the block's right edge, on later rows the block's columns.
-    /// Returns how many ranges were written and the entries they hold.
-    #[inline]
-    fn forward_ranges(
-        &self,
-        c: usize,
-        block: Block,
-        (row, last): (usize, usize),
-        fwd: &mut [(u32, u32)],
-    ) -> (usize, u64) {
-        let nx = self.geo.nx;
-        let zc = c / nx;
-        let (mut used, mut total) = (0, 0u64);
-        for z in row..=last {
-            let first = if z == zc { c + 1 } else { z * nx + block.x0 };
-            let end = z * nx + block.x1 + 1;
-            if first >= end {
-                continue;
-            }
-            let (s0, s1) = (self.cell_start[first], self.cell_start[end]);
-            if s1 > s0 {
-                fwd[used] = (s0, s1);
-                used += 1;
-                total += (s1 - s0) as u64;
-            }
-        }
-        (used, total)
     }
 
     /// [`SortedGrid::near_cells`] over cells `c0..c1` split into `parts`
@@ -623,8 +296,7 @@ impl SortedGrid {
         // when it is taller than MAX_ROWS.
         let mut cached = None;
         let (mut used, mut total, mut tall) = (0, 0u64, None);
-        let auto = self.blocks == Blocks::Auto;
-        for_groups(cols, trim, auto, (a, b), |class, slots| {
+        for_groups(cols, trim, (a, b), |class, slots| {
             let g = slots.len();
             if cached != Some(class) {
                 cached = Some(class);

@@ -77,16 +77,6 @@ pub trait Lanes: Copy {
     unsafe fn add_masked_i(acc: Self::I, m: Self::M, v: Self::I) -> Self::I;
     /// Sum of the lanes as i64 (no overflow for any lane values).
     unsafe fn sum_i64(v: Self::I) -> i64;
-    /// Lane-wise `v & 0xFFFF`.
-    unsafe fn low16(v: Self::I) -> Self::I;
-    /// Lane-wise `v >> 16`, logical.
-    unsafe fn high16(v: Self::I) -> Self::I;
-    /// Adds lane `k` of `v` to `p[k]` (wrapping) for `k < rest`
-    /// (`1 <= rest <= N`); reads and writes only those `rest` slots.
-    unsafe fn add_to_u32(p: *mut u32, v: Self::I, rest: usize);
-    /// Adds lane `k` of `v`, sign-extended, to `p[k]` for `k < rest`
-    /// (`1 <= rest <= N`); reads and writes only those `rest` slots.
-    unsafe fn add_to_i64(p: *mut i64, v: Self::I, rest: usize);
 }
 
 mod scalar;

@@ -205,38 +205,4 @@ impl<const TABLE: bool> Lanes for Neon<TABLE> {
         // `saddlv`: the lanes widened to 64 bits, then summed.
         unsafe { vaddlvq_s32(v) }
     }
-    #[inline(always)]
-    unsafe fn low16(v: int32x4_t) -> int32x4_t {
-        // SAFETY: the `Lanes` contract: NEON is enabled (no memory access).
-        unsafe { vandq_s32(v, vdupq_n_s32(0xFFFF)) }
-    }
-    #[inline(always)]
-    unsafe fn high16(v: int32x4_t) -> int32x4_t {
-        // SAFETY: the `Lanes` contract: NEON is enabled (no memory access).
-        unsafe { vreinterpretq_s32_u32(vshrq_n_u32::<16>(vreinterpretq_u32_s32(v))) }
-    }
-    #[inline(always)]
-    unsafe fn add_to_u32(p: *mut u32, v: int32x4_t, rest: usize) {
-        // SAFETY: the `Lanes` contract: NEON is enabled and `p` is valid
-        // for the `rest` u32 read and written here.
-        unsafe {
-            let mut lanes = [0u32; 4];
-            vst1q_u32(lanes.as_mut_ptr(), vreinterpretq_u32_s32(v));
-            for (k, &l) in lanes.iter().enumerate().take(rest) {
-                *p.add(k) = (*p.add(k)).wrapping_add(l);
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn add_to_i64(p: *mut i64, v: int32x4_t, rest: usize) {
-        // SAFETY: the `Lanes` contract: NEON is enabled and `p` is valid
-        // for the `rest` i64 read and written here.
-        unsafe {
-            let mut lanes = [0i32; 4];
-            vst1q_s32(lanes.as_mut_ptr(), v);
-            for (k, &l) in lanes.iter().enumerate().take(rest) {
-                *p.add(k) += l as i64;
-            }
-        }
-    }
 }

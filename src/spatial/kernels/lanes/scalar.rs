@@ -112,30 +112,4 @@ impl Lanes for ScalarLanes {
     unsafe fn sum_i64(v: i32) -> i64 {
         v as i64
     }
-    #[inline(always)]
-    unsafe fn low16(v: i32) -> i32 {
-        v & 0xFFFF
-    }
-    #[inline(always)]
-    unsafe fn high16(v: i32) -> i32 {
-        ((v as u32) >> 16) as i32
-    }
-    #[inline(always)]
-    unsafe fn add_to_u32(p: *mut u32, v: i32, _: usize) {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe {
-            *p = (*p).wrapping_add(v as u32);
-        }
-    }
-    #[inline(always)]
-    unsafe fn add_to_i64(p: *mut i64, v: i32, _: usize) {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe {
-            *p += v as i64;
-        }
-    }
 }

@@ -159,40 +159,4 @@ impl Lanes for Simd128Lanes {
             + i32x4_extract_lane::<2>(v) as i64
             + i32x4_extract_lane::<3>(v) as i64
     }
-    #[inline(always)]
-    unsafe fn low16(v: v128) -> v128 {
-        v128_and(v, i32x4_splat(0xFFFF))
-    }
-    #[inline(always)]
-    unsafe fn high16(v: v128) -> v128 {
-        u32x4_shr(v, 16)
-    }
-    #[inline(always)]
-    unsafe fn add_to_u32(p: *mut u32, v: v128, rest: usize) {
-        let lanes = [
-            u32x4_extract_lane::<0>(v),
-            u32x4_extract_lane::<1>(v),
-            u32x4_extract_lane::<2>(v),
-            u32x4_extract_lane::<3>(v),
-        ];
-        for (k, &l) in lanes.iter().enumerate().take(rest) {
-            // SAFETY: the `Lanes` contract: `p` is valid for the `rest` u32
-            // read and written here.
-            unsafe { *p.add(k) = (*p.add(k)).wrapping_add(l) };
-        }
-    }
-    #[inline(always)]
-    unsafe fn add_to_i64(p: *mut i64, v: v128, rest: usize) {
-        let lanes = [
-            i32x4_extract_lane::<0>(v),
-            i32x4_extract_lane::<1>(v),
-            i32x4_extract_lane::<2>(v),
-            i32x4_extract_lane::<3>(v),
-        ];
-        for (k, &l) in lanes.iter().enumerate().take(rest) {
-            // SAFETY: the `Lanes` contract: `p` is valid for the `rest` i64
-            // read and written here.
-            unsafe { *p.add(k) += l as i64 };
-        }
-    }
 }

@@ -192,44 +192,4 @@ impl Lanes for SseLanes {
             lanes.iter().map(|&l| l as i64).sum()
         }
     }
-    #[inline(always)]
-    unsafe fn low16(v: __m128i) -> __m128i {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe { _mm_and_si128(v, _mm_set1_epi32(0xFFFF)) }
-    }
-    #[inline(always)]
-    unsafe fn high16(v: __m128i) -> __m128i {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe { _mm_srli_epi32::<16>(v) }
-    }
-    #[inline(always)]
-    unsafe fn add_to_u32(p: *mut u32, v: __m128i, rest: usize) {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe {
-            let mut lanes = [0u32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
-            for (k, &l) in lanes.iter().enumerate().take(rest) {
-                *p.add(k) = (*p.add(k)).wrapping_add(l);
-            }
-        }
-    }
-    #[inline(always)]
-    unsafe fn add_to_i64(p: *mut i64, v: __m128i, rest: usize) {
-        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
-        // `Lanes` trait's) is the caller's: the target features are enabled and
-        // every pointer is valid for the lanes it reads or writes.
-        unsafe {
-            let mut lanes = [0i32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, v);
-            for (k, &l) in lanes.iter().enumerate().take(rest) {
-                *p.add(k) += l as i64;
-            }
-        }
-    }
 }
