@@ -9,7 +9,7 @@ use common::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
-use spatial_query_lab::spatial::Strategy;
+use spatial_query_lab::spatial::{Query, Strategy};
 
 const FRAMES: usize = 10_000;
 /// Frames between two random changes of the settings.
@@ -26,22 +26,17 @@ fn resident_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
-/// Per-unit neighbor counts by brute force (`dx*dx + dz*dz <= r*r`, self
-/// excluded), the definition every strategy must meet.
+/// Per-unit neighbor counts from the brute-force definition
+/// ([`common::equivalence::brute`], self excluded).
 fn brute_counts(sim: &Simulation, r: f32) -> Vec<usize> {
-    let store = sim.store();
-    let pos: Vec<(f32, f32)> = (0..store.len()).map(|i| store.pos(i)).collect();
-    let r2 = r * r;
-    pos.iter()
-        .enumerate()
-        .map(|(i, &(x, z))| {
-            pos.iter()
-                .enumerate()
-                .filter(|&(j, &(px, pz))| {
-                    let (dx, dz) = (px - x, pz - z);
-                    j != i && dx * dx + dz * dz <= r2
-                })
-                .count()
+    let u = sim.store().to_units();
+    (0..u.len())
+        .map(|i| {
+            let q = Query {
+                exclude: i as u32,
+                ..Query::new(u.x[i], u.z[i], r)
+            };
+            common::equivalence::brute(&u.x, &u.z, &q).len()
         })
         .collect()
 }

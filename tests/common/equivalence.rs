@@ -1,5 +1,5 @@
-//! The equivalence harness shared by `tests/spatial_equivalence.rs` and
-//! `tests/spatial_extremes.rs`: the definition of a neighbor written
+//! The equivalence harness shared by `tests/spatial/spatial_equivalence.rs` and
+//! `tests/spatial/spatial_extremes.rs`: the definition of a neighbor written
 //! independently of the engine (`brute`), and checks that run every
 //! strategy x every available kernel x thread counts against it.
 

@@ -13,7 +13,7 @@
 //! whole simulations that must be bit-identical across strategies, kernels and
 //! thread counts.
 
-mod common;
+use crate::common;
 use common::equivalence::*;
 use common::*;
 

@@ -4,7 +4,7 @@
 //! on every strategy x every available kernel; per-unit lists (S7, S8, ...) run
 //! through `query_all` on 1, 2 and 3 threads as well.
 
-mod common;
+use crate::common;
 use common::*;
 
 use spatial_query_lab::spatial::MAX_CELLS;

@@ -5,7 +5,7 @@
 //! kernel x thread counts must return exactly the sets of the definition
 //! (`common::equivalence::brute`), as in `tests/spatial_equivalence.rs`.
 
-mod common;
+use crate::common;
 use common::equivalence::*;
 use common::*;
 

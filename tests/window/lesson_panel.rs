@@ -10,8 +10,7 @@
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 
-#[path = "common/panel.rs"]
-mod panel;
+use crate::panel;
 use egui_macroquad::egui;
 use panel::scroll_down;
 

@@ -6,8 +6,7 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 
-#[path = "common/panel.rs"]
-mod panel;
+use crate::panel;
 use egui_macroquad::egui;
 use panel::scroll_down;
 

@@ -12,7 +12,7 @@
 //! - Whole simulations at wide and fractional cells stay bit-identical
 //!   across strategies, passes and thread counts.
 
-mod common;
+use crate::common;
 use common::equivalence::brute;
 use common::*;
 

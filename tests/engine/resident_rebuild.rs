@@ -12,7 +12,7 @@
 //!   changed grid geometry) the full rebuild runs and the result is still
 //!   the counting sort's.
 
-mod common;
+use crate::common;
 use common::equivalence::THREADS;
 use common::*;
 

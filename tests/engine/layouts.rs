@@ -11,7 +11,7 @@ use spatial_query_lab::sim::layout::{Aos, AosPointers, Cold, HotCold, UnitLayout
 use spatial_query_lab::sim::{
     spawn, Hot, Layout, Pass, Reorder, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
 };
-use spatial_query_lab::spatial::{Kernel, Naive, Points, Query, SpatialIndex, Strategy};
+use spatial_query_lab::spatial::{Query, Strategy};
 
 /// Sorted neighbor list of every unit of the last step.
 fn neighbor_sets(sim: &Simulation) -> Vec<Vec<u32>> {
@@ -46,22 +46,17 @@ fn hot_bits(sim: &Simulation) -> Vec<[u32; 8]> {
 /// Neighbor sets and unit state of one simulation after a step.
 type Snapshot = (Vec<Vec<u32>>, Vec<[u32; 8]>);
 
-/// The naive scan over a SoA copy of the positions: the reference.
+/// The brute-force definition over a SoA copy of the positions
+/// ([`crate::common::equivalence::brute`]): the reference, sorted ids.
 fn reference_sets(sim: &Simulation, r: f32) -> Vec<Vec<u32>> {
     let u = sim.store().to_units();
-    let points = Points::new(&u.x, &u.z);
-    let mut naive = Naive::default();
-    naive.rebuild(points, 1.0);
     (0..u.len())
         .map(|i| {
-            let mut out = Vec::new();
             let q = Query {
                 exclude: i as u32,
                 ..Query::new(u.x[i], u.z[i], r)
             };
-            naive.query(points, &q, Kernel::Scalar, &mut out);
-            out.sort_unstable();
-            out
+            crate::common::equivalence::brute(&u.x, &u.z, &q)
         })
         .collect()
 }
