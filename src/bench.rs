@@ -282,7 +282,7 @@ fn block_fraction(s: &Settings) -> f64 {
 }
 
 /// Predicts a naive frame's seconds, and a grid's where its block covers
-/// over [`GRID_PREDICTED_ABOVE`] of the world (other grids: no prediction,
+/// over `GRID_PREDICTED_ABOVE` (5%) of the world (other grids: no prediction,
 /// so only a first frame measured too slow trips the guards): from the largest
 /// naive run of the same kernel, layout, threads, order, pass and workload
 /// measured earlier in the plan with fewer units, scaled by `N^2`; else from

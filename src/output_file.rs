@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The temporary name [`write`] uses for `path`: `.NAME.partial` in the
+/// The temporary name [`write()`] uses for `path`: `.NAME.partial` in the
 /// same folder (same file system, so the rename is atomic).
 pub fn partial_path(path: &Path) -> PathBuf {
     let name = path
