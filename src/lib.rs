@@ -20,6 +20,7 @@ pub mod format;
 pub mod lesson;
 pub mod machine;
 pub mod measure;
+pub mod named;
 pub mod output_file;
 #[cfg(feature = "window")]
 pub mod render;

@@ -21,37 +21,19 @@ pub enum VertexLayout {
     Uncompressed,
 }
 
+// Compressed first.
+crate::named! { VertexLayout, display = key, {
+    Compressed => "compressed", "compressed";
+    Uncompressed => "uncompressed", "uncompressed";
+} }
+
 impl VertexLayout {
-    /// Both layouts, compressed first.
-    pub const ALL: [VertexLayout; 2] = [VertexLayout::Compressed, VertexLayout::Uncompressed];
-
-    /// Lower-case name (`compressed`, `uncompressed`).
-    pub fn key(self) -> &'static str {
-        match self {
-            VertexLayout::Compressed => "compressed",
-            VertexLayout::Uncompressed => "uncompressed",
-        }
-    }
-
-    /// Parses [`VertexLayout::key`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<VertexLayout> {
-        VertexLayout::ALL
-            .into_iter()
-            .find(|l| l.key().eq_ignore_ascii_case(s))
-    }
-
     /// The other layout.
     pub fn next(self) -> VertexLayout {
         match self {
             VertexLayout::Compressed => VertexLayout::Uncompressed,
             VertexLayout::Uncompressed => VertexLayout::Compressed,
         }
-    }
-}
-
-impl std::fmt::Display for VertexLayout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.key())
     }
 }
 
@@ -177,30 +159,14 @@ pub enum UnitMeshKind {
     Vehicle,
 }
 
+// The built-in mesh first.
+crate::named! { UnitMeshKind, display = key, {
+    Tank => "tank", "tank";
+    Infantry => "infantry", "infantry";
+    Vehicle => "vehicle", "vehicle";
+} }
+
 impl UnitMeshKind {
-    /// Every mesh, the built-in one first.
-    pub const ALL: [UnitMeshKind; 3] = [
-        UnitMeshKind::Tank,
-        UnitMeshKind::Infantry,
-        UnitMeshKind::Vehicle,
-    ];
-
-    /// Lower-case name (`tank`, `infantry`, `vehicle`).
-    pub fn key(self) -> &'static str {
-        match self {
-            UnitMeshKind::Tank => "tank",
-            UnitMeshKind::Infantry => "infantry",
-            UnitMeshKind::Vehicle => "vehicle",
-        }
-    }
-
-    /// Parses [`UnitMeshKind::key`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<UnitMeshKind> {
-        UnitMeshKind::ALL
-            .into_iter()
-            .find(|k| k.key().eq_ignore_ascii_case(s.trim()))
-    }
-
     /// The next mesh (wrapping).
     pub fn next(self) -> UnitMeshKind {
         let i = UnitMeshKind::ALL
@@ -235,47 +201,15 @@ pub enum ColorMode {
     NormalError,
 }
 
+// The order the overlay lists them and the key cycles them.
+crate::named! { ColorMode {
+    Team => "team", "team";
+    NeighborHeat => "neighbor-heat", "neighbor heat", ["heat"];
+    MemoryOrder => "memory-order", "memory order", ["memory", "order"];
+    NormalError => "normal-error", "normal error";
+} }
+
 impl ColorMode {
-    /// Every mode, in the order the overlay lists them and the key cycles them.
-    pub const ALL: [ColorMode; 4] = [
-        ColorMode::Team,
-        ColorMode::NeighborHeat,
-        ColorMode::MemoryOrder,
-        ColorMode::NormalError,
-    ];
-
-    /// Display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ColorMode::Team => "team",
-            ColorMode::NeighborHeat => "neighbor heat",
-            ColorMode::MemoryOrder => "memory order",
-            ColorMode::NormalError => "normal error",
-        }
-    }
-
-    /// Name on the command line (`--color`).
-    pub fn key(self) -> &'static str {
-        match self {
-            ColorMode::Team => "team",
-            ColorMode::NeighborHeat => "neighbor-heat",
-            ColorMode::MemoryOrder => "memory-order",
-            ColorMode::NormalError => "normal-error",
-        }
-    }
-
-    /// Parses [`ColorMode::key`] or [`ColorMode::name`] case-insensitively
-    /// (`_` or a space for `-`), or the short forms `heat` and `memory`.
-    pub fn from_key(s: &str) -> Option<ColorMode> {
-        let s = s.trim().to_ascii_lowercase().replace(['_', ' '], "-");
-        match s.as_str() {
-            "heat" => return Some(ColorMode::NeighborHeat),
-            "memory" | "order" => return Some(ColorMode::MemoryOrder),
-            _ => {}
-        }
-        ColorMode::ALL.into_iter().find(|m| m.key() == s)
-    }
-
     /// The next mode (wrapping), for the key that cycles them.
     pub fn next(self) -> ColorMode {
         let k = ColorMode::ALL.iter().position(|&m| m == self).unwrap_or(0);
@@ -290,12 +224,6 @@ impl ColorMode {
             ColorMode::MemoryOrder => "Hue from the unit's place in memory (storage index / unit count, red first, violet last). Units stored next to each other get similar hues: spawn order (order: off) looks like noise, cell or Morton order shows smooth patches.",
             ColorMode::NormalError => "Each face colored by the angle between its exact normal and the one the shader decodes from the octahedral code at the chosen precision (key N: 16 or 8 bits per component): blue none, red the mesh's largest. Units small enough to be impostors keep their team color; zoom in.",
         }
-    }
-}
-
-impl std::fmt::Display for ColorMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 

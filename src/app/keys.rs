@@ -490,12 +490,12 @@ mod tests {
 
     #[test]
     fn readme_controls_table_matches_the_bindings() {
-        let readme = include_str!("../../README.md");
+        let readme = include_str!("../../docs/usage.md");
         for (keys, help) in help_rows() {
             let row = format!("| {keys} | {help} |");
             assert!(
                 readme.contains(&row),
-                "README.md lacks the controls row: {row}"
+                "docs/usage.md lacks the controls row: {row}"
             );
         }
     }

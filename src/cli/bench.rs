@@ -24,7 +24,7 @@ pub(crate) fn run(b: BenchArgs, m: &ArgMatches) -> ExitCode {
         rounds: b.rounds,
         warmup: b.warmup as usize,
         seed: b.seed,
-        workload: b.workload.into(),
+        workload: b.workload,
         threads: unique(b.threads),
         strategies: or_all(unique(b.strategies), &Strategy::ALL),
         kernels: or_all(unique(b.kernels), Kernel::native()),

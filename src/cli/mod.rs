@@ -116,7 +116,7 @@ pub(crate) struct RenderBenchArgs {
     #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 200_000], value_parser = parse_units)]
     pub(crate) units: Vec<usize>,
     /// Vertex layouts, comma-separated (compressed, uncompressed).
-    #[arg(long = "vertex-layouts", value_delimiter = ',', value_parser = parse_vertex_layout, default_value = "compressed,uncompressed")]
+    #[arg(long = "vertex-layouts", value_delimiter = ',', value_parser = parse_named::<VertexLayout>, default_value = "compressed,uncompressed")]
     pub(crate) vertex_layouts: Vec<VertexLayout>,
     /// Timed frames per combination (the median is reported; 1 to 10,000).
     #[arg(long, default_value_t = 30, value_parser = parse_render_frames)]
@@ -155,11 +155,11 @@ pub(crate) struct WindowArgs {
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
     #[arg(long, default_value_t = 42, value_parser = parse_seed)]
     pub(crate) seed: u64,
-    /// Initial positions.
-    #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
-    pub(crate) workload: WorkloadArg,
+    /// Initial positions: uniform, clustered, hotspot or battle.
+    #[arg(long, value_parser = parse_named::<Workload>, default_value = "uniform")]
+    pub(crate) workload: Workload,
     /// Initial strategy: naive, grid or sorted-grid.
-    #[arg(long, value_parser = parse_strategy, default_value = "grid")]
+    #[arg(long, value_parser = parse_named::<Strategy>, default_value = "grid")]
     pub(crate) strategy: Strategy,
     /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM), simd128 (WebAssembly) or best (the widest this CPU supports, the default).
     #[arg(long, value_parser = parse_kernel)]
@@ -168,7 +168,7 @@ pub(crate) struct WindowArgs {
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     pub(crate) threads: usize,
     /// Memory order of the units: off, cells (row-major cell order), morton (Z-order of cells) or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only).
-    #[arg(long, value_parser = parse_reorder, default_value = "resident")]
+    #[arg(long, value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Reorder,
     /// Frames between reorders (1 to 10,000).
     #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
@@ -177,10 +177,10 @@ pub(crate) struct WindowArgs {
     #[arg(long = "memory-view")]
     pub(crate) memory_view: bool,
     /// How the units are stored: aos-pointers, aos, soa or hot-cold.
-    #[arg(long, value_parser = parse_layout, default_value = "soa")]
+    #[arg(long, value_parser = parse_named::<Layout>, default_value = "soa")]
     pub(crate) layout: Layout,
     /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists), collect (neighbor id lists written, then read back); key P switches them.
-    #[arg(long, value_parser = parse_pass, default_value = "fused")]
+    #[arg(long, value_parser = parse_named::<Pass>, default_value = "fused")]
     pub(crate) pass: Pass,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
@@ -192,13 +192,13 @@ pub(crate) struct WindowArgs {
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     pub(crate) frames: Option<u64>,
     /// Unit colors at start: team, neighbor-heat, memory-order or normal-error (key V cycles).
-    #[arg(long, value_name = "MODE", value_parser = parse_color, default_value = "team")]
+    #[arg(long, value_name = "MODE", value_parser = parse_named::<ColorMode>, default_value = "team")]
     pub(crate) color: ColorMode,
     /// Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams); key B toggles.
-    #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_vertex_layout, default_value = "compressed")]
+    #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_named::<VertexLayout>, default_value = "compressed")]
     pub(crate) vertex_layout: VertexLayout,
     /// Unit mesh: tank (built in), infantry or vehicle (assets/infantry.obj, assets/vehicle.obj; a missing or broken file draws the tank with a warning); key U cycles.
-    #[arg(long, value_name = "MESH", value_parser = parse_mesh, default_value = "tank")]
+    #[arg(long, value_name = "MESH", value_parser = parse_named::<UnitMeshKind>, default_value = "tank")]
     pub(crate) mesh: UnitMeshKind,
     /// Bits per component of the compressed layout's octahedral normals: 16 or 8 (key N toggles).
     #[arg(long = "normal-bits", value_name = "BITS", value_parser = parse_normal_bits, default_value = "16")]
@@ -252,29 +252,29 @@ pub(crate) struct BenchArgs {
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
     #[arg(long, default_value_t = 42, value_parser = parse_seed)]
     pub(crate) seed: u64,
-    /// Workload from docs/workloads.md.
-    #[arg(long, value_enum, default_value_t = WorkloadArg::Uniform)]
-    pub(crate) workload: WorkloadArg,
+    /// Workload from docs/workloads.md: uniform, clustered, hotspot or battle.
+    #[arg(long, value_parser = parse_named::<Workload>, default_value = "uniform")]
+    pub(crate) workload: Workload,
     /// Thread counts, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [1usize], value_parser = parse_threads)]
     pub(crate) threads: Vec<usize>,
     /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
-    #[arg(long, value_delimiter = ',', value_parser = parse_strategy)]
+    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Strategy>)]
     pub(crate) strategies: Vec<Strategy>,
     /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon, simd128; best: the widest this CPU runs). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM; scalar, simd128 on WebAssembly); one this CPU cannot run is reported as skipped.
     #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
     pub(crate) kernels: Vec<Kernel>,
     /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).
-    #[arg(long, value_delimiter = ',', value_parser = parse_reorder, default_value = "resident")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Vec<Reorder>,
     /// Frames between reorders (1 to 10,000).
     #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
     pub(crate) reorder_every: u32,
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
-    #[arg(long, value_delimiter = ',', value_parser = parse_layout, default_value = "soa")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Layout>, default_value = "soa")]
     pub(crate) layouts: Vec<Layout>,
     /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists), collect (neighbor id lists written for the whole frame, then read back).
-    #[arg(long, value_delimiter = ',', value_parser = parse_pass, default_value = "fused")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Pass>, default_value = "fused")]
     pub(crate) pass: Vec<Pass>,
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
     #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
@@ -297,25 +297,6 @@ pub(crate) struct BenchArgs {
 pub(crate) enum Format {
     Markdown,
     Json,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum WorkloadArg {
-    Uniform,
-    Clustered,
-    Hotspot,
-    Battle,
-}
-
-impl From<WorkloadArg> for Workload {
-    fn from(w: WorkloadArg) -> Self {
-        match w {
-            WorkloadArg::Uniform => Workload::Uniform,
-            WorkloadArg::Clustered => Workload::Clustered,
-            WorkloadArg::Hotspot => Workload::Hotspot,
-            WorkloadArg::Battle => Workload::Battle,
-        }
-    }
 }
 
 /// Parses the command line: the flags and their matches (for

@@ -1,12 +1,12 @@
 //! Validation of every flag's value: one-line messages naming the allowed
 //! range, for clap's `value_parser`.
 
+use spatial_query_lab::named::Named;
 use spatial_query_lab::scenario::MAX_UNITS;
-use spatial_query_lab::sim::{Layout, Pass, Reorder};
-use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel, Strategy};
+use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel};
 #[cfg(feature = "window")]
 use spatial_query_lab::ui::UI_SCALE_RANGE;
-use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::view::NormalPrecision;
 
 pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
     let v: i128 = s
@@ -119,28 +119,17 @@ pub(crate) fn parse_cell(s: &str) -> Result<f32, String> {
     validate_cell_size(parse_float(s)?)
 }
 
-pub(crate) fn parse_strategy(s: &str) -> Result<Strategy, String> {
-    Strategy::from_key(s).ok_or_else(|| "expected naive, grid or sorted-grid".to_string())
-}
-
 /// A kernel by name, or `best`: the widest this CPU runs
 /// ([`Kernel::from_key_or_best`], as a scenario file's `kernel`).
 pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
     Kernel::from_key_or_best(s)
-        .ok_or_else(|| "expected scalar, sse, avx2, avx512, neon, simd128 or best".to_string())
+        .ok_or_else(|| format!("expected {}", Kernel::keys_text(Some("best"))))
 }
 
-pub(crate) fn parse_reorder(s: &str) -> Result<Reorder, String> {
-    Reorder::from_key(s).ok_or_else(|| "expected off, cells, morton or resident".to_string())
-}
-
-pub(crate) fn parse_color(s: &str) -> Result<ColorMode, String> {
-    ColorMode::from_key(s)
-        .ok_or_else(|| "expected team, neighbor-heat, memory-order or normal-error".to_string())
-}
-
-pub(crate) fn parse_mesh(s: &str) -> Result<UnitMeshKind, String> {
-    UnitMeshKind::from_key(s).ok_or_else(|| "expected tank, infantry or vehicle".to_string())
+/// A value of a named set by key or name ([`Named::parse`]); the error
+/// lists the keys: `expected naive, grid or sorted-grid`.
+pub(crate) fn parse_named<T: Named>(s: &str) -> Result<T, String> {
+    T::parse(s).ok_or_else(|| format!("expected {}", T::keys_text(None)))
 }
 
 pub(crate) fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {
@@ -149,18 +138,6 @@ pub(crate) fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {
         .ok()
         .and_then(NormalPrecision::from_bits)
         .ok_or_else(|| "expected 16 or 8".to_string())
-}
-
-pub(crate) fn parse_vertex_layout(s: &str) -> Result<VertexLayout, String> {
-    VertexLayout::from_key(s).ok_or_else(|| "expected compressed or uncompressed".to_string())
-}
-
-pub(crate) fn parse_layout(s: &str) -> Result<Layout, String> {
-    Layout::from_key(s).ok_or_else(|| "expected aos-pointers, aos, soa or hot-cold".to_string())
-}
-
-pub(crate) fn parse_pass(s: &str) -> Result<Pass, String> {
-    Pass::from_key(s).ok_or_else(|| "expected collect or fused".to_string())
 }
 
 pub(crate) fn parse_render_frames(s: &str) -> Result<u32, String> {

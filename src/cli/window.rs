@@ -159,7 +159,7 @@ const LESSON_SETS: &[&str] = &[
 pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     let mut settings = Settings {
         units: w.units,
-        workload: w.workload.into(),
+        workload: w.workload,
         seed: w.seed,
         world: w.world,
         strategy: w.strategy,

@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::named::Named;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy};
 use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
@@ -257,26 +258,20 @@ fn key_text(text: &str, at: usize) -> Option<&str> {
     Some(key.trim_matches('"'))
 }
 
-/// `one of a, b, c`: the names a named field accepts, as the flags spell them.
-fn one_of<T: Copy>(all: &[T], key: fn(T) -> &'static str) -> String {
-    let names: Vec<&str> = all.iter().map(|&v| key(v)).collect();
-    format!("one of {}", names.join(", "))
-}
-
 /// What field `name` takes, as text: its range, its names, or its kind of
 /// value.
 fn expected(name: &str) -> String {
     match name {
         "name" | "description" => "text in quotes".to_string(),
-        "workload" => one_of(&Workload::ALL, Workload::key),
-        "strategy" => one_of(&Strategy::ALL, Strategy::key),
-        "kernel" => format!("{}, best", one_of(&Kernel::ALL, Kernel::key)),
-        "layout" => one_of(&Layout::ALL, Layout::key),
-        "reorder" => one_of(&Reorder::ALL, Reorder::key),
-        "pass" => one_of(&Pass::ALL, Pass::key),
-        "color" => one_of(&ColorMode::ALL, ColorMode::key),
-        "vertex_layout" => one_of(&VertexLayout::ALL, VertexLayout::key),
-        "mesh" => one_of(&UnitMeshKind::ALL, UnitMeshKind::key),
+        "workload" => Workload::one_of(None),
+        "strategy" => Strategy::one_of(None),
+        "kernel" => Kernel::one_of(Some("best")),
+        "layout" => Layout::one_of(None),
+        "reorder" => Reorder::one_of(None),
+        "pass" => Pass::one_of(None),
+        "color" => ColorMode::one_of(None),
+        "vertex_layout" => VertexLayout::one_of(None),
+        "mesh" => UnitMeshKind::one_of(None),
         "normal_bits" => "16 or 8".to_string(),
         "paused" | "heatmap" => "true or false".to_string(),
         "units" | "seed" | "threads" | "reorder_every" => {

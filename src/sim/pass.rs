@@ -16,37 +16,15 @@ pub enum Pass {
     Fused,
 }
 
-impl Pass {
-    /// Every pass.
-    pub const ALL: [Pass; 2] = [Pass::Collect, Pass::Fused];
+crate::named! { Pass {
+    Collect => "collect", "collect ids";
+    Fused => "fused", "fused";
+} }
 
+impl Pass {
     /// Whether the pass writes aggregates rather than neighbor lists.
     pub fn is_fused(self) -> bool {
         self != Pass::Collect
-    }
-
-    /// Lower-case name for the command line and JSON (`collect`, `fused`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Pass::Collect => "collect",
-            Pass::Fused => "fused",
-        }
-    }
-
-    /// Display name (`collect ids`, `fused`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Pass::Collect => "collect ids",
-            Pass::Fused => "fused",
-        }
-    }
-
-    /// Parses [`Pass::key`] or [`Pass::name`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<Pass> {
-        let s = s.trim().to_ascii_lowercase();
-        Pass::ALL
-            .into_iter()
-            .find(|p| s == p.key() || s == p.name())
     }
 
     /// One-sentence explanation for tooltips and help.
@@ -64,11 +42,5 @@ impl Pass {
             Pass::Collect => neighbors * 4 + units as u64 * 4,
             Pass::Fused => units as u64 * std::mem::size_of::<Near>() as u64,
         }
-    }
-}
-
-impl std::fmt::Display for Pass {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }

@@ -33,38 +33,12 @@ pub enum Reorder {
     Resident,
 }
 
-impl Reorder {
-    /// Every mode.
-    pub const ALL: [Reorder; 4] = [
-        Reorder::Off,
-        Reorder::Cells,
-        Reorder::Morton,
-        Reorder::Resident,
-    ];
-
-    /// Lower-case name (`off`, `cells`, `morton`, `resident`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Reorder::Off => "off",
-            Reorder::Cells => "cells",
-            Reorder::Morton => "morton",
-            Reorder::Resident => "resident",
-        }
-    }
-
-    /// Parses [`Reorder::key`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<Reorder> {
-        Reorder::ALL
-            .into_iter()
-            .find(|r| r.key().eq_ignore_ascii_case(s))
-    }
-}
-
-impl std::fmt::Display for Reorder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.key())
-    }
-}
+crate::named! { Reorder, display = key, {
+    Off => "off", "off";
+    Cells => "cells", "cells";
+    Morton => "morton", "morton";
+    Resident => "resident", "resident";
+} }
 
 /// Spreads the low 16 bits of `v` to the even bit positions (Morton encoding;
 /// the "binary magic numbers" bit-interleave, Warren, Hacker's Delight §7-2).

@@ -34,38 +34,12 @@ pub enum Workload {
     Battle,
 }
 
-impl Workload {
-    /// Every workload.
-    pub const ALL: [Workload; 4] = [
-        Workload::Uniform,
-        Workload::Clustered,
-        Workload::Hotspot,
-        Workload::Battle,
-    ];
-
-    /// Lower-case name (`uniform`, `clustered`, `hotspot`, `battle`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Workload::Uniform => "uniform",
-            Workload::Clustered => "clustered",
-            Workload::Hotspot => "hotspot",
-            Workload::Battle => "battle",
-        }
-    }
-
-    /// Parses [`Workload::key`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<Workload> {
-        Workload::ALL
-            .into_iter()
-            .find(|w| w.key().eq_ignore_ascii_case(s))
-    }
-}
-
-impl std::fmt::Display for Workload {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.key())
-    }
-}
+crate::named! { Workload, display = key, {
+    Uniform => "uniform", "uniform";
+    Clustered => "clustered", "clustered";
+    Hotspot => "hotspot", "hotspot";
+    Battle => "battle", "battle";
+} }
 
 /// World edge `L` (world units) for `n` units so that a unit has on average
 /// [`TARGET_NEIGHBORS`] neighbors within radius `r` when uniform:

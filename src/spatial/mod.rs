@@ -262,38 +262,14 @@ pub enum Strategy {
     SortedGrid,
 }
 
+// The reference first.
+crate::named! { Strategy {
+    Naive => "naive", "Naive";
+    Grid => "grid", "Grid";
+    SortedGrid => "sorted-grid", "SortedGrid", ["csr"];
+} }
+
 impl Strategy {
-    /// Every strategy, reference first.
-    pub const ALL: [Strategy; 3] = [Strategy::Naive, Strategy::Grid, Strategy::SortedGrid];
-
-    /// Display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Naive => "Naive",
-            Strategy::Grid => "Grid",
-            Strategy::SortedGrid => "SortedGrid",
-        }
-    }
-
-    /// Lower-case name used on the command line and in JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            Strategy::Naive => "naive",
-            Strategy::Grid => "grid",
-            Strategy::SortedGrid => "sorted-grid",
-        }
-    }
-
-    /// Parses [`Strategy::key`] or [`Strategy::name`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<Strategy> {
-        let s = s.to_ascii_lowercase().replace('_', "-");
-        Strategy::ALL.into_iter().find(|k| {
-            k.key() == s
-                || k.name().eq_ignore_ascii_case(&s)
-                || (s == "csr" && *k == Strategy::SortedGrid)
-        })
-    }
-
     /// One-line explanation for tooltips and the README.
     pub fn describe(self) -> &'static str {
         match self {
@@ -310,12 +286,6 @@ impl Strategy {
             Strategy::Grid => Box::new(UniformGrid::default()),
             Strategy::SortedGrid => Box::new(SortedGrid::default()),
         }
-    }
-}
-
-impl std::fmt::Display for Strategy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -87,10 +87,10 @@ fn the_sphere_error_of_8_bits_is_far_above_16_bits() {
 
 #[test]
 fn the_readme_lists_every_metric() {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../docs/files.md");
     assert!(
         readme.contains(&metrics_markdown()),
-        "README.md's table of lesson metrics differs from METRICS; paste metrics_markdown():\n{}",
+        "docs/files.md's table of lesson metrics differs from METRICS; paste metrics_markdown():\n{}",
         metrics_markdown()
     );
 }

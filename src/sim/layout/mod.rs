@@ -42,43 +42,15 @@ pub enum Layout {
     HotCold,
 }
 
+// Slowest first: the order of the lesson.
+crate::named! { Layout, display = key, {
+    AosPointers => "aos-pointers", "AoS pointers";
+    Aos => "aos", "AoS";
+    Soa => "soa", "SoA";
+    HotCold => "hot-cold", "Hot/cold";
+} }
+
 impl Layout {
-    /// Every layout, slowest first (the order of the lesson).
-    pub const ALL: [Layout; 4] = [
-        Layout::AosPointers,
-        Layout::Aos,
-        Layout::Soa,
-        Layout::HotCold,
-    ];
-
-    /// Lower-case name used on the command line and in JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            Layout::AosPointers => "aos-pointers",
-            Layout::Aos => "aos",
-            Layout::Soa => "soa",
-            Layout::HotCold => "hot-cold",
-        }
-    }
-
-    /// Display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Layout::AosPointers => "AoS pointers",
-            Layout::Aos => "AoS",
-            Layout::Soa => "SoA",
-            Layout::HotCold => "Hot/cold",
-        }
-    }
-
-    /// Parses [`Layout::key`] or [`Layout::name`], case-insensitively.
-    pub fn from_key(s: &str) -> Option<Layout> {
-        let s = s.to_ascii_lowercase().replace(['_', ' ', '/'], "-");
-        Layout::ALL
-            .into_iter()
-            .find(|l| l.key() == s || l.name().to_ascii_lowercase().replace([' ', '/'], "-") == s)
-    }
-
     /// One-line explanation for tooltips and the README.
     pub fn describe(self) -> &'static str {
         match self {
@@ -87,12 +59,6 @@ impl Layout {
             Layout::Soa => "Each hot field in its own dense array (today's engine): a query reads 4 bytes of x and 4 of z per candidate, 16 units per cache line.",
             Layout::HotCold => "SoA hot arrays plus the 300-byte cold records in a separate array indexed by unit: queries run as fast as SoA while the game keeps its cold data.",
         }
-    }
-}
-
-impl std::fmt::Display for Layout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.key())
     }
 }
 

@@ -338,18 +338,16 @@ fn features() -> Features {
     })
 }
 
-impl Kernel {
-    /// Every kernel: Scalar, the x86 ones narrowest first, then NEON, then
-    /// SIMD128.
-    pub const ALL: [Kernel; 6] = [
-        Kernel::Scalar,
-        Kernel::Sse,
-        Kernel::Avx2,
-        Kernel::Avx512,
-        Kernel::Neon,
-        Kernel::Simd128,
-    ];
+crate::named! { Kernel {
+    Scalar => "scalar", "Scalar";
+    Sse => "sse", "SSE", ["sse2"];
+    Avx2 => "avx2", "AVX2";
+    Avx512 => "avx512", "AVX-512";
+    Neon => "neon", "NEON";
+    Simd128 => "simd128", "SIMD128";
+} }
 
+impl Kernel {
     /// The kernels of the architecture this was compiled for (the ones a CPU
     /// of it may have), Scalar first: SSE, AVX2 and AVX-512 on x86_64, NEON
     /// on AArch64, SIMD128 on wasm32, Scalar alone elsewhere. What `bench`
@@ -363,43 +361,6 @@ impl Kernel {
             &[Kernel::Scalar, Kernel::Simd128]
         } else {
             &[Kernel::Scalar]
-        }
-    }
-
-    /// Short display name (`"Scalar"`, `"SSE"`, `"AVX2"`, `"AVX-512"`, `"NEON"`, `"SIMD128"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Scalar => "Scalar",
-            Kernel::Sse => "SSE",
-            Kernel::Avx2 => "AVX2",
-            Kernel::Avx512 => "AVX-512",
-            Kernel::Neon => "NEON",
-            Kernel::Simd128 => "SIMD128",
-        }
-    }
-
-    /// Lower-case name used on the command line and in JSON (`scalar`, `sse`, `avx2`, `avx512`, `neon`, `simd128`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Kernel::Scalar => "scalar",
-            Kernel::Sse => "sse",
-            Kernel::Avx2 => "avx2",
-            Kernel::Avx512 => "avx512",
-            Kernel::Neon => "neon",
-            Kernel::Simd128 => "simd128",
-        }
-    }
-
-    /// Parses [`Kernel::key`] (case-insensitive; `avx-512` and `sse2` accepted too).
-    pub fn from_key(s: &str) -> Option<Kernel> {
-        match s.to_ascii_lowercase().as_str() {
-            "scalar" => Some(Kernel::Scalar),
-            "sse" | "sse2" => Some(Kernel::Sse),
-            "avx2" => Some(Kernel::Avx2),
-            "avx512" | "avx-512" => Some(Kernel::Avx512),
-            "neon" => Some(Kernel::Neon),
-            "simd128" => Some(Kernel::Simd128),
-            _ => None,
         }
     }
 
@@ -638,12 +599,6 @@ impl Kernel {
             #[allow(unreachable_patterns)]
             _ => scalar::run_fused(x, z, ids, team, ranges, qs, out),
         }
-    }
-}
-
-impl std::fmt::Display for Kernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 
