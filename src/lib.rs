@@ -25,6 +25,7 @@ pub mod output_file;
 #[cfg(feature = "window")]
 pub mod render;
 pub mod scenario;
+pub mod schema;
 pub mod sim;
 pub mod spatial;
 #[cfg(feature = "window")]

@@ -19,6 +19,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use spatial_query_lab::scenario::Scenario;
+use spatial_query_lab::schema;
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
 use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
@@ -125,7 +126,7 @@ pub(crate) struct RenderBenchArgs {
     #[arg(long, default_value_t = 3, value_parser = parse_render_warmup)]
     pub(crate) warmup: u32,
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
-    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    #[arg(long, default_value_t = schema::SEED.default_whole(), value_parser = parse_seed)]
     pub(crate) seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
@@ -144,16 +145,16 @@ pub(crate) struct WindowArgs {
     #[arg(long, value_name = "L", value_parser = parse_world)]
     pub(crate) world: Option<f32>,
     /// Number of units (1 to 1,000,000).
-    #[arg(long, default_value_t = 10_000, value_parser = parse_units)]
+    #[arg(long, default_value_t = schema::UNITS.default_whole() as usize, value_parser = parse_units)]
     pub(crate) units: usize,
     /// Query radius in world units (finite, > 0).
-    #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
+    #[arg(long, default_value_t = schema::RADIUS.default as f32, value_parser = parse_radius)]
     pub(crate) radius: f32,
     /// Grid cell size in world units (finite, > 0; default: equal to the radius, and following it).
     #[arg(long = "cell-size", value_parser = parse_cell)]
     pub(crate) cell_size: Option<f32>,
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
-    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    #[arg(long, default_value_t = schema::SEED.default_whole(), value_parser = parse_seed)]
     pub(crate) seed: u64,
     /// Initial positions: uniform, clustered, hotspot or battle.
     #[arg(long, value_parser = parse_named::<Workload>, default_value = "uniform")]
@@ -171,7 +172,7 @@ pub(crate) struct WindowArgs {
     #[arg(long, value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Reorder,
     /// Frames between reorders (1 to 10,000).
-    #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
+    #[arg(long = "reorder-every", default_value_t = schema::REORDER_EVERY.default_whole() as u32, value_parser = parse_reorder_every)]
     pub(crate) reorder_every: u32,
     /// Open the memory view at start (key M): the cache lines one query touches.
     #[arg(long = "memory-view")]
@@ -235,7 +236,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "L", value_parser = parse_world)]
     pub(crate) world: Option<f32>,
     /// Query radius in world units (finite, > 0).
-    #[arg(long, default_value_t = 10.0, value_parser = parse_radius)]
+    #[arg(long, default_value_t = schema::RADIUS.default as f32, value_parser = parse_radius)]
     pub(crate) radius: f32,
     /// Unit counts, comma-separated (each 1 to 1,000,000).
     #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
@@ -250,7 +251,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 5, value_parser = parse_warmup)]
     pub(crate) warmup: u64,
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
-    #[arg(long, default_value_t = 42, value_parser = parse_seed)]
+    #[arg(long, default_value_t = schema::SEED.default_whole(), value_parser = parse_seed)]
     pub(crate) seed: u64,
     /// Workload from docs/workloads.md: uniform, clustered, hotspot or battle.
     #[arg(long, value_parser = parse_named::<Workload>, default_value = "uniform")]
@@ -268,7 +269,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Vec<Reorder>,
     /// Frames between reorders (1 to 10,000).
-    #[arg(long = "reorder-every", default_value_t = 16, value_parser = parse_reorder_every)]
+    #[arg(long = "reorder-every", default_value_t = schema::REORDER_EVERY.default_whole() as u32, value_parser = parse_reorder_every)]
     pub(crate) reorder_every: u32,
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
     #[arg(long, value_delimiter = ',', value_parser = parse_named::<Layout>, default_value = "soa")]

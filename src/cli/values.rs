@@ -2,7 +2,7 @@
 //! range, for clap's `value_parser`.
 
 use spatial_query_lab::named::Named;
-use spatial_query_lab::scenario::MAX_UNITS;
+use spatial_query_lab::schema;
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel};
 #[cfg(feature = "window")]
 use spatial_query_lab::ui::UI_SCALE_RANGE;
@@ -70,7 +70,7 @@ pub(crate) fn parse_warmup(s: &str) -> Result<u64, String> {
 }
 
 pub(crate) fn parse_units(s: &str) -> Result<usize, String> {
-    parse_count(s, MAX_UNITS as u64, "units").map(|v| v as usize)
+    schema::UNITS.parse_count(s).map(|v| v as usize)
 }
 
 pub(crate) fn parse_frames(s: &str) -> Result<u64, String> {
@@ -78,7 +78,7 @@ pub(crate) fn parse_frames(s: &str) -> Result<u64, String> {
 }
 
 pub(crate) fn parse_threads(s: &str) -> Result<usize, String> {
-    parse_count(s, 256, "threads").map(|v| v as usize)
+    schema::THREADS.parse_count(s).map(|v| v as usize)
 }
 
 pub(crate) fn parse_float(s: &str) -> Result<f32, String> {
@@ -92,19 +92,11 @@ pub(crate) fn parse_radius(s: &str) -> Result<f32, String> {
 }
 
 pub(crate) fn parse_world(s: &str) -> Result<f32, String> {
-    match parse_float(s)? {
-        v if (1.0..=1_000_000.0).contains(&v) => Ok(v),
-        v => Err(format!(
-            "must be between 1 and 1000000 world units, got {v}"
-        )),
-    }
+    schema::WORLD.parse_number(s)
 }
 
 pub(crate) fn parse_separation(s: &str) -> Result<f32, String> {
-    match parse_float(s)? {
-        v if (0.0..=5.0).contains(&v) => Ok(v),
-        v => Err(format!("must be between 0 and 5, got {v}")),
-    }
+    schema::SEPARATION.parse_number(s)
 }
 
 pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -152,7 +144,7 @@ pub(crate) fn parse_render_warmup(s: &str) -> Result<u32, String> {
 }
 
 pub(crate) fn parse_reorder_every(s: &str) -> Result<u32, String> {
-    parse_count(s, 10_000, "frames").map(|v| v as u32)
+    schema::REORDER_EVERY.parse_count(s).map(|v| v as u32)
 }
 
 /// Counted frames of a lesson step: 1 to 1,000.

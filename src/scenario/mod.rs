@@ -8,7 +8,7 @@
 //! spellings of the command-line flags (`reorder_every` for
 //! `--reorder-every`). Every field is optional; a missing one keeps the
 //! current value. [`Scenario::parse`] checks every field against its range
-//! ([`LIMITS`]) or its names and reports the first problem as a
+//! ([`crate::schema`]) or its names and reports the first problem as a
 //! [`ScenarioError`] naming the file, the line, the field and the allowed
 //! values. The window and `bench` load a scenario with `--scenario FILE`;
 //! flags given next to it override its values.
@@ -32,30 +32,17 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::named::Named;
+use crate::schema::Ranged;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy};
 use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 
 /// Most units a scenario (and the command line) may ask for.
-pub const MAX_UNITS: usize = 1_000_000;
+pub use crate::schema::MAX_UNITS;
 /// Largest file [`Scenario::load`] reads, bytes: a scenario is a few lines.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024;
 
-/// The allowed range of every numeric field, as the README states it:
-/// (field, smallest, largest, unit).
-pub const LIMITS: [(&str, f64, f64, &str); 9] = [
-    ("units", 1.0, MAX_UNITS as f64, "units"),
-    ("seed", 0.0, i64::MAX as f64, ""),
-    ("world", 1.0, 1_000_000.0, "world units"),
-    ("radius", 0.01, 10_000.0, "world units"),
-    ("cell_size", 0.01, 1_000_000.0, "world units"),
-    ("speed", 0.0, 20.0, "simulated seconds per second"),
-    ("separation", 0.0, 5.0, ""),
-    ("threads", 1.0, 256.0, "threads"),
-    ("reorder_every", 1.0, 10_000.0, "frames"),
-];
-
-/// A validated scenario: every value within [`LIMITS`].
+/// A validated scenario: every value within [`crate::schema`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scenario {
     /// Short name (the file's stem when the file has no `name`).
@@ -274,10 +261,7 @@ fn expected(name: &str) -> String {
         "mesh" => UnitMeshKind::one_of(None),
         "normal_bits" => "16 or 8".to_string(),
         "paused" | "heatmap" => "true or false".to_string(),
-        "units" | "seed" | "threads" | "reorder_every" => {
-            format!("a whole number from {}", range_text(name))
-        }
-        _ => format!("a number from {}", range_text(name)),
+        _ => Ranged::by_key(name).map_or_else(String::new, |r| r.expected()),
     }
 }
 
@@ -299,33 +283,14 @@ fn named<T>(
     })
 }
 
-/// The smallest and largest value of numeric field `name` ([`LIMITS`]).
+/// The smallest and largest value of numeric field `name` ([`crate::schema`]).
 fn limits(name: &str) -> (f64, f64) {
-    LIMITS
-        .iter()
-        .find(|l| l.0 == name)
-        .map_or((0.0, 0.0), |l| (l.1, l.2))
+    Ranged::by_key(name).map_or((0.0, 0.0), |r| (r.min, r.max))
 }
 
 /// The range and unit of numeric field `name` as text: `1 to 1000000 units`.
 fn range_text(name: &str) -> String {
-    let (_, lo, hi, unit) = LIMITS
-        .iter()
-        .find(|l| l.0 == name)
-        .copied()
-        .unwrap_or((name, 0.0, 0.0, ""));
-    let num = |v: f64| {
-        if v.fract() == 0.0 && v.abs() < 1e19 {
-            format!("{}", v as i64)
-        } else {
-            format!("{v}")
-        }
-    };
-    if unit.is_empty() {
-        format!("{} to {}", num(lo), num(hi))
-    } else {
-        format!("{} to {} {unit}", num(lo), num(hi))
-    }
+    Ranged::by_key(name).map_or_else(String::new, |r| r.range_text())
 }
 
 /// The text of the TOML file at `path` and its stem, read whole: at most
@@ -458,7 +423,7 @@ impl Scenario {
     /// # Errors
     /// The first problem as a [`ScenarioError`]: a TOML syntax error, an
     /// unknown field, a value of the wrong type, or a value outside its
-    /// range ([`LIMITS`]), with the line and the allowed values.
+    /// range ([`crate::schema`]), with the line and the allowed values.
     pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scenario, ScenarioError> {
         let raw: Raw = toml::from_str(text).map_err(|e| de_error(&e, text, file, &[]))?;
         Scenario::from_raw(raw, text, file, stem)

@@ -2,6 +2,7 @@
 //! ([`SpawnKey`]).
 
 use super::{world_size, Layout, Pass, Reorder, Workload, STANDARD_RADIUS};
+use crate::schema;
 use crate::spatial::{Kernel, Strategy};
 
 /// Everything a user can set; the overlay and the command line edit a copy and
@@ -54,21 +55,21 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            units: 10_000,
+            units: schema::UNITS.default_whole() as usize,
             workload: Workload::Uniform,
-            seed: 42,
+            seed: schema::SEED.default_whole(),
             world: None,
             strategy: Strategy::Grid,
             kernel: Kernel::best(),
-            threads: 1,
+            threads: schema::THREADS.default_whole() as usize,
             radius: STANDARD_RADIUS,
             cell_size: STANDARD_RADIUS,
             cell_follows_radius: true,
-            speed: 4.0,
-            separation: 1.0,
+            speed: schema::SPEED.default as f32,
+            separation: schema::SEPARATION.default as f32,
             paused: false,
             reorder: Reorder::Resident,
-            reorder_every: 16,
+            reorder_every: schema::REORDER_EVERY.default_whole() as u32,
             layout: Layout::Soa,
             pass: Pass::Fused,
         }

@@ -22,14 +22,22 @@ use crate::ui::vertex_data;
 pub use controls::radius_top;
 use controls::*;
 
-/// Range of the unit-count slider (the command line allows up to 1,000,000).
-pub const UNITS_RANGE: (usize, usize) = (1_000, 200_000);
-/// Range of the radius slider, world units; the top is lowered to the pair
-/// budget's limit at large unit counts.
-pub const RADIUS_RANGE: (f32, f32) = (1.0, 100.0);
-/// Largest cell size the slider offers, world units; the bottom is the
-/// smallest cell the budgets allow ([`FrameStats::cell_min`]).
-pub const CELL_MAX: f32 = 200.0;
+/// Range of the unit-count slider ([`crate::schema::UNITS`]'s; the command
+/// line allows up to 1,000,000).
+pub const UNITS_RANGE: (usize, usize) = (
+    crate::schema::UNITS.slider.0 as usize,
+    crate::schema::UNITS.slider.1 as usize,
+);
+/// Range of the radius slider, world units ([`crate::schema::RADIUS`]'s);
+/// the top is lowered to the pair budget's limit at large unit counts.
+pub const RADIUS_RANGE: (f32, f32) = (
+    crate::schema::RADIUS.slider.0 as f32,
+    crate::schema::RADIUS.slider.1 as f32,
+);
+/// Largest cell size the slider offers, world units
+/// ([`crate::schema::CELL_SIZE`]'s); the bottom is the smallest cell the
+/// budgets allow ([`FrameStats::cell_min`]).
+pub const CELL_MAX: f32 = crate::schema::CELL_SIZE.slider.1 as f32;
 
 pub(crate) const NOTICE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 190, 80);
 

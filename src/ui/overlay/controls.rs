@@ -4,6 +4,12 @@
 //! [`ViewOptions`].
 
 use super::*;
+use crate::schema;
+
+/// The slider range of a numeric setting, as `f32`.
+fn slider_f32(r: schema::Ranged) -> std::ops::RangeInclusive<f32> {
+    r.slider.0 as f32..=r.slider.1 as f32
+}
 
 /// The algorithm section: strategy, kernel, threads and pass.
 pub(super) fn algorithm(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
@@ -52,9 +58,9 @@ pub(super) fn scene(
         ))
         .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
     }
-    ui.add(egui::Slider::new(&mut s.speed, 0.0..=20.0).text("sim speed"))
+    ui.add(egui::Slider::new(&mut s.speed, slider_f32(schema::SPEED)).text("sim speed"))
         .on_hover_text("Simulated seconds per real second.");
-    ui.add(egui::Slider::new(&mut s.separation, 0.0..=5.0).text("separation"))
+    ui.add(egui::Slider::new(&mut s.separation, slider_f32(schema::SEPARATION)).text("separation"))
         .on_hover_text(
             "How strongly units steer away from their neighbors (the query results drive this).",
         );
@@ -346,7 +352,8 @@ pub(super) fn occupancy_box(ui: &mut egui::Ui, view: &mut ViewOptions) {
 }
 
 pub(super) fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
-    let every = widened(1, 240, s.reorder_every);
+    let (lo, hi) = schema::REORDER_EVERY.slider;
+    let every = widened(lo as u32, hi as u32, s.reorder_every);
     ui.horizontal(|ui| {
         egui::ComboBox::from_id_salt("reorder")
             .selected_text(format!("order: {}", s.reorder.key()))
