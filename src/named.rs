@@ -1,13 +1,13 @@
 //! Closed sets of named values (strategies, kernels, layouts, orders,
 //! passes, workloads, view choices), their names written once: the
-//! [`named!`](crate::named) macro gives an enum its list `ALL`, its `key`
+//! [`named!`](crate::named!) macro gives an enum its list `ALL`, its `key`
 //! (command line, files, JSON, URLs), its display `name`, a forgiving
 //! `from_key`, `Display` (the name), and the [`Named`] trait through which
 //! the command line, scenario and lesson files, and the overlay spell their
 //! choices and their error messages.
 
 /// A closed set of values with a key and a display name, each written once
-/// (by [`named!`](crate::named)).
+/// (by [`named!`](crate::named!)).
 pub trait Named: Copy + PartialEq + Sized + 'static {
     /// Every value, in the order the choices are listed.
     fn all() -> &'static [Self];

@@ -5,7 +5,7 @@
 //! all read these, so a range or a default changes in one place.
 //!
 //! The named settings (strategy, kernel, layout, ...) are written once in
-//! [`crate::named`].
+//! [`mod@crate::named`].
 
 /// One numeric setting.
 #[derive(Clone, Copy, Debug, PartialEq)]

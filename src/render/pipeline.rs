@@ -14,7 +14,7 @@
 //!
 //! | buffer | step         | content                                   | format              | stride |
 //! |--------|--------------|-------------------------------------------|---------------------|--------|
-//! | 0      | per vertex   | [`FloatVertex`]: position, normal, padding | `Float3`, `Float3`, `Float2` | 32 B   |
+//! | 0      | per vertex   | [`FloatVertex`](super::instances::FloatVertex): position, normal, padding | `Float3`, `Float3`, `Float2` | 32 B   |
 //! | 1      | per instance | [`UnitInstance`]                          | `Float4` + `Byte4`  | 20 B   |
 //!
 //! One builder per layout (`pipeline/compressed.rs`, `pipeline/uncompressed.rs`)
