@@ -2,86 +2,70 @@
 //! merged into the start-up settings, checks that fail before the window
 //! opens, then the frame loop.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ArgMatches;
 
 use spatial_query_lab::app::{self, AppOptions};
-use spatial_query_lab::scenario::{Scenario, ScenarioView};
+use spatial_query_lab::lesson::Lesson;
+use spatial_query_lab::scenario::{Scenario, ScenarioView, FIELDS};
 use spatial_query_lab::sim::Settings;
-use spatial_query_lab::spatial::Kernel;
 
 use super::display::{one_line_window_errors, require_display, window_opened};
 use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
 
-/// How a window flag given on the command line restores its value over a
-/// scenario's: (clap id, flag, copy from the flags' settings).
-type Override = (&'static str, &'static str, fn(&mut Settings, &Settings));
-
-/// The window's flags that override a scenario's engine values.
-const SCENARIO_FLAGS: [Override; 14] = [
-    ("units", "--units", |s, f| s.units = f.units),
-    ("workload", "--workload", |s, f| s.workload = f.workload),
-    ("seed", "--seed", |s, f| s.seed = f.seed),
-    ("world", "--world", |s, f| s.world = f.world),
-    ("strategy", "--strategy", |s, f| s.strategy = f.strategy),
-    ("threads", "--threads", |s, f| s.threads = f.threads),
-    ("radius", "--radius", |s, f| {
-        s.radius = f.radius;
-        if s.cell_follows_radius {
-            s.cell_size = s.radius;
-        }
-    }),
-    ("cell_size", "--cell-size", |s, f| {
-        (s.cell_size, s.cell_follows_radius) = (f.cell_size, false)
-    }),
-    ("kernel", "--kernel", |s, f| s.kernel = f.kernel),
-    ("layout", "--layout", |s, f| s.layout = f.layout),
-    ("reorder", "--reorder", |s, f| s.reorder = f.reorder),
-    ("reorder_every", "--reorder-every", |s, f| {
-        s.reorder_every = f.reorder_every
-    }),
-    ("pass", "--pass", |s, f| s.pass = f.pass),
-    ("paused", "--paused", |s, f| s.paused = f.paused),
-];
-
-/// How a scenario's view value replaces a view flag's (default) value
-/// unless the flag was given: (clap id, flag, copy from the scenario).
-type ViewOverride = (
-    &'static str,
-    &'static str,
-    fn(&mut WindowArgs, &ScenarioView),
-);
-
-/// The window's view flags a scenario can set.
-const VIEW_FLAGS: [ViewOverride; 5] = [
-    ("color", "--color", |w, v| {
-        w.color = v.color.unwrap_or(w.color)
-    }),
-    ("vertex_layout", "--vertex-layout", |w, v| {
-        w.vertex_layout = v.vertex_layout.unwrap_or(w.vertex_layout)
-    }),
-    ("normal_bits", "--normal-bits", |w, v| {
-        w.normal_bits = v.normal_bits.unwrap_or(w.normal_bits)
-    }),
-    ("mesh", "--mesh", |w, v| w.mesh = v.mesh.unwrap_or(w.mesh)),
-    ("heatmap", "--heatmap", |w, v| {
-        w.heatmap = v.heatmap.unwrap_or(w.heatmap)
-    }),
-];
-
-/// The settings of scenario `sc` applied over `flags` (the window's
-/// settings from the command line), except the values whose flags were
-/// given (in [`SCENARIO_FLAGS`] order: the cell size after the radius).
-fn with_flags(sc: &Scenario, flags: &Settings, m: &ArgMatches) -> Settings {
-    let mut s = flags.clone();
-    sc.apply(&mut s);
-    for (id, _, restore) in SCENARIO_FLAGS {
-        if given(m, id) {
-            restore(&mut s, flags);
-        }
+/// The window's setting flags given on the command line, as a scenario:
+/// each given flag's value, `None` for every flag left at its default (a
+/// flag without a default is `None` unless given). Allocates nothing.
+fn given_flags(w: &WindowArgs, m: &ArgMatches) -> Scenario {
+    let g = |id: &str| given(m, id);
+    Scenario {
+        units: g("units").then_some(w.units),
+        workload: g("workload").then_some(w.workload),
+        seed: g("seed").then_some(w.seed),
+        world: w.world,
+        radius: g("radius").then_some(w.radius),
+        cell_size: w.cell_size,
+        strategy: g("strategy").then_some(w.strategy),
+        threads: g("threads").then_some(w.threads),
+        kernel: w.kernel,
+        layout: g("layout").then_some(w.layout),
+        reorder: g("reorder").then_some(w.reorder),
+        reorder_every: g("reorder_every").then_some(w.reorder_every),
+        pass: g("pass").then_some(w.pass),
+        paused: g("paused").then_some(w.paused),
+        view: ScenarioView {
+            color: g("color").then_some(w.color),
+            vertex_layout: g("vertex_layout").then_some(w.vertex_layout),
+            normal_bits: g("normal_bits").then_some(w.normal_bits),
+            mesh: g("mesh").then_some(w.mesh),
+            heatmap: g("heatmap").then_some(w.heatmap),
+        },
+        ..Scenario::default()
     }
-    s
+}
+
+/// The start-up settings and view values as one merge: the defaults, then
+/// the scenario `file`'s values, then the `flags` given
+/// ([`Scenario::overlay`], [`Scenario::apply`]). A radius from either
+/// keeps a cell size from either; the cell follows the radius only when
+/// neither names one. Allocates the merged scenario's strings.
+fn merge(file: &Scenario, flags: &Scenario) -> (Settings, ScenarioView) {
+    let merged = file.overlay(flags);
+    let mut settings = Settings::default();
+    merged.apply(&mut settings);
+    (settings, merged.view)
+}
+
+/// The `--flag` spellings of the scenario fields given as flags, in the
+/// file's field order ([`FIELDS`]; a field without a flag is never given).
+fn given_scenario_flags(m: &ArgMatches) -> Vec<String> {
+    FIELDS
+        .iter()
+        .filter(|id| given(m, id))
+        .map(|id| format!("--{}", id.replace('_', "-")))
+        .collect()
 }
 
 /// `render-bench`: opens the window, runs [`app::render_bench::run`], prints
@@ -139,9 +123,6 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Opens the window with the flags `w` (and their matches `m`, for the
-/// scenario overrides); returns the exit code of a check that failed
-/// before it opened (the frame loop exits the process itself).
 /// The window's flags a lesson's steps set (and so override): the engine
 /// settings a step can name.
 const LESSON_SETS: &[&str] = &[
@@ -156,60 +137,13 @@ const LESSON_SETS: &[&str] = &[
     "seed",
 ];
 
+/// Opens the window with the flags `w` (and their matches `m`, for the
+/// scenario overrides); returns the exit code of a check that failed
+/// before it opened (the frame loop exits the process itself).
 pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
-    let mut settings = Settings {
-        units: w.units,
-        workload: w.workload,
-        seed: w.seed,
-        world: w.world,
-        strategy: w.strategy,
-        kernel: w.kernel.map_or_else(Kernel::best, |k| k.or_scalar()),
-        threads: w.threads,
-        radius: w.radius,
-        cell_size: w.cell_size.unwrap_or(w.radius),
-        cell_follows_radius: w.cell_size.is_none(),
-        reorder: w.reorder,
-        reorder_every: w.reorder_every,
-        paused: w.paused,
-        layout: w.layout,
-        pass: w.pass,
-        ..Settings::default()
-    };
-    let scenario = match w.scenario.clone() {
-        Some(path) => match load_scenario(&path) {
-            Ok(mut sc) => {
-                settings = with_flags(&sc, &settings, m);
-                for (id, _, take) in VIEW_FLAGS {
-                    if !given(m, id) {
-                        take(&mut w, &sc.view);
-                    }
-                }
-                // The overlay says which values are not the file's.
-                let flags: Vec<&str> = SCENARIO_FLAGS
-                    .iter()
-                    .map(|(id, flag, _)| (*id, *flag))
-                    .chain(VIEW_FLAGS.iter().map(|(id, flag, _)| (*id, *flag)))
-                    .filter(|(id, _)| given(m, id))
-                    .map(|(_, flag)| flag)
-                    .collect();
-                let mut notes = Vec::new();
-                if !flags.is_empty() {
-                    notes.push(format!("changed by {}", flags.join(", ")));
-                }
-                if let Some(note) = sc.kernel_note().filter(|_| !given(m, "kernel")) {
-                    eprintln!("note: --scenario: {note}");
-                    notes.push(note);
-                }
-                if !notes.is_empty() {
-                    sc.description = format!("{} ({})", sc.description, notes.join("; "))
-                        .trim_start()
-                        .to_string();
-                }
-                Some((path, sc))
-            }
-            Err(code) => return code,
-        },
-        None => None,
+    let (settings, scenario) = match start_settings(&mut w, m) {
+        Ok(start) => start,
+        Err(code) => return code,
     };
     if let Some(id) = w.select.filter(|&id| id as usize >= settings.units) {
         eprintln!(
@@ -220,38 +154,9 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         return ExitCode::from(2);
     }
     if let Some(path) = &w.screenshot {
-        let png = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-        if !png {
-            eprintln!(
-                "error: --screenshot: writes a PNG image; name the file with .png (got {})",
-                path.display()
-            );
+        if let Err(e) = check_screenshot(path) {
+            eprintln!("error: --screenshot: {e}");
             return ExitCode::from(2);
-        }
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-        if let Some(dir) = dir {
-            if !dir.is_dir() {
-                eprintln!(
-                    "error: --screenshot: folder {} does not exist",
-                    dir.display()
-                );
-                return ExitCode::from(2);
-            }
-        }
-        // Fail now, not after rendering every frame, if the file cannot be written.
-        let existed = path.exists();
-        if let Err(e) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-        {
-            eprintln!("error: --screenshot: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
-        if !existed {
-            let _ = std::fs::remove_file(path);
         }
     }
     let lesson = match w
@@ -267,19 +172,7 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         }
     };
     if lesson.is_some() {
-        // Every step sets the scene from the lesson's file; say which flags
-        // that overrides instead of dropping them without a word.
-        let overridden: Vec<String> = LESSON_SETS
-            .iter()
-            .filter(|id| super::given(m, id))
-            .map(|id| format!("--{}", id.replace('_', "-")))
-            .collect();
-        if !overridden.is_empty() {
-            eprintln!(
-                "note: --lesson: each step sets its own settings, so {} are not used (the window's controls change them after the lesson)",
-                overridden.join(", ")
-            );
-        }
+        note_lesson_overrides(m);
     }
     if w.self_check {
         self_check(settings.seed);
@@ -287,25 +180,124 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     if let Some(code) = require_display() {
         return code;
     }
-    if let Some(k) = w.kernel {
-        if let Some(why) = k.absent_reason() {
-            eprintln!("note: {why}; using {}", settings.kernel.name());
-        }
+    if let Some(why) = w.kernel.and_then(|k| k.absent_reason()) {
+        eprintln!("note: {why}; using {}", settings.kernel.name());
     }
-    let asked = w.window_size;
-    w.window_size = fit_framebuffer(asked);
-    if w.window_size != asked {
+    w.window_size = fit_window(w.window_size);
+    open(app_options(w, settings, scenario, lesson))
+}
+
+/// The start-up settings ([`merge`]) and the scenario with its path, its
+/// description noting which values the flags changed and a kernel this CPU
+/// lacks; `w`'s view values become the file's where their flags were not
+/// given. Errors: the exit code after a scenario that cannot be read
+/// ([`load_scenario`], its one line printed).
+fn start_settings(
+    w: &mut WindowArgs,
+    m: &ArgMatches,
+) -> Result<(Settings, Option<(PathBuf, Scenario)>), ExitCode> {
+    let flags = given_flags(w, m);
+    let Some(path) = w.scenario.clone() else {
+        return Ok((merge(&Scenario::default(), &flags).0, None));
+    };
+    let mut sc = load_scenario(&path)?;
+    let (settings, view) = merge(&sc, &flags);
+    w.color = view.color.unwrap_or(w.color);
+    w.vertex_layout = view.vertex_layout.unwrap_or(w.vertex_layout);
+    w.normal_bits = view.normal_bits.unwrap_or(w.normal_bits);
+    w.mesh = view.mesh.unwrap_or(w.mesh);
+    w.heatmap = view.heatmap.unwrap_or(w.heatmap);
+    // The overlay says which values are not the file's.
+    let mut notes = Vec::new();
+    let changed = given_scenario_flags(m);
+    if !changed.is_empty() {
+        notes.push(format!("changed by {}", changed.join(", ")));
+    }
+    if let Some(note) = sc.kernel_note().filter(|_| !given(m, "kernel")) {
+        eprintln!("note: --scenario: {note}");
+        notes.push(note);
+    }
+    if !notes.is_empty() {
+        sc.description = format!("{} ({})", sc.description, notes.join("; "))
+            .trim_start()
+            .to_string();
+    }
+    Ok((settings, Some((path, sc))))
+}
+
+/// Checks that `--screenshot PATH` can be written before any frame is
+/// rendered: a `.png` name, an existing folder, a file that opens for
+/// writing (created and removed again when it did not exist). Errors: the
+/// message after `--screenshot: `.
+fn check_screenshot(path: &Path) -> Result<(), String> {
+    let png = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if !png {
+        return Err(format!(
+            "writes a PNG image; name the file with .png (got {})",
+            path.display()
+        ));
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = dir.filter(|d| !d.is_dir()) {
+        return Err(format!("folder {} does not exist", dir.display()));
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// Says which given flags a lesson's steps set instead (every step sets
+/// the scene from the lesson's file), rather than dropping them silently.
+fn note_lesson_overrides(m: &ArgMatches) {
+    let overridden: Vec<String> = LESSON_SETS
+        .iter()
+        .filter(|id| given(m, id))
+        .map(|id| format!("--{}", id.replace('_', "-")))
+        .collect();
+    if !overridden.is_empty() {
+        eprintln!(
+            "note: --lesson: each step sets its own settings, so {} are not used (the window's controls change them after the lesson)",
+            overridden.join(", ")
+        );
+    }
+}
+
+/// `asked` fitted to the framebuffer limit ([`fit_framebuffer`]), with a
+/// note on stderr when it had to shrink.
+fn fit_window(asked: (i32, i32)) -> (i32, i32) {
+    let fitted = fit_framebuffer(asked);
+    if fitted != asked {
         eprintln!(
             "note: --window {}x{} needs a {} framebuffer; windows are limited to {} of RGBA pixels (Mesa's rasterizer crashes above it), so it opens at {}x{}",
             asked.0,
             asked.1,
             spatial_query_lab::format::bytes(asked.0 as usize * asked.1 as usize * 4),
             spatial_query_lab::format::bytes(MAX_FRAMEBUFFER_BYTES),
-            w.window_size.0,
-            w.window_size.1
+            fitted.0,
+            fitted.1
         );
     }
-    let opts = AppOptions {
+    fitted
+}
+
+/// The app's start-up options from the flags `w`, the merged `settings`,
+/// the scenario and the lesson.
+fn app_options(
+    w: WindowArgs,
+    settings: Settings,
+    scenario: Option<(PathBuf, Scenario)>,
+    lesson: Option<Lesson>,
+) -> AppOptions {
+    AppOptions {
         settings,
         screenshot: w.screenshot,
         frames: w.frames,
@@ -322,13 +314,19 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         ui_scale: Some(w.ui_scale),
         fullscreen: w.fullscreen,
         window_size: w.window_size,
-    };
+    }
+}
+
+/// Opens the window and runs the app in it with `opts`; the window's
+/// future ends the process with the app's exit code (in the browser it
+/// keeps the page and its last picture instead).
+fn open(opts: AppOptions) -> ExitCode {
     let conf = macroquad::window::Conf {
         window_title: "Spatial Query Lab".to_string(),
-        window_width: w.window_size.0,
-        window_height: w.window_size.1,
+        window_width: opts.window_size.0,
+        window_height: opts.window_size.1,
         high_dpi: true,
-        fullscreen: w.fullscreen,
+        fullscreen: opts.fullscreen,
         platform: web_platform(),
         ..Default::default()
     };
@@ -432,5 +430,79 @@ mod tests {
             assert!(w <= size.0 && h <= size.1, "{size:?}");
         }
         assert_eq!(fit_framebuffer((32767, 1)), (32767, 1));
+    }
+
+    /// The window's flags and their matches for `args` (after the program name).
+    fn flags(args: &[&str]) -> (WindowArgs, ArgMatches) {
+        use clap::{CommandFactory, FromArgMatches};
+        let argv = std::iter::once("spatial-query-lab").chain(args.iter().copied());
+        let m = crate::cli::Cli::command().get_matches_from(argv);
+        (crate::cli::Cli::from_arg_matches(&m).unwrap().window, m)
+    }
+
+    /// A scenario naming units, radius, strategy and a view value.
+    fn file() -> Scenario {
+        Scenario {
+            units: Some(5_000),
+            radius: Some(3.0),
+            strategy: Some(spatial_query_lab::spatial::Strategy::Naive),
+            view: ScenarioView {
+                heatmap: Some(true),
+                ..ScenarioView::default()
+            },
+            ..Scenario::default()
+        }
+    }
+
+    #[test]
+    fn flags_given_override_the_file_and_the_file_overrides_the_defaults() {
+        let (w, m) = flags(&["--units", "7000", "--cell-size", "4"]);
+        let (s, view) = merge(&file(), &given_flags(&w, &m));
+        assert_eq!(s.units, 7_000, "a given flag beats the file");
+        assert_eq!(s.radius, 3.0, "the file beats the default");
+        assert_eq!(s.strategy, spatial_query_lab::spatial::Strategy::Naive);
+        assert_eq!((s.cell_size, s.cell_follows_radius), (4.0, false));
+        assert_eq!(view.heatmap, Some(true));
+        let d = Settings::default();
+        assert_eq!((s.seed, s.layout, s.pass), (d.seed, d.layout, d.pass));
+        assert_eq!(given_scenario_flags(&m), ["--units", "--cell-size"]);
+    }
+
+    #[test]
+    fn flags_left_at_their_defaults_do_not_override_the_file() {
+        let (w, m) = flags(&["--units", "1000", "--strategy", "grid"]);
+        let fl = given_flags(&w, &m);
+        assert_eq!(fl.radius, None, "--radius was not given");
+        let (s, _) = merge(&file(), &fl);
+        assert_eq!((s.units, s.radius), (1_000, 3.0));
+        assert_eq!(s.strategy, spatial_query_lab::spatial::Strategy::Grid);
+        assert_eq!((s.cell_size, s.cell_follows_radius), (3.0, true));
+    }
+
+    #[test]
+    fn a_radius_flag_moves_a_following_cell_but_not_a_named_one() {
+        let (w, m) = flags(&["--radius", "6"]);
+        let (s, _) = merge(&file(), &given_flags(&w, &m));
+        assert_eq!(
+            (s.radius, s.cell_size, s.cell_follows_radius),
+            (6.0, 6.0, true)
+        );
+        let named = Scenario {
+            cell_size: Some(4.0),
+            ..file()
+        };
+        let (s, _) = merge(&named, &given_flags(&w, &m));
+        assert_eq!(
+            (s.radius, s.cell_size, s.cell_follows_radius),
+            (6.0, 4.0, false)
+        );
+    }
+
+    #[test]
+    fn no_file_and_no_flags_start_from_the_defaults() {
+        let (w, m) = flags(&[]);
+        let (s, view) = merge(&Scenario::default(), &given_flags(&w, &m));
+        assert_eq!(s, Settings::default());
+        assert_eq!(view, ScenarioView::default());
     }
 }
