@@ -12,7 +12,7 @@ use crate::sim::budget::{self, GuardNotice};
 use crate::sim::Settings;
 use crate::spatial::Strategy;
 use crate::ui::sweep::SweepAction;
-use crate::ui::{OverlayActions, ViewOptions};
+use crate::ui::{OverlayAction, OverlayActions, ViewOptions};
 
 /// Naive queries per refresh when the cost model has no figure for the
 /// kernel and layout (not expected: every pair is measured at start).
@@ -22,44 +22,54 @@ const NAIVE_FALLBACK_SLICE: usize = 1_000;
 /// about 330 ms of queries, which one refresh must not wait for.
 const GRID_FIRST_SLICE: usize = 100_000;
 
+/// The cell-size sweep's state in the frame loop.
+#[derive(Default)]
+pub(super) struct SweepState {
+    /// The sweep, running or finished (shown until closed).
+    pub run: Option<CellSweep>,
+    /// Start the sweep after the next step (`--sweep`).
+    pub at_launch: bool,
+    /// The finished sweep was added to the compare panel.
+    pub kept: bool,
+}
+
 impl App {
-    /// Carries out the overlay's requests.
-    pub(super) fn overlay_actions(&mut self, mut a: OverlayActions) {
-        self.chart_rect = a.compare_chart;
-        self.lesson_chart_rect = a.lesson_chart;
-        self.dock = a.dock;
-        let compare = std::mem::take(&mut a.compare);
-        if !compare.is_empty() {
-            self.compare_actions(compare);
+    /// Keeps where the overlay drew its panels, then carries out its
+    /// requests in the order made.
+    pub(super) fn overlay_actions(&mut self, a: OverlayActions) {
+        self.compare.chart_rect = a.compare_chart;
+        self.lessons.chart_rect = a.lesson_chart;
+        self.placement.dock = a.dock;
+        for action in a.actions {
+            self.overlay_action(action);
         }
-        let lesson = std::mem::take(&mut a.lesson);
-        if !lesson.is_empty() {
-            self.lesson_actions(lesson);
-        }
-        self.respawn |= a.respawn;
-        if a.reset_camera {
-            self.frame_world();
-        }
-        if a.deselect {
-            self.selection.clear();
-        }
-        if a.toggle_follow {
-            self.selection.set_follow(!self.selection.follows());
-        }
-        if let Some(k) = a.dismiss.filter(|&k| k < self.notices.len()) {
-            self.notices.remove(k);
-            self.stats.notices.remove(k);
-        }
-        if let Some(s) = a.sweep {
-            self.sweep_action(s);
-        }
-        if let Some(path) = a.load_scenario.and_then(|k| self.scenario_files.get(k)) {
-            self.load_scenario(&path.clone());
-        }
-        if a.reload_scenario {
-            self.list_scenarios();
-            if let Some(path) = self.scenario_file.clone() {
-                self.load_scenario(&path);
+    }
+
+    /// Carries out one of the overlay's requests.
+    fn overlay_action(&mut self, action: OverlayAction) {
+        match action {
+            OverlayAction::Compare(c) => self.compare_action(c),
+            OverlayAction::Lesson(l) => self.lesson_action(l),
+            OverlayAction::Sweep(s) => self.sweep_action(s),
+            OverlayAction::Respawn => self.respawn = true,
+            OverlayAction::ResetCamera => self.frame_world(),
+            OverlayAction::Deselect => self.selection.clear(),
+            OverlayAction::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
+            OverlayAction::Dismiss(k) if k < self.notices.len() => {
+                self.notices.remove(k);
+                self.stats.notices.remove(k);
+            }
+            OverlayAction::Dismiss(_) => {}
+            OverlayAction::LoadScenario(k) => {
+                if let Some(path) = self.scenario_files.get(k).cloned() {
+                    self.load_scenario(&path);
+                }
+            }
+            OverlayAction::ReloadScenario => {
+                self.list_scenarios();
+                if let Some(path) = self.scenario_file.clone() {
+                    self.load_scenario(&path);
+                }
             }
         }
     }
@@ -122,22 +132,22 @@ impl App {
                 self.toast("A measurement is running: sweep when it is done.".to_string());
             }
             SweepAction::Start if self.settings.strategy != Strategy::Naive => {
-                self.sweep_kept = false;
+                self.sweep.kept = false;
                 let sweep = CellSweep::standard(&self.settings, &self.budget)
                     .with_baseline(&self.stats.step);
-                self.sweep = Some(sweep);
+                self.sweep.run = Some(sweep);
             }
             SweepAction::Start => {}
             SweepAction::UseBest => {
-                if let Some(best) = self.sweep.as_ref().and_then(CellSweep::best) {
+                if let Some(best) = self.sweep.run.as_ref().and_then(CellSweep::best) {
                     self.settings.cell_size = best.cell_size;
                     self.settings.cell_follows_radius = false;
                 }
-                self.sweep = None;
+                self.sweep.run = None;
             }
-            SweepAction::Close => self.sweep = None,
+            SweepAction::Close => self.sweep.run = None,
             SweepAction::SaveChart | SweepAction::SaveCsv => {
-                if let Some(sw) = &self.sweep {
+                if let Some(sw) = &self.sweep.run {
                     let w = sw.work();
                     let label = format!(
                         "{} / {}, {} units",
@@ -160,7 +170,7 @@ impl App {
                 }
             }
         }
-        self.stats.sweep.clone_from(&self.sweep);
+        self.stats.sweep.clone_from(&self.sweep.run);
     }
 
     /// After this frame's edits: the budget guards, and a restart of the
@@ -171,14 +181,14 @@ impl App {
         // The lesson's notice and the headline follow the user's changes at once.
         if self.settings != *before {
             self.refresh_headline();
-            if self.lesson.is_some() {
+            if self.lessons.session.is_some() {
                 self.refresh_lesson();
             }
         }
-        if let Some(sw) = self.sweep.as_mut().filter(|sw| !sw.is_done()) {
+        if let Some(sw) = self.sweep.run.as_mut().filter(|sw| !sw.is_done()) {
             if !sw.matches(&self.settings) {
                 sw.stop("a setting other than the cell size changed");
-                self.stats.sweep.clone_from(&self.sweep);
+                self.stats.sweep.clone_from(&self.sweep.run);
             }
         }
         if !self.settings.same_work(before) || self.respawn {

@@ -8,10 +8,20 @@ use macroquad::prelude::get_time;
 use super::quiet::Purpose;
 use super::{files, App, STATUS_S};
 use crate::machine::Machine;
+use crate::measure::compare::Comparison;
 use crate::measure::compare::{measure_all_plan, measure_plan, row_label, MEASURE_ROUNDS};
 use crate::measure::run::Task;
 use crate::measure::Outcome;
 use crate::ui::compare::CompareAction;
+
+/// The compare panel's state in the frame loop.
+#[derive(Default)]
+pub(super) struct ComparePanel {
+    /// The panel's rows and curves.
+    pub rows: Comparison,
+    /// Where the compare chart was drawn in the last overlay pass, points.
+    pub chart_rect: Option<egui_macroquad::egui::Rect>,
+}
 
 impl App {
     /// Shows `message` at the bottom of the window for a few seconds.
@@ -19,10 +29,10 @@ impl App {
         self.stats.status = Some((message, get_time() + STATUS_S));
     }
 
-    /// Carries out the compare panel's requests.
-    pub(super) fn compare_actions(&mut self, acts: Vec<CompareAction>) {
-        for a in acts {
-            let c = &mut self.comparison;
+    /// Carries out one of the compare panel's requests.
+    pub(super) fn compare_action(&mut self, a: CompareAction) {
+        {
+            let c = &mut self.compare.rows;
             match a {
                 CompareAction::Measure => self.start_measuring(),
                 CompareAction::MeasureAll => self.measure_all(),
@@ -57,11 +67,11 @@ impl App {
                     } else {
                         crate::chart::comparison_bars(c, m, "Compare", self.view.chart_scale)
                     };
-                    self.save_chart(&chart, self.chart_rect, "compare");
+                    self.save_chart(&chart, self.compare.chart_rect, "compare");
                 }
             }
         }
-        self.stats.comparison.clone_from(&self.comparison);
+        self.stats.comparison.clone_from(&self.compare.rows);
         self.refresh_headline();
     }
 
@@ -70,14 +80,14 @@ impl App {
     pub(super) fn export(&mut self, e: super::keys::Export) {
         use super::keys::Export;
         use crate::ui::lesson::LessonAction;
-        if self.view.show_lessons && self.lesson.is_some() {
+        if self.view.show_lessons && self.lessons.session.is_some() {
             let act = match e {
                 Export::Markdown => LessonAction::CopyMarkdown,
                 Export::Csv => LessonAction::SaveCsv,
                 Export::Json => LessonAction::SaveJson,
                 Export::Chart => LessonAction::SaveChart,
             };
-            self.lesson_actions(vec![act]);
+            self.lesson_action(act);
         } else {
             let act = match e {
                 Export::Markdown => CompareAction::CopyMarkdown,
@@ -85,7 +95,7 @@ impl App {
                 Export::Json => CompareAction::SaveJson,
                 Export::Chart => CompareAction::SaveChart,
             };
-            self.compare_actions(vec![act]);
+            self.compare_action(act);
         }
     }
 
@@ -150,7 +160,8 @@ impl App {
                     let px = [rect.min.x, rect.min.y, rect.width(), rect.height()]
                         .map(|v| (v * scale).round().max(0.0) as u32);
                     // Saved once this frame is drawn ([`App::finish`]).
-                    self.region_requested = Some((px, which));
+                    self.exports
+                        .request(super::exports::Export::Region(px, which));
                 }
             }
         }
@@ -169,7 +180,8 @@ impl App {
     /// Measures every row's settings again, together, in interleaved rounds.
     fn measure_all(&mut self) {
         let settings: Vec<_> = self
-            .comparison
+            .compare
+            .rows
             .rows()
             .iter()
             .map(|m| m.settings.clone())
@@ -225,28 +237,29 @@ impl App {
             },
         };
         match purpose {
-            Purpose::CompareAll if skipped.is_empty() => self.comparison.replace_all(measured),
+            Purpose::CompareAll if skipped.is_empty() => self.compare.rows.replace_all(measured),
             Purpose::CompareAll => {}
             _ => {
                 for m in measured {
-                    self.comparison.add(m);
+                    self.compare.rows.add(m);
                 }
             }
         }
         self.toast(message);
-        self.stats.comparison.clone_from(&self.comparison);
+        self.stats.comparison.clone_from(&self.compare.rows);
     }
 
     /// Keeps a sweep that just finished as a curve and a row.
     pub(super) fn keep_sweep(&mut self) {
         let finished = self
             .sweep
+            .run
             .as_ref()
-            .filter(|sw| sw.is_done() && !self.sweep_kept);
+            .filter(|sw| sw.is_done() && !self.sweep.kept);
         if let Some(sw) = finished {
-            self.comparison.add_sweep(sw);
-            self.sweep_kept = true;
-            self.stats.comparison.clone_from(&self.comparison);
+            self.compare.rows.add_sweep(sw);
+            self.sweep.kept = true;
+            self.stats.comparison.clone_from(&self.compare.rows);
         }
     }
 }

@@ -7,6 +7,7 @@ use macroquad::prelude::{
     is_mouse_button_released, mouse_position, screen_height, screen_width, MouseButton,
 };
 
+use super::exports::Export;
 use super::keys::{self, Action};
 use super::pointer::PointerFrame;
 use super::{aspect, App};
@@ -105,7 +106,7 @@ impl App {
                 s.layout = all[(i + 1) % all.len()];
             }
             Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
-            Action::SaveScreenshot => self.shot_requested = true,
+            Action::SaveScreenshot => self.exports.request(Export::Window),
             Action::NextUnitMesh => self.view.unit_mesh = self.view.unit_mesh.next(),
             Action::ToggleNormalPrecision => {
                 self.view.normal_precision = self.view.normal_precision.next()
@@ -130,7 +131,7 @@ impl App {
                     .min(radius_top(self.stats.radius_max))
                     .max(s.radius);
             }
-            Action::CellSweep if self.sweep.is_some() => self.sweep_action(SweepAction::Close),
+            Action::CellSweep if self.sweep.run.is_some() => self.sweep_action(SweepAction::Close),
             Action::CellSweep => self.sweep_action(SweepAction::Start),
             Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
             Action::NextColorMode => self.view.color_mode = self.view.color_mode.next(),
@@ -144,8 +145,8 @@ impl App {
             Action::ToggleMemory => self.view.show_memory = !self.view.show_memory,
             Action::Measure => self.start_measuring(),
             Action::ToggleLessons => self.view.show_lessons = !self.view.show_lessons,
-            Action::LessonNext => self.lesson_actions(vec![LessonAction::Next]),
-            Action::LessonBack => self.lesson_actions(vec![LessonAction::Back]),
+            Action::LessonNext => self.lesson_action(LessonAction::Next),
+            Action::LessonBack => self.lesson_action(LessonAction::Back),
             Action::Export(e) => self.export(e),
             Action::Deselect => self.selection.clear(),
             Action::PanForward

@@ -12,6 +12,31 @@ use crate::measure::run::Task;
 use crate::ui::lesson::LessonAction;
 use crate::ui::sweep::SweepAction;
 
+/// The lessons panel's state in the frame loop.
+#[derive(Default)]
+pub(super) struct LessonPanel {
+    /// The lesson being followed.
+    pub session: Option<Session>,
+    /// The lesson `--lesson FILE` loaded (not a bundled one), listed after
+    /// the bundled ones.
+    pub file: Option<Lesson>,
+    /// Where the lesson chart was drawn in the last overlay pass, points.
+    pub chart_rect: Option<egui_macroquad::egui::Rect>,
+    /// The lesson page last mirrored to the browser page (`refresh_lesson`).
+    pub spoken: String,
+}
+
+impl LessonPanel {
+    /// No lesson followed yet; `lesson` (the one `--lesson` opens) is listed
+    /// after the bundled ones unless it is one of them.
+    pub fn with_file(lesson: Option<Lesson>) -> Self {
+        LessonPanel {
+            file: lesson.filter(|l| bundled::get(&l.name).is_none()),
+            ..LessonPanel::default()
+        }
+    }
+}
+
 impl App {
     /// The lessons for the panel's list: the bundled ones, then the one
     /// loaded from a file (`--lesson FILE`), if any.
@@ -20,7 +45,7 @@ impl App {
             Ok(all) => {
                 self.stats.lessons.lessons = all
                     .into_iter()
-                    .chain(self.file_lesson.clone())
+                    .chain(self.lessons.file.clone())
                     .map(|l| (l.name, l.title, l.steps.len()))
                     .collect();
             }
@@ -28,11 +53,11 @@ impl App {
         }
     }
 
-    /// Carries out the lessons panel's requests (and its keys).
-    pub(super) fn lesson_actions(&mut self, acts: Vec<LessonAction>) {
-        for a in acts {
+    /// Carries out one of the lessons panel's requests (or its keys').
+    pub(super) fn lesson_action(&mut self, a: LessonAction) {
+        {
             let budget = self.budget;
-            let entered = match (a, self.lesson.as_mut()) {
+            let entered = match (a, self.lessons.session.as_mut()) {
                 (LessonAction::Open(i), _) => {
                     self.open_lesson(i);
                     None
@@ -55,7 +80,7 @@ impl App {
                 }
                 (LessonAction::List, _) => {
                     self.stop_lesson();
-                    self.lesson = None;
+                    self.lessons.session = None;
                     None
                 }
                 (LessonAction::CopyMarkdown, Some(s)) => {
@@ -80,7 +105,7 @@ impl App {
                         Machine::current(),
                         crate::chart::Scale::Auto,
                     );
-                    self.save_chart(&chart, self.lesson_chart_rect, "lesson");
+                    self.save_chart(&chart, self.lessons.chart_rect, "lesson");
                     None
                 }
                 (_, None) => None,
@@ -99,7 +124,7 @@ impl App {
                 .and_then(bundled::get)
                 .and_then(Result::ok)
         } else {
-            self.file_lesson.clone()
+            self.lessons.file.clone()
         };
         match lesson {
             Some(l) => self.start_lesson(l),
@@ -112,7 +137,7 @@ impl App {
         self.stop_lesson();
         let mut s = Session::new(lesson, LessonOptions::default());
         let entered = s.enter(0, &self.budget);
-        self.lesson = Some(s);
+        self.lessons.session = Some(s);
         self.view.show_lessons = true;
         self.apply_entered(entered);
         self.measure_lesson();
@@ -124,7 +149,7 @@ impl App {
             self.toast("A measurement is running: wait for it or cancel it.".to_string());
             return;
         }
-        let Some(tasks) = self.lesson.as_mut().map(Session::tasks) else {
+        let Some(tasks) = self.lessons.session.as_mut().map(Session::tasks) else {
             return;
         };
         self.start_quiet(tasks, Purpose::Lesson);
@@ -145,7 +170,7 @@ impl App {
     /// early, if it did).
     pub(super) fn finish_lesson_measure(&mut self, tasks: &[Task], stopped: Option<String>) {
         let budget = self.budget;
-        let Some(s) = self.lesson.as_mut() else {
+        let Some(s) = self.lessons.session.as_mut() else {
             return;
         };
         s.finish(tasks);
@@ -164,7 +189,7 @@ impl App {
     /// sweep window).
     fn apply_entered(&mut self, e: Option<Entered>) {
         let Some(e) = e else { return };
-        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) {
+        if self.sweep.run.as_ref().is_some_and(|sw| !sw.is_done()) {
             self.sweep_action(SweepAction::Close);
         }
         super::changes::apply_view(&e.view, &mut self.view);
@@ -172,9 +197,9 @@ impl App {
         self.add_notices(e.notices);
         self.settings = e.settings;
         if let Some(sw) = e.sweep {
-            self.sweep = Some(sw);
-            self.sweep_kept = true;
-            self.stats.sweep.clone_from(&self.sweep);
+            self.sweep.run = Some(sw);
+            self.sweep.kept = true;
+            self.stats.sweep.clone_from(&self.sweep.run);
         }
     }
 
@@ -187,7 +212,8 @@ impl App {
             .filter(|q| q.lesson)
             .map(|q| (q.progress, q.what.clone()));
         self.stats.lessons.page = self
-            .lesson
+            .lessons
+            .session
             .as_ref()
             .map(|s| s.page(&self.settings, measuring));
         if crate::browser::IN_BROWSER {
@@ -198,9 +224,9 @@ impl App {
                 .as_ref()
                 .map(|p| p.plain_text())
                 .unwrap_or_default();
-            if spoken != self.spoken_lesson {
+            if spoken != self.lessons.spoken {
                 crate::browser::page_text(&spoken);
-                self.spoken_lesson = spoken;
+                self.lessons.spoken = spoken;
             }
         }
     }

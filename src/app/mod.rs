@@ -33,6 +33,7 @@
 use crate::browser;
 mod changes;
 mod compare;
+mod exports;
 pub mod files;
 mod input;
 pub mod keys;
@@ -46,6 +47,10 @@ pub mod selection;
 mod stepping;
 mod worker;
 
+use changes::SweepState;
+use compare::ComparePanel;
+use exports::Exports;
+use lesson::LessonPanel;
 use picture::PicturePacing;
 use worker::{StepContext, Worker};
 
@@ -55,12 +60,9 @@ use std::path::PathBuf;
 use glam::Vec3;
 use macroquad::prelude::*;
 
-use crate::measure::compare::Comparison;
-use crate::measure::sweep::CellSweep;
 use crate::render::mesh::asset_dirs;
 use crate::render::{
-    load_unit_kind, save_screenshot, EguiHost, OrbitCamera, PassInput, ProgressiveScene,
-    UnitRenderer,
+    load_unit_kind, EguiHost, OrbitCamera, PassInput, ProgressiveScene, UnitRenderer,
 };
 use crate::render::{
     CellHeatmap, ColorMode, NormalPrecision, UnitMeshKind, VertexLayout, RENDER_BUDGET_S,
@@ -186,30 +188,18 @@ struct App {
     /// Which picture to draw next and how far it is.
     pacing: PicturePacing,
     pick_buf: Vec<u32>,
-    /// The cell-size sweep, running or finished (shown until closed).
-    sweep: Option<CellSweep>,
-    /// Start the sweep after the next step (`--sweep`).
-    sweep_at_launch: bool,
-    /// The finished sweep was added to the compare panel.
-    sweep_kept: bool,
+    /// The cell-size sweep.
+    sweep: SweepState,
     /// The compare panel's rows and curves.
-    comparison: Comparison,
+    compare: ComparePanel,
     /// The quiet measurement in progress (a lesson's, or the compare
     /// panel's): the scene waits for it ([`quiet`]).
     quiet: Option<quiet::Quiet>,
     /// A quiet measurement asked for, waiting for the scene's first picture
     /// of the settings on screen: its tasks, purpose and when it was asked.
     quiet_waiting: Option<(Vec<crate::measure::run::Task>, quiet::Purpose, Instant)>,
-    /// Where the compare chart was drawn in the last overlay pass, points.
-    chart_rect: Option<egui_macroquad::egui::Rect>,
-    /// The lesson being followed in the lessons panel.
-    lesson: Option<crate::lesson::session::Session>,
-    /// The lesson `--lesson FILE` loaded, listed after the bundled ones.
-    file_lesson: Option<crate::lesson::Lesson>,
-    /// Where the lesson chart was drawn in the last overlay pass, points.
-    lesson_chart_rect: Option<egui_macroquad::egui::Rect>,
-    /// The lesson page last mirrored to the browser page (`refresh_lesson`).
-    spoken_lesson: String,
+    /// The lessons panel's lesson and list.
+    lessons: LessonPanel,
     /// The units per cell of the last step, when the view shows them.
     heatmap: CellHeatmap,
     /// The selected unit's query of the last step, and its storage index then.
@@ -219,15 +209,12 @@ struct App {
     churn: ChurnMeter,
     /// The reads of the query drawn in the memory view (kept for its buffers).
     trace: memory::QueryTrace,
+    /// Frames run so far (the first is 1).
     frame: u64,
+    /// The frame after which the program ends (`--frames`, `--screenshot`).
     last_frame: Option<u64>,
-    screenshot: Option<PathBuf>,
-    /// F12 was pressed: save a PNG at the end of this frame.
-    shot_requested: bool,
-    /// A panel's chart to save as the PNG of its pixels once this frame is
-    /// drawn (the browser's Save chart): the region in pixels, and the panel.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    region_requested: Option<([u32; 4], &'static str)>,
+    /// The pictures asked for, saved once the frame is drawn.
+    exports: Exports,
     /// The unit mesh `renderer` was built for.
     mesh_kind: UnitMeshKind,
     /// The files of `assets/scenarios/`, in the overlay's order.
@@ -247,18 +234,8 @@ struct App {
     /// A click not yet picked: the ground point under it (`None` inside:
     /// the click missed the ground), picked when the simulation is here.
     click_at: Option<Option<Vec3>>,
-    /// Where the overlay panel was last drawn, points (`None` before the
-    /// first pass or while hidden).
-    panel: Option<egui_macroquad::egui::Rect>,
-    /// The right column the lessons panel (and the memory view with it) is
-    /// docked in, points, while the lessons panel is open.
-    dock: Option<egui_macroquad::egui::Rect>,
-    /// What the camera was last framed for ([`App::keep_framed`]).
-    framed: Option<presentation::Framed>,
-    /// The window is full screen (as last applied).
-    fullscreen: bool,
-    /// `--window`'s size, pixels.
-    window_size: (i32, i32),
+    /// Where the window's parts are, and its full-screen state.
+    placement: presentation::Placement,
 }
 
 impl AppOptions {
@@ -279,38 +256,35 @@ impl AppOptions {
 }
 
 impl App {
+    /// The window's state at start: the renderer for the unit mesh, the
+    /// settings through the budget guards, the units spawned (or left to
+    /// the worker when many), the camera framing the whole world, then
+    /// [`App::start`] and `--lesson`'s first step.
+    ///
+    /// # Errors
+    /// One line when the render pipeline cannot be built.
     fn new(opts: AppOptions) -> Result<Self, String> {
         let view = opts.view();
-        let mut settings = opts.settings;
+        let mut settings = opts.settings.clone();
         settings.kernel = settings.kernel.or_scalar();
-        let (mesh, mesh_warning) = load_unit_kind(opts.unit_mesh, &asset_dirs());
-        let renderer = UnitRenderer::new(&mesh, settings.units.max(UNITS_RANGE.1))
-            .map_err(|e| format!("render pipeline: {e}"))?;
+        let (renderer, stats) = open_renderer(opts.unit_mesh, settings.units)?;
         // The window's own allocations (drawing, the overlay) are not the
         // engine's: a quiet measurement on its thread counts only its own.
         crate::alloc_count::exclude_this_thread();
         let egui = EguiHost::new();
         egui.ctx()
             .set_pixels_per_point(screen_dpi_scale() * view.ui_scale);
-
         let naive_cost = NaiveCost::measure(Kernel::available(), settings.seed, settings.workload);
         let budget = Budget::default();
         let notices = budget::settle(&mut settings, &budget);
         // Many units are spawned on a worker thread once the window runs.
-        let big = settings.units >= WORKER_UNITS;
-        let sim = if big {
+        let sim = if settings.units >= WORKER_UNITS {
             worker::empty_simulation(&settings)
         } else {
             Simulation::new(&settings)
         };
         // Framed in the whole window until the first pass shows the panel.
         let (camera, framed) = presentation::framed_in(sim.world, (Vec2::ZERO, window()));
-        let mut stats = FrameStats {
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            help: keys::help_rows(),
-            ..Default::default()
-        };
-        picture::record_mesh(&mut stats, &renderer, mesh_warning);
         let mut app = App {
             spawned: settings.spawn_key(),
             world: sim.world,
@@ -334,20 +308,14 @@ impl App {
             since_step: 0.0,
             pacing: PicturePacing::new(),
             pick_buf: Vec::new(),
-            sweep: None,
-            sweep_at_launch: opts.sweep,
-            sweep_kept: false,
-            comparison: Comparison::default(),
+            sweep: SweepState {
+                at_launch: opts.sweep,
+                ..SweepState::default()
+            },
+            compare: ComparePanel::default(),
             quiet: None,
             quiet_waiting: None,
-            chart_rect: None,
-            lesson: None,
-            file_lesson: opts
-                .lesson
-                .clone()
-                .filter(|l| crate::lesson::bundled::get(&l.name).is_none()),
-            lesson_chart_rect: None,
-            spoken_lesson: String::new(),
+            lessons: LessonPanel::with_file(opts.lesson.clone()),
             heatmap: CellHeatmap::default(),
             inspection: Inspection::default(),
             inspected: None,
@@ -355,9 +323,7 @@ impl App {
             trace: memory::QueryTrace::default(),
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
-            screenshot: opts.screenshot,
-            shot_requested: false,
-            region_requested: None,
+            exports: Exports::new(opts.screenshot),
             mesh_kind: opts.unit_mesh,
             scenario_files: Vec::new(),
             scenario_file: None,
@@ -366,23 +332,23 @@ impl App {
             last_call_s: 0.0,
             select_at_start: None,
             click_at: None,
-            panel: None,
-            dock: None,
-            framed: Some(framed),
-            fullscreen: opts.fullscreen,
-            window_size: opts.window_size,
+            placement: presentation::Placement::new(framed, opts.fullscreen, opts.window_size),
         };
         app.start(opts.select, opts.scenario, notices);
         if let Some(lesson) = opts.lesson {
-            // The first step's settings go through what every later change
-            // does (slicing, limits), so a large Naive first step is sliced
-            // like any other Naive frame.
-            let before = app.settings.clone();
-            app.start_lesson(lesson);
-            app.settle(&before);
-            app.refresh_lesson();
+            app.open_first_lesson(lesson);
         }
         Ok(app)
+    }
+
+    /// Opens `lesson` at its first step. Its settings go through what every
+    /// later change does (slicing, limits), so a large Naive first step is
+    /// sliced like any other Naive frame.
+    fn open_first_lesson(&mut self, lesson: crate::lesson::Lesson) {
+        let before = self.settings.clone();
+        self.start_lesson(lesson);
+        self.settle(&before);
+        self.refresh_lesson();
     }
 
     /// What the window does once it exists: list the scenario files, select
@@ -460,19 +426,9 @@ impl App {
         } = self;
         let mut actions = OverlayActions::default();
         let pass = egui.run_overlay(|ctx| actions = overlay.show(ctx, settings, view, stats));
-        self.panel = actions.panel;
+        self.placement.panel = actions.panel;
         self.apply_presentation();
         (actions, pass)
-    }
-
-    /// Writes the window to the PNG at `path` ([`save_screenshot`]), or
-    /// refuses in one line when the picture cannot hold the units (no
-    /// offscreen target) or came back one color with the overlay shown.
-    fn save_picture(&self, path: &std::path::Path) -> Result<(), String> {
-        if let Some(why) = self.scene.cannot_draw() {
-            return Err(format!("cannot save screenshot {}: {why}", path.display()));
-        }
-        save_screenshot(path, self.view.show_overlay)
     }
 
     /// Selects unit `id` as `--select` does: as if clicked, followed, and
@@ -487,8 +443,8 @@ impl App {
         }
     }
 
-    /// Records the frame for the overlay, then writes the screenshot and ends
-    /// the program after the last frame.
+    /// Records the frame for the overlay, saves the pictures asked for,
+    /// then writes the screenshot and ends the program after the last frame.
     fn finish(&mut self) -> Option<i32> {
         let now = get_time();
         self.fps.tick(now);
@@ -502,77 +458,72 @@ impl App {
         {
             self.stats.status = None;
         }
-        if std::mem::take(&mut self.pacing.picture_done) && self.pacing.picture_of_step {
-            // One sample per step: its phases and the time its picture took
-            // to draw. A picture of a step of other settings than the
-            // current ones (begun before a change, or deferred across one)
-            // goes into the graph but not into the means.
-            let old_work = !self.stats.is_current(&self.settings);
-            self.stats
-                .history
-                .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
-            if std::mem::take(&mut self.pacing.restart_after_picture) || old_work {
-                self.stats.history.restart();
-            }
-        }
+        self.record_picture(now);
         // While a worker has the simulation, the line of the last step stays.
         if self.worker.is_none() {
-            let sim = &self.sim;
-            self.stats.selected =
-                self.selection
-                    .index()
-                    .filter(|&i| i < sim.len())
-                    .map(|i| SelectedUnit {
-                        id: sim.store().hot(i).id,
-                        neighbors: sim.neighbor_count(i),
-                        enemies: sim.store().hot(i).enemies,
-                        follow: self.selection.follows(),
-                        inspected: (self.inspected == Some(i)).then_some((
-                            self.inspection.candidates.len(),
-                            self.inspection.neighbors.len(),
-                        )),
-                    });
+            self.stats.selected = self.selected_unit();
         }
-        if std::mem::take(&mut self.shot_requested) {
-            let saved = match self.scene.cannot_draw() {
-                Some(why) => Err(format!("the picture is not drawn: {why}")),
-                None => crate::render::screenshot_png(self.view.show_overlay),
-            };
-            let message =
-                match saved.and_then(|png| files::deliver("spatial-query-lab", "png", &png)) {
-                    Ok(to) => format!("Screenshot saved: {to}"),
-                    Err(e) => format!("Screenshot not saved: {e}"),
-                };
-            self.stats.status = Some((message, now + STATUS_S));
-        }
-        if let Some((px, which)) = self.region_requested.take() {
-            // Read after drawing: WebGL clears the drawing buffer once a
-            // frame is shown, so a read while handling input is black.
-            let message = match crate::render::region_png(px)
-                .and_then(|png| files::deliver("spatial-query-lab-chart", "png", &png))
-            {
-                Ok(to) => format!("Chart saved: {to}"),
-                Err(e) => format!("Chart of the {which} panel not saved: {e}"),
-            };
-            self.toast(message);
-        }
+        self.deliver_exports();
         if self.last_frame.is_none_or(|n| self.frame < n) {
             return None;
         }
-        if let Some(path) = &self.screenshot {
-            if let Err(e) = self.save_picture(path) {
-                eprintln!("error: --screenshot: {e}");
-                return Some(1);
-            }
-            println!(
-                "wrote {} after {} frames (slowest refresh {:.0} ms)",
-                path.display(),
-                self.frame,
-                self.stats.slowest_s.unwrap_or(0.0) * 1e3
-            );
-        }
-        Some(0)
+        Some(self.write_screenshot())
     }
+
+    /// Adds the step whose picture was just finished to the timings graph:
+    /// one sample per step, its phases and the time its picture took to
+    /// draw. A picture of a step of other settings than the current ones
+    /// (begun before a change, or deferred across one) goes into the graph
+    /// but not into the means.
+    fn record_picture(&mut self, now: f64) {
+        if !(std::mem::take(&mut self.pacing.picture_done) && self.pacing.picture_of_step) {
+            return;
+        }
+        let old_work = !self.stats.is_current(&self.settings);
+        self.stats
+            .history
+            .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
+        if std::mem::take(&mut self.pacing.restart_after_picture) || old_work {
+            self.stats.history.restart();
+        }
+    }
+
+    /// The selected unit's line for the overlay, if a unit is selected and
+    /// stored.
+    fn selected_unit(&self) -> Option<SelectedUnit> {
+        let sim = &self.sim;
+        let i = self.selection.index().filter(|&i| i < sim.len())?;
+        Some(SelectedUnit {
+            id: sim.store().hot(i).id,
+            neighbors: sim.neighbor_count(i),
+            enemies: sim.store().hot(i).enemies,
+            follow: self.selection.follows(),
+            inspected: (self.inspected == Some(i)).then_some((
+                self.inspection.candidates.len(),
+                self.inspection.neighbors.len(),
+            )),
+        })
+    }
+}
+
+/// The renderer of `kind`'s mesh with room for the units the slider
+/// offers (or `units`, when more), and the overlay's first stats: the cores,
+/// the help rows and the mesh's sizes (with the warning when the mesh file
+/// could not be read and the built-in one is drawn).
+///
+/// # Errors
+/// One line when the render pipeline cannot be built.
+fn open_renderer(kind: UnitMeshKind, units: usize) -> Result<(UnitRenderer, FrameStats), String> {
+    let (mesh, mesh_warning) = load_unit_kind(kind, &asset_dirs());
+    let renderer = UnitRenderer::new(&mesh, units.max(UNITS_RANGE.1))
+        .map_err(|e| format!("render pipeline: {e}"))?;
+    let mut stats = FrameStats {
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        help: keys::help_rows(),
+        ..Default::default()
+    };
+    picture::record_mesh(&mut stats, &renderer, mesh_warning);
+    Ok((renderer, stats))
 }
 
 /// The default view of the whole world (edge `world`, world units) in the

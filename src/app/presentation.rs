@@ -9,6 +9,38 @@ use super::App;
 use crate::render::{view_region, OrbitCamera};
 use crate::ui::ui_scale::clamp_ui_scale;
 
+/// Where the window's parts are: the overlay panel and the docked lessons
+/// column as the last overlay pass drew them, what the camera was last
+/// framed for, and the window's full-screen state.
+pub(super) struct Placement {
+    /// Where the overlay panel was last drawn, points (`None` before the
+    /// first pass or while hidden).
+    pub panel: Option<egui_macroquad::egui::Rect>,
+    /// The right column the lessons panel (and the memory view with it) is
+    /// docked in, points, while the lessons panel is open.
+    pub dock: Option<egui_macroquad::egui::Rect>,
+    /// What the camera was last framed for ([`App::keep_framed`]).
+    framed: Option<Framed>,
+    /// The window is full screen (as last applied).
+    fullscreen: bool,
+    /// `--window`'s size, pixels: what leaving full screen asks for.
+    window_size: (i32, i32),
+}
+
+impl Placement {
+    /// Before the first overlay pass: the camera framed as `framed`, the
+    /// window full screen or not and of `window_size` pixels otherwise.
+    pub fn new(framed: Framed, fullscreen: bool, window_size: (i32, i32)) -> Self {
+        Placement {
+            panel: None,
+            dock: None,
+            framed: Some(framed),
+            fullscreen,
+            window_size,
+        }
+    }
+}
+
 /// What the world was last framed for: the camera the framing produced,
 /// and the world edge and the region of the window it was fitted into.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,6 +82,7 @@ impl App {
         let k = self.egui.ctx().pixels_per_point() / screen_dpi_scale().max(1e-3);
         // A panel collapsed to its title bar leaves the window's height free.
         let panel = self
+            .placement
             .panel
             .filter(|r| self.view.show_overlay && r.height() * k > 0.3 * window_size().y)
             .map(|r| {
@@ -59,7 +92,7 @@ impl App {
                 )
             });
         let (lo, mut hi) = view_region(window_size(), panel);
-        if let Some(d) = self.dock {
+        if let Some(d) = self.placement.dock {
             // The dock covers the right of the window: the free part ends
             // where it starts, unless that would leave almost nothing.
             let x = d.min.x * k;
@@ -75,7 +108,7 @@ impl App {
     pub(super) fn frame_world(&mut self) {
         let (camera, framed) = framed_in(self.world, self.free_region());
         self.camera = camera;
-        self.framed = Some(framed);
+        self.placement.framed = Some(framed);
         self.selection.set_follow(false);
     }
 
@@ -84,7 +117,7 @@ impl App {
     /// first frame's panel, a resize, full screen, the UI scale, a section
     /// opened wider. A camera the user moved (or `--select` placed) stays.
     pub(super) fn keep_framed(&mut self) {
-        let Some(f) = self.framed else {
+        let Some(f) = self.placement.framed else {
             return;
         };
         if f.camera == self.camera && f.world == self.world && moved(f.region, self.free_region()) {
@@ -100,13 +133,13 @@ impl App {
         self.egui
             .ctx()
             .set_pixels_per_point(screen_dpi_scale() * self.view.ui_scale);
-        if self.view.fullscreen != self.fullscreen {
-            self.fullscreen = self.view.fullscreen;
-            macroquad::window::set_fullscreen(self.fullscreen);
-            if !self.fullscreen {
+        if self.view.fullscreen != self.placement.fullscreen {
+            self.placement.fullscreen = self.view.fullscreen;
+            macroquad::window::set_fullscreen(self.placement.fullscreen);
+            if !self.placement.fullscreen {
                 // miniquad's X11 backend only drops the full-screen state;
                 // ask for the start-up size back as well.
-                let (w, h) = self.window_size;
+                let (w, h) = self.placement.window_size;
                 macroquad::window::request_new_screen_size(w as f32, h as f32);
             }
         }

@@ -168,7 +168,7 @@ impl App {
             self.toast("A measurement is running: wait for it or cancel it.".to_string());
             return false;
         }
-        if self.sweep.as_ref().is_some_and(|sw| !sw.is_done()) {
+        if self.sweep.run.as_ref().is_some_and(|sw| !sw.is_done()) {
             self.toast("The cell-size sweep is running: measure when it is done.".to_string());
             return false;
         }
@@ -258,13 +258,14 @@ impl App {
                 source,
             };
         let row = self
-            .comparison
+            .compare
+            .rows
             .rows()
             .iter()
             .rev()
             .find(|m| m.settings.same_work(s))
             .map(|m| of(m, "compare panel"));
-        let step = self.lesson.as_ref().and_then(|l| {
+        let step = self.lessons.session.as_ref().and_then(|l| {
             let run = l.run();
             (0..run.len())
                 .filter_map(|k| run.result(k).and_then(crate::lesson::StepResult::outcome))

@@ -61,7 +61,7 @@ impl App {
         self.pacing.needs_picture |= asked;
         self.spawned = spawn;
         let dt = std::mem::take(&mut self.since_step).min(MAX_STEP_S);
-        let sweep_cell = self.sweep.as_ref().and_then(CellSweep::cell_size);
+        let sweep_cell = self.sweep.run.as_ref().and_then(CellSweep::cell_size);
         let slicing = Slicing {
             queries: self.query_slice,
             seconds: self.budget.slice_s,
@@ -177,12 +177,12 @@ impl App {
             allocations: self.stats.step_allocations,
             worker: allocs.is_none(),
         };
-        if let (Some(sw), Some(_)) = (self.sweep.as_mut(), sweep_cell) {
+        if let (Some(sw), Some(_)) = (self.sweep.run.as_mut(), sweep_cell) {
             sw.record(frame, || memory::working_set(&self.sim));
-            self.stats.sweep.clone_from(&self.sweep);
+            self.stats.sweep.clone_from(&self.sweep.run);
         }
         self.keep_sweep();
-        if std::mem::take(&mut self.sweep_at_launch) {
+        if std::mem::take(&mut self.sweep.at_launch) {
             self.sweep_action(SweepAction::Start);
         }
         let now = get_time();

@@ -114,6 +114,44 @@ fn body(
     let mut chart = None;
     ui.label(egui::RichText::new(format!("This machine: {}", st.machine.summary())).weak())
         .on_hover_text("Read from the OS (/sys/devices/system/cpu/cpu0/cache on Linux; unknown elsewhere). Every number below was measured here, now: another machine gives other numbers, and often another order.");
+    measure_row(ui, st, acts);
+    if st.measuring.is_some() {
+        ui.label(egui::RichText::new("The scene is paused so drawing does not compete.").weak());
+    }
+    let c = st.comparison;
+    if c.is_empty() {
+        ui.label("No rows yet. Press Enter (or the button) to measure the current settings; change a setting and measure again to compare. A finished cell-size sweep adds its curve and its fastest cell here too.");
+        return None;
+    }
+    if c.rows().len() > 1 {
+        ui.label(egui::RichText::new(format!("Every row: {}", c.common())).weak());
+        if !c.all_interleaved() {
+            ui.label(egui::RichText::new("Some rows were measured apart: \"Measure all\" measures them again together, for verdicts from interleaved rounds.").color(super::overlay::NOTICE_COLOR));
+        }
+    }
+    rows(ui, st, acts);
+    if !c.rows().is_empty() {
+        ui.horizontal(|ui| {
+            use crate::chart::Scale;
+            ui.label("chart axis")
+                .on_hover_text("auto: log when the rows' times span more than 20x, else linear; the saved chart uses the same axis.");
+            for (s, name) in [(Scale::Auto, "auto"), (Scale::Log, "log"), (Scale::Linear, "linear")] {
+                ui.selectable_value(scale, s, name);
+            }
+        });
+        chart = Some(bar_chart(ui, c, COMPARE_CHART, *scale));
+    }
+    if !c.curves().is_empty() {
+        curves(ui, c, acts);
+    }
+    ui.separator();
+    export_row(ui, acts);
+    chart
+}
+
+/// The measuring row: the progress and Cancel while a measurement runs,
+/// else "Measure current settings" and "Measure all"; then "Clear".
+fn measure_row(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) {
     ui.horizontal_wrapped(|ui| {
         match st.measuring {
             Some((label, p)) => {
@@ -151,36 +189,10 @@ fn body(
             acts.push(CompareAction::Clear);
         }
     });
-    if st.measuring.is_some() {
-        ui.label(egui::RichText::new("The scene is paused so drawing does not compete.").weak());
-    }
-    let c = st.comparison;
-    if c.is_empty() {
-        ui.label("No rows yet. Press Enter (or the button) to measure the current settings; change a setting and measure again to compare. A finished cell-size sweep adds its curve and its fastest cell here too.");
-        return None;
-    }
-    if c.rows().len() > 1 {
-        ui.label(egui::RichText::new(format!("Every row: {}", c.common())).weak());
-        if !c.all_interleaved() {
-            ui.label(egui::RichText::new("Some rows were measured apart: \"Measure all\" measures them again together, for verdicts from interleaved rounds.").color(super::overlay::NOTICE_COLOR));
-        }
-    }
-    rows(ui, st, acts);
-    if !c.rows().is_empty() {
-        ui.horizontal(|ui| {
-            use crate::chart::Scale;
-            ui.label("chart axis")
-                .on_hover_text("auto: log when the rows' times span more than 20x, else linear; the saved chart uses the same axis.");
-            for (s, name) in [(Scale::Auto, "auto"), (Scale::Log, "log"), (Scale::Linear, "linear")] {
-                ui.selectable_value(scale, s, name);
-            }
-        });
-        chart = Some(bar_chart(ui, c, COMPARE_CHART, *scale));
-    }
-    if !c.curves().is_empty() {
-        curves(ui, c, acts);
-    }
-    ui.separator();
+}
+
+/// The export buttons: Markdown to the clipboard, CSV, JSON and the chart.
+fn export_row(ui: &mut egui::Ui, acts: &mut Vec<CompareAction>) {
     ui.horizontal_wrapped(|ui| {
         if ui
             .button("Copy Markdown")
@@ -207,7 +219,6 @@ fn body(
             }
         }
     });
-    chart
 }
 
 /// Settling frames of a compare measurement, for the tooltip.

@@ -18,5 +18,5 @@ pub mod timings;
 pub mod ui_scale;
 pub mod vertex_data;
 
-pub use overlay::{Overlay, OverlayActions, Section, ViewOptions};
+pub use overlay::{Overlay, OverlayAction, OverlayActions, Section, ViewOptions};
 pub use ui_scale::UI_SCALE_RANGE;

@@ -5,6 +5,7 @@
 //! Widgets only: it edits a plain [`Settings`] and [`ViewOptions`], reads a
 //! plain [`FrameStats`], and returns [`OverlayActions`] for the frame loop.
 
+mod actions;
 mod controls;
 
 use egui_macroquad::egui;
@@ -14,11 +15,12 @@ use crate::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use crate::sim::budget::SLICE_BUDGET_S;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy, MAX_CELLS};
-use crate::ui::compare::{CompareAction, CompareState};
+use crate::ui::compare::CompareState;
 use crate::ui::stats::FrameStats;
-use crate::ui::sweep::{self, SweepAction};
+use crate::ui::sweep;
 use crate::ui::timings::{self, allocations_text, PENDING, PENDING_TIP};
 use crate::ui::vertex_data;
+pub use actions::{OverlayAction, OverlayActions};
 pub use controls::radius_top;
 use controls::*;
 
@@ -101,42 +103,6 @@ impl Default for ViewOptions {
             chart_scale: crate::chart::Scale::Auto,
         }
     }
-}
-
-/// Requests from the overlay that the frame loop carries out.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct OverlayActions {
-    /// The compare panel's requests, in the order clicked.
-    pub compare: Vec<CompareAction>,
-    /// Where the compare chart was drawn this frame, points.
-    pub compare_chart: Option<egui::Rect>,
-    /// The lessons panel's requests, in the order clicked.
-    pub lesson: Vec<crate::ui::lesson::LessonAction>,
-    /// Where the lesson chart was drawn this frame, points.
-    pub lesson_chart: Option<egui::Rect>,
-    /// Respawn the units with the current settings.
-    pub respawn: bool,
-    /// Re-frame the camera on the world.
-    pub reset_camera: bool,
-    /// Clear the selected unit.
-    pub deselect: bool,
-    /// Start or stop the camera following the selected unit.
-    pub toggle_follow: bool,
-    /// Dismiss the notice with this index of [`FrameStats::notices`].
-    pub dismiss: Option<usize>,
-    /// Start, apply or close the cell-size sweep.
-    pub sweep: Option<SweepAction>,
-    /// Load the scenario with this index of [`FrameStats::scenarios`].
-    pub load_scenario: Option<usize>,
-    /// Read the loaded scenario's file again (and the folder's list).
-    pub reload_scenario: bool,
-    /// Where the panel was drawn this frame, points (`None` while hidden):
-    /// the camera frames the world beside it.
-    pub panel: Option<egui::Rect>,
-    /// The right column the lessons panel is docked in (with the memory
-    /// view above it), points, while the lessons panel is open: the camera
-    /// keeps the scene and the selected unit out of it.
-    pub dock: Option<egui::Rect>,
 }
 
 /// Width of the right column the lessons panel docks in, points: at most
@@ -271,7 +237,8 @@ impl Overlay {
         self.open[section as usize] = open;
     }
 
-    /// Draws the overlay and the help window, editing `settings` and `view` in place.
+    /// Draws the overlay and the help window, editing `settings` and `view`
+    /// in place; returns the user's requests and where the panels were drawn.
     pub fn show(
         &mut self,
         ctx: &egui::Context,
@@ -280,61 +247,32 @@ impl Overlay {
         stats: &FrameStats,
     ) -> OverlayActions {
         let mut act = OverlayActions::default();
-        if view.show_help {
-            help_window(ctx, &mut view.show_help, &stats.help);
-        }
-        // With the lessons open, the memory view and the lessons share a
-        // docked right column: one above the other, never one over the other.
-        // The column's upper place holds the memory view, or else the
-        // cell-size sweep's window.
-        let memory_open = view.show_memory && stats.memory.is_some();
-        let upper = memory_open || stats.sweep.is_some();
-        let (memory_place, lesson_place) = dock_places(ctx.screen_rect(), upper);
-        if view.show_lessons {
-            act.dock = Some(egui::Rect::from_min_max(
-                egui::pos2(lesson_place.left(), ctx.screen_rect().top()),
-                ctx.screen_rect().max,
-            ));
-        }
-        if let (true, Some(m)) = (view.show_memory, &stats.memory) {
-            let place = view.show_lessons.then_some(memory_place);
-            super::memory_view::show(ctx, &mut view.show_memory, m, place);
-        }
-        if view.show_compare {
-            let state = CompareState {
-                comparison: &stats.comparison,
-                machine: crate::machine::Machine::current(),
-                measuring: stats
-                    .measuring
-                    .as_ref()
-                    .map(|(label, p)| (label.as_str(), *p)),
-            };
-            let (acts, chart) =
-                super::compare::window(ctx, &mut view.show_compare, state, &mut view.chart_scale);
-            act.compare = acts;
-            act.compare_chart = chart;
-        }
-        if let Some((msg, _)) = &stats.status {
-            status_toast(ctx, msg);
-        }
-        // The panel that asked for the measurement shows its progress; the
-        // banner says it where that panel is closed.
-        if let Some(q) = &stats.quiet {
-            let own_panel = if q.lesson {
-                view.show_lessons
-            } else {
-                view.show_compare
-            };
-            if !own_panel {
-                quiet_banner(ctx, q);
-            }
-        }
+        let places = side_windows(ctx, view, stats, &mut act);
         // The UI scale's keys work with the panel hidden too.
         super::ui_scale::shortcuts(ctx, &mut view.ui_scale);
-        if !view.show_overlay {
-            lessons_window(ctx, view, stats, lesson_place, &mut act);
-            return act;
+        if view.show_overlay {
+            act.panel = self.panel(ctx, settings, view, stats, &mut act);
+            if let Some(sw) = &stats.sweep {
+                let place = (view.show_lessons && !places.memory_open).then_some(places.upper);
+                let asked = sweep::window(ctx, sw, settings.cell_size, place);
+                act.actions.extend(asked.map(OverlayAction::Sweep));
+            }
         }
+        // After the panel, so that it opens on top of it.
+        lessons_window(ctx, view, stats, places.lessons, &mut act);
+        act
+    }
+
+    /// The panel with every control (scrolling on a window too short for
+    /// it); returns where it was drawn, points (`None` while collapsed away).
+    fn panel(
+        &mut self,
+        ctx: &egui::Context,
+        settings: &mut Settings,
+        view: &mut ViewOptions,
+        stats: &FrameStats,
+        act: &mut OverlayActions,
+    ) -> Option<egui::Rect> {
         // On a window too short for the whole panel, the panel scrolls
         // instead of losing its bottom; the height is last frame's content.
         let limit = ctx.screen_rect().height() - 80.0;
@@ -343,24 +281,7 @@ impl Overlay {
         // height changes, egui lays the window out afresh instead of keeping
         // the height it remembered for the old screen.
         let id = egui::Id::new(("overlay", limit.round() as i32));
-        // A screen too narrow for the panel, the docked lessons and some
-        // scene (a projector at 1024x768 with the UI at 1.5x): the panel
-        // starts collapsed to its title while the lessons are open, so the
-        // lesson sits beside the scene; a click on the title opens it.
-        let narrow = ctx.screen_rect().width() < 360.0 + dock_width(ctx.screen_rect()) + 220.0;
-        if view.show_lessons && narrow && !self.collapsed_for_lessons {
-            let mut c = egui::collapsing_header::CollapsingState::load_with_default_open(
-                ctx,
-                id.with("collapsing"),
-                true,
-            );
-            c.set_open(false);
-            c.store(ctx);
-            self.collapsed_for_lessons = true;
-        }
-        if !view.show_lessons {
-            self.collapsed_for_lessons = false;
-        }
+        self.collapse_for_lessons(ctx, id, view.show_lessons);
         let mut window = egui::Window::new("Spatial Query Lab")
             .id(id)
             .default_pos([10.0, 10.0])
@@ -376,10 +297,10 @@ impl Overlay {
                 if view.lesson_hint {
                     crate::ui::lesson::hint(ui, &mut view.show_lessons);
                 }
-                first_row(ui, view, &mut act);
-                notices(ui, stats, &mut act);
-                selected_row(ui, stats, &mut act);
-                self.sections(ui, settings, view, stats, &mut act);
+                first_row(ui, view, act);
+                notices(ui, stats, act);
+                selected_row(ui, stats, act);
+                self.sections(ui, settings, view, stats, act);
             };
             self.content_height = if scroll {
                 egui::ScrollArea::vertical()
@@ -392,14 +313,28 @@ impl Overlay {
                 ui.min_rect().height()
             };
         });
-        act.panel = shown.map(|r| r.response.rect);
-        if let Some(sw) = &stats.sweep {
-            let place = (view.show_lessons && !memory_open).then_some(memory_place);
-            act.sweep = sweep::window(ctx, sw, settings.cell_size, place).or(act.sweep);
+        shown.map(|r| r.response.rect)
+    }
+
+    /// On a screen too narrow for the panel, the docked lessons and some
+    /// scene (a projector at 1024x768 with the UI at 1.5x), collapses the
+    /// panel (window `id`) to its title once each time the lessons open, so
+    /// the lesson sits beside the scene; a click on the title opens it.
+    fn collapse_for_lessons(&mut self, ctx: &egui::Context, id: egui::Id, lessons_open: bool) {
+        let narrow = ctx.screen_rect().width() < 360.0 + dock_width(ctx.screen_rect()) + 220.0;
+        if lessons_open && narrow && !self.collapsed_for_lessons {
+            let mut c = egui::collapsing_header::CollapsingState::load_with_default_open(
+                ctx,
+                id.with("collapsing"),
+                true,
+            );
+            c.set_open(false);
+            c.store(ctx);
+            self.collapsed_for_lessons = true;
         }
-        // After the panel, so that it opens on top of it.
-        lessons_window(ctx, view, stats, lesson_place, &mut act);
-        act
+        if !lessons_open {
+            self.collapsed_for_lessons = false;
+        }
     }
 
     /// The collapsible sections, in [`Section::ALL`] order.
@@ -426,7 +361,8 @@ impl Overlay {
                         order_row(ui, s);
                     }
                     Section::Grid => {
-                        act.sweep = radius_and_cell_rows(ui, s, stats).or(act.sweep);
+                        let asked = radius_and_cell_rows(ui, s, stats);
+                        act.actions.extend(asked.map(OverlayAction::Sweep));
                         ui.horizontal(|ui| {
                             ui.checkbox(&mut view.show_grid, "grid lines")
                                 .on_hover_text("Draw the grid at the cell size (G).");
@@ -452,6 +388,81 @@ impl Overlay {
     }
 }
 
+/// The docked column's places this pass ([`dock_places`]).
+struct Places {
+    /// The memory view is open and has a query to show.
+    memory_open: bool,
+    /// The column's upper place: the memory view's, or the sweep window's.
+    upper: egui::Rect,
+    /// The lessons panel's place.
+    lessons: egui::Rect,
+}
+
+/// The windows beside the panel, shown whether or not the panel is: help,
+/// the memory view, the compare panel, the passing message and the quiet
+/// measurement's banner. Returns the docked column's places.
+fn side_windows(
+    ctx: &egui::Context,
+    view: &mut ViewOptions,
+    stats: &FrameStats,
+    act: &mut OverlayActions,
+) -> Places {
+    if view.show_help {
+        help_window(ctx, &mut view.show_help, &stats.help);
+    }
+    // With the lessons open, the memory view and the lessons share a
+    // docked right column: one above the other, never one over the other.
+    // The column's upper place holds the memory view, or else the
+    // cell-size sweep's window.
+    let memory_open = view.show_memory && stats.memory.is_some();
+    let (upper, lessons) = dock_places(ctx.screen_rect(), memory_open || stats.sweep.is_some());
+    if view.show_lessons {
+        act.dock = Some(egui::Rect::from_min_max(
+            egui::pos2(lessons.left(), ctx.screen_rect().top()),
+            ctx.screen_rect().max,
+        ));
+    }
+    if let (true, Some(m)) = (view.show_memory, &stats.memory) {
+        let place = view.show_lessons.then_some(upper);
+        super::memory_view::show(ctx, &mut view.show_memory, m, place);
+    }
+    if view.show_compare {
+        let state = CompareState {
+            comparison: &stats.comparison,
+            machine: crate::machine::Machine::current(),
+            measuring: stats
+                .measuring
+                .as_ref()
+                .map(|(label, p)| (label.as_str(), *p)),
+        };
+        let (acts, chart) =
+            super::compare::window(ctx, &mut view.show_compare, state, &mut view.chart_scale);
+        act.actions
+            .extend(acts.into_iter().map(OverlayAction::Compare));
+        act.compare_chart = chart;
+    }
+    if let Some((msg, _)) = &stats.status {
+        status_toast(ctx, msg);
+    }
+    // The panel that asked for the measurement shows its progress; the
+    // banner says it where that panel is closed.
+    if let Some(q) = &stats.quiet {
+        let own_panel = if q.lesson {
+            view.show_lessons
+        } else {
+            view.show_compare
+        };
+        if !own_panel {
+            quiet_banner(ctx, q);
+        }
+    }
+    Places {
+        memory_open,
+        upper,
+        lessons,
+    }
+}
+
 /// The lessons window while it is open (the hint goes once it was), in
 /// `place` (its part of the docked column).
 fn lessons_window(
@@ -465,7 +476,8 @@ fn lessons_window(
         view.lesson_hint = false;
         let (acts, chart) =
             crate::ui::lesson::window(ctx, &mut view.show_lessons, &stats.lessons, place);
-        act.lesson = acts;
+        act.actions
+            .extend(acts.into_iter().map(OverlayAction::Lesson));
         act.lesson_chart = chart;
     }
 }
@@ -476,14 +488,14 @@ fn lessons_window(
 pub fn first_row(ui: &mut egui::Ui, view: &mut ViewOptions, act: &mut OverlayActions) {
     ui.horizontal_wrapped(|ui| {
         crate::ui::lesson::button(ui, &mut view.show_lessons);
-        act.respawn |= ui
+        let respawn = ui
             .button("respawn")
-            .on_hover_text("Respawn units from the seed (R).")
-            .clicked();
-        act.reset_camera |= ui
+            .on_hover_text("Respawn units from the seed (R).");
+        act.push_if(respawn.clicked(), OverlayAction::Respawn);
+        let camera = ui
             .button("camera")
-            .on_hover_text("Frame the whole world beside this panel (C).")
-            .clicked();
+            .on_hover_text("Frame the whole world beside this panel (C).");
+        act.push_if(camera.clicked(), OverlayAction::ResetCamera);
         ui.toggle_value(&mut view.show_memory, "memory")
             .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
         ui.toggle_value(&mut view.show_compare, "compare")
@@ -519,14 +531,12 @@ fn selected_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
         ))
         .on_hover_text("The selected unit (click another unit to select it): its neighbors within the radius and the enemies among them.");
         let follow = if sel.follow { "unfollow" } else { "follow" };
-        act.toggle_follow |= ui
+        let follow = ui
             .small_button(follow)
-            .on_hover_text("Camera follows the selected unit, or stops (F).")
-            .clicked();
-        act.deselect |= ui
-            .small_button("x")
-            .on_hover_text("Deselect (Esc).")
-            .clicked();
+            .on_hover_text("Camera follows the selected unit, or stops (F).");
+        act.push_if(follow.clicked(), OverlayAction::ToggleFollow);
+        let deselect = ui.small_button("x").on_hover_text("Deselect (Esc).");
+        act.push_if(deselect.clicked(), OverlayAction::Deselect);
     });
     if let Some(line) = sel.inspection_line() {
         ui.label(line).on_hover_text("The selected unit's query in the last step: every unit run through the distance test (magenta; the searched cells are outlined) and the ones within the radius (yellow). Naive tests every unit; a grid tests the units of the cells its block covers.");

@@ -85,7 +85,7 @@ fn harness_sized(comparison: Comparison, size: egui::Vec2, scale: f32) -> Harnes
         .build_state(
             |ctx, s: &mut State| {
                 let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
-                for act in a.compare {
+                for act in a.compare() {
                     let c = &mut s.stats.comparison;
                     match act {
                         CompareAction::Remove(i) => c.remove(i),

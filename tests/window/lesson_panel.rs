@@ -100,7 +100,7 @@ fn harness_sized(size: egui::Vec2, scale: f32) -> Harness<'static, State> {
         .build_state(
             |ctx, s: &mut State| {
                 let a = s.overlay.show(ctx, &mut s.settings, &mut s.view, &s.stats);
-                for act in a.lesson {
+                for act in a.lesson() {
                     let budget = s.budget;
                     let e = match (act, s.session.as_mut()) {
                         (LessonAction::Open(i), _) => {

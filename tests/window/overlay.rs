@@ -18,7 +18,9 @@ use spatial_query_lab::spatial::{GridGeometry, Strategy};
 use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
 use spatial_query_lab::ui::sweep::SweepAction;
 use spatial_query_lab::ui::timings::PENDING;
-use spatial_query_lab::ui::{Overlay, OverlayActions, Section, ViewOptions, UI_SCALE_RANGE};
+use spatial_query_lab::ui::{
+    Overlay, OverlayAction, OverlayActions, Section, ViewOptions, UI_SCALE_RANGE,
+};
 
 /// The overlay and everything it reads and writes.
 struct State {
@@ -341,7 +343,11 @@ fn notices_stay_until_dismissed() {
     frame(&mut h, vec![egui::Event::PointerMoved(dismiss.center())]);
     frame(&mut h, vec![button(dismiss.center(), true)]);
     frame(&mut h, vec![button(dismiss.center(), false)]);
-    assert!(h.state().actions.iter().any(|a| a.dismiss == Some(1)));
+    assert!(h
+        .state()
+        .actions
+        .iter()
+        .any(|a| a.contains(OverlayAction::Dismiss(1))));
 }
 
 #[test]
@@ -533,7 +539,7 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .state()
         .actions
         .iter()
-        .any(|a| a.sweep == Some(SweepAction::Start)));
+        .any(|a| a.contains(OverlayAction::Sweep(SweepAction::Start))));
     let naive = Settings {
         strategy: Strategy::Naive,
         units: 2_000,
@@ -561,7 +567,7 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .state()
         .actions
         .iter()
-        .any(|a| a.sweep == Some(SweepAction::Close)));
+        .any(|a| a.contains(OverlayAction::Sweep(SweepAction::Close))));
 
     // Done: the fastest is named and "Use best" asks for it.
     let done = sweep_after(None);
@@ -580,7 +586,7 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .state()
         .actions
         .iter()
-        .any(|a| a.sweep == Some(SweepAction::UseBest)));
+        .any(|a| a.contains(OverlayAction::Sweep(SweepAction::UseBest))));
 
     // Stopped part-way (case X11: a strategy change): no fastest, no "Use best".
     let mut stopped = sweep_after(Some(6));

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::schema;
+use crate::ui::sweep::SweepAction;
 
 /// The slider range of a numeric setting, as `f32`.
 fn slider_f32(r: schema::Ranged) -> std::ops::RangeInclusive<f32> {
@@ -140,7 +141,7 @@ pub(super) fn notices(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayAc
                 .on_hover_text("Dismiss this message.")
                 .clicked()
             {
-                act.dismiss = Some(k);
+                act.actions.push(OverlayAction::Dismiss(k));
             }
             ui.add(egui::Label::new(egui::RichText::new(text).color(NOTICE_COLOR)).wrap());
         });
@@ -164,7 +165,7 @@ pub(super) fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut Over
                 }
                 for (k, name) in stats.scenarios.iter().enumerate() {
                     if ui.selectable_label(name == current, name).clicked() {
-                        act.load_scenario = Some(k);
+                        act.actions.push(OverlayAction::LoadScenario(k));
                     }
                 }
             })
@@ -174,11 +175,11 @@ pub(super) fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut Over
             // The browser's presets are compiled in: nothing to re-read.
             return;
         }
-        act.reload_scenario |= ui
+        let reload = ui
             .add_enabled(stats.scenario.is_some(), egui::Button::new("reload"))
             .on_hover_text("Read the loaded scenario's file again (after editing it).")
-            .on_disabled_hover_text("Reads the loaded scenario's file again; no scenario is loaded (pick one from the list, or start with --scenario).")
-            .clicked();
+            .on_disabled_hover_text("Reads the loaded scenario's file again; no scenario is loaded (pick one from the list, or start with --scenario).");
+        act.push_if(reload.clicked(), OverlayAction::ReloadScenario);
     });
     if let Some((_, d)) = stats.scenario.as_ref().filter(|(_, d)| !d.is_empty()) {
         ui.label(egui::RichText::new(d).weak());
