@@ -182,14 +182,14 @@ type Column = (&'static str, fn(&Row) -> String);
 /// two cannot drift apart.
 pub const CSV_COLUMNS: [Column; 37] = [
     ("label", |r| r.label.clone()),
-    ("strategy", |r| r.strategy.clone()),
-    ("kernel", |r| r.kernel.clone()),
-    ("layout", |r| r.layout.clone()),
-    ("reorder", |r| r.reorder.clone()),
-    ("pass", |r| r.pass.clone()),
+    ("strategy", |r| r.strategy.key().to_string()),
+    ("kernel", |r| r.kernel_key().to_string()),
+    ("layout", |r| r.layout.key().to_string()),
+    ("reorder", |r| r.reorder.key().to_string()),
+    ("pass", |r| r.pass.key().to_string()),
     ("threads", |r| r.threads.to_string()),
     ("units", |r| r.units.to_string()),
-    ("workload", |r| r.workload.clone()),
+    ("workload", |r| r.workload.key().to_string()),
     ("radius", |r| r.radius.to_string()),
     ("cell_size", |r| {
         r.cell_size.map_or(String::new(), |c| c.to_string())
