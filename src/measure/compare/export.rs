@@ -103,15 +103,7 @@ impl Comparison {
     /// ([`CSV_COLUMNS`]); fields with commas, quotes or line breaks quoted
     /// (RFC 4180).
     pub fn to_csv(&self) -> String {
-        let header: Vec<&str> = CSV_COLUMNS.iter().map(|c| c.0).collect();
-        let mut s = header.join(",");
-        s.push('\n');
-        for r in self.table() {
-            let line: Vec<String> = CSV_COLUMNS.iter().map(|c| csv_field(&(c.1)(&r))).collect();
-            s += &line.join(",");
-            s.push('\n');
-        }
-        s
+        rows_csv(&self.table())
     }
 
     /// CSV of every kept sweep's points: curve, cell / r, median query ms,
@@ -138,6 +130,19 @@ impl Comparison {
         })
         .map_err(|e| format!("could not encode the rows as JSON: {e}"))
     }
+}
+
+/// CSV of `rows` (see [`Comparison::to_csv`]).
+fn rows_csv(rows: &[Row]) -> String {
+    let header: Vec<&str> = CSV_COLUMNS.iter().map(|c| c.0).collect();
+    let mut s = header.join(",");
+    s.push('\n');
+    for r in rows {
+        let line: Vec<String> = CSV_COLUMNS.iter().map(|c| csv_field(&(c.1)(r))).collect();
+        s += &line.join(",");
+        s.push('\n');
+    }
+    s
 }
 
 /// CSV of the points of `curves` (see [`Comparison::curves_csv`]).
@@ -243,4 +248,224 @@ pub fn csv_field(f: &str) -> String {
 /// `t` for a Markdown table cell: `|` escaped, line breaks as spaces.
 pub fn md_cell(t: &str) -> String {
     t.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{curves_csv, rows_csv};
+    use crate::machine::Machine;
+    use crate::measure::compare::{CurvePoint, SweepCurve};
+    use crate::measure::recorder::Round;
+    use crate::measure::row::{PhaseMs, Row};
+    use crate::sim::{Layout, Pass, Reorder, Workload};
+    use crate::spatial::{Kernel, Strategy};
+
+    /// Per-phase milliseconds `base`, `base + 0.1`, ... (move first),
+    /// the total their sum.
+    fn phases(base: f64) -> PhaseMs {
+        PhaseMs {
+            move_: base,
+            rebuild: base + 0.1,
+            query: base + 0.2,
+            apply: base + 0.3,
+            total: 4.0 * base + 0.6,
+        }
+    }
+
+    /// A machine whose summary holds a comma and quotes.
+    fn machine() -> Machine {
+        Machine {
+            cpu: "Test \"CPU\"".to_string(),
+            cores: 3,
+            caches: Vec::new(),
+        }
+    }
+
+    /// A measured row over two rounds, its label, note and numbers chosen
+    /// to need quoting and every number format the CSV writes.
+    fn measured() -> Row {
+        let round = |t: f64| Round {
+            median_ms: PhaseMs {
+                total: t,
+                ..phases(0.25)
+            },
+            candidates: 90,
+            neighbors: 7,
+        };
+        Row {
+            label: "SortedGrid, \"fast\"\nsecond line".to_string(),
+            strategy: Strategy::SortedGrid,
+            kernel: Some(Kernel::Scalar),
+            threads: 2,
+            units: 12_345,
+            workload: Workload::Clustered,
+            reorder: Reorder::Morton,
+            layout: Layout::HotCold,
+            pass: Pass::Collect,
+            radius: 0.1,
+            cell_size: Some(12.345_678),
+            cell_over_r: Some(123.456_78),
+            settle_frames: 2,
+            frames: 3,
+            planned_frames: 5,
+            median_ms: Some(phases(1.000_4)),
+            min_ms: Some(phases(0.5)),
+            max_ms: Some(phases(2.000_5)),
+            round_min_ms: Some(phases(0.9)),
+            round_max_ms: Some(phases(1.123_456)),
+            rounds: vec![round(1.5), round(0.012_345)],
+            candidates: 1_000_000,
+            neighbors: 77,
+            candidates_per_neighbor: Some(12_987.012_987),
+            result_bytes: 4096,
+            allocations: Some(0),
+            working_set_bytes: Some(65_536),
+            l1d_misses_per_query: None,
+            llc_misses_per_query: Some(0.5),
+            deaths: 1,
+            spawns: 1,
+            sliced_frames: 1,
+            worker_frames: 2,
+            note: Some("measured over 3 frame(s), not 5: cut, \"slow\"".to_string()),
+            skipped: None,
+            estimated_total_ms: None,
+            estimated_by: None,
+            threads_refused: None,
+            machine: machine(),
+        }
+    }
+
+    /// A skipped Naive row: every optional field absent, no kernel.
+    fn skipped() -> Row {
+        Row {
+            label: "Naive\r".to_string(),
+            strategy: Strategy::Naive,
+            kernel: None,
+            threads: 1,
+            units: 100_000,
+            workload: Workload::Uniform,
+            reorder: Reorder::Off,
+            layout: Layout::Aos,
+            pass: Pass::Fused,
+            radius: 10.0,
+            cell_size: None,
+            cell_over_r: None,
+            settle_frames: 0,
+            frames: 0,
+            planned_frames: 0,
+            median_ms: None,
+            min_ms: None,
+            max_ms: None,
+            round_min_ms: None,
+            round_max_ms: None,
+            rounds: Vec::new(),
+            candidates: 0,
+            neighbors: 0,
+            candidates_per_neighbor: None,
+            result_bytes: 0,
+            allocations: None,
+            working_set_bytes: None,
+            l1d_misses_per_query: None,
+            llc_misses_per_query: None,
+            deaths: 0,
+            spawns: 0,
+            sliced_frames: 0,
+            worker_frames: 0,
+            note: None,
+            skipped: Some(
+                "estimated 61.0 s per frame (naive model; limit 60.0 s): not run".to_string(),
+            ),
+            estimated_total_ms: Some(61_000.0),
+            estimated_by: Some("naive model".to_string()),
+            threads_refused: None,
+            machine: Machine {
+                cpu: "Plain".to_string(),
+                cores: 1,
+                caches: Vec::new(),
+            },
+        }
+    }
+
+    /// The header, every number format (integers, f32 as Rust prints them,
+    /// milliseconds to 3 decimals, the rounds' medians space-separated),
+    /// empty fields for absent values, and RFC 4180 quoting (commas,
+    /// quotes doubled, line breaks) with `\n` ending each line.
+    #[test]
+    fn rows_csv_has_its_header_numbers_and_quoting() {
+        let csv = rows_csv(&[measured(), skipped()]);
+        let want = [
+            "label,strategy,kernel,layout,reorder,pass,threads,units,workload,radius,\
+             cell_size,cell_over_r,rounds,frames,planned_frames,median_total_ms,\
+             round_min_total_ms,round_max_total_ms,min_total_ms,max_total_ms,\
+             median_move_ms,median_rebuild_ms,median_query_ms,round_min_query_ms,\
+             round_max_query_ms,median_apply_ms,candidates,neighbors,\
+             candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,\
+             worker_frames,round_median_total_ms,note,skipped,machine\n",
+            "\"SortedGrid, \"\"fast\"\"\nsecond line\",sorted-grid,scalar,hot-cold,morton,\
+             collect,2,12345,clustered,0.1,12.345678,123.457,2,3,5,4.602,4.200,5.094,\
+             2.600,8.602,1.000,1.100,1.200,1.100,1.323,1.300,1000000,77,12987.013,\
+             4096,65536,1,2,1.500 0.012,\
+             \"measured over 3 frame(s), not 5: cut, \"\"slow\"\"\",,\
+             \"Test \"\"CPU\"\", 3 cores, caches unknown\"\n",
+            "\"Naive\r\",naive,none,aos,off,fused,1,100000,uniform,10,,,0,0,0,,,,,,,,,,,,\
+             0,0,,0,,0,0,,,estimated 61.0 s per frame (naive model; limit 60.0 s): not run,\
+             \"Plain, 1 core, caches unknown\"\n",
+        ]
+        .concat();
+        assert_eq!(csv, want);
+    }
+
+    /// One line per point (none for a curve without points), 4 decimals,
+    /// the label quoted where it holds a comma.
+    #[test]
+    fn curves_csv_has_its_header_numbers_and_quoting() {
+        let curves = [
+            SweepCurve {
+                label: "sweep: Grid / SoA, 1,000 units".to_string(),
+                points: vec![
+                    CurvePoint {
+                        cell_over_r: 0.5,
+                        query_ms: 1.234_56,
+                        low_ms: 1.0,
+                        high_ms: 2.000_05,
+                        candidates_per_neighbor: 3.333_333,
+                        rounds: 5,
+                    },
+                    CurvePoint {
+                        cell_over_r: 2.0,
+                        query_ms: 0.000_04,
+                        low_ms: 0.0,
+                        high_ms: 10.0,
+                        candidates_per_neighbor: 12.0,
+                        rounds: 1,
+                    },
+                ],
+            },
+            SweepCurve {
+                label: "plain".to_string(),
+                points: vec![CurvePoint {
+                    cell_over_r: 1.25,
+                    query_ms: 7.0,
+                    low_ms: 6.5,
+                    high_ms: 7.5,
+                    candidates_per_neighbor: 2.5,
+                    rounds: 3,
+                }],
+            },
+            SweepCurve {
+                label: "no points, \"none\"".to_string(),
+                points: Vec::new(),
+            },
+        ];
+        let csv = curves_csv(&curves);
+        let want = [
+            "curve,cell_over_r,median_query_ms,low_query_ms,high_query_ms,\
+             candidates_per_neighbor,rounds\n",
+            "\"sweep: Grid / SoA, 1,000 units\",0.5000,1.2346,1.0000,2.0000,3.3333,5\n",
+            "\"sweep: Grid / SoA, 1,000 units\",2.0000,0.0000,0.0000,10.0000,12.0000,1\n",
+            "plain,1.2500,7.0000,6.5000,7.5000,2.5000,3\n",
+        ]
+        .concat();
+        assert_eq!(csv, want);
+    }
 }
