@@ -389,7 +389,8 @@ mod tests {
     /// The header, every number format (integers, f32 as Rust prints them,
     /// milliseconds to 3 decimals, the rounds' medians space-separated),
     /// empty fields for absent values, and RFC 4180 quoting (commas,
-    /// quotes doubled, line breaks) with `\n` ending each line.
+    /// quotes doubled, line breaks) with `\n` ending each line; the header
+    /// without rows.
     #[test]
     fn rows_csv_has_its_header_numbers_and_quoting() {
         let csv = rows_csv(&[measured(), skipped()]);
@@ -413,10 +414,12 @@ mod tests {
         ]
         .concat();
         assert_eq!(csv, want);
+        let header = &want[..=want.find('\n').unwrap()];
+        assert_eq!(rows_csv(&[]), header, "no rows: the header alone");
     }
 
     /// One line per point (none for a curve without points), 4 decimals,
-    /// the label quoted where it holds a comma.
+    /// the label quoted where it holds a comma; the header without curves.
     #[test]
     fn curves_csv_has_its_header_numbers_and_quoting() {
         let curves = [
@@ -467,5 +470,7 @@ mod tests {
         ]
         .concat();
         assert_eq!(csv, want);
+        let header = &want[..=want.find('\n').unwrap()];
+        assert_eq!(curves_csv(&[]), header, "no curves: the header alone");
     }
 }
