@@ -1,6 +1,6 @@
 //! A comparison's exports: a Markdown table (every phase with its range),
-//! CSV with `bench`'s keys (one list of columns, header and fields from the
-//! same entries), JSON, and the kept sweeps' curves as CSV.
+//! CSV with `bench`'s keys (one record type, the header its field names,
+//! written by the `csv` crate), JSON, and the kept sweeps' curves as CSV.
 
 use serde::Serialize;
 
@@ -99,9 +99,12 @@ impl Comparison {
         s
     }
 
-    /// CSV of [`Comparison::table`]: a header line, then one line per row
-    /// ([`CSV_COLUMNS`]); fields with commas, quotes or line breaks quoted
-    /// (RFC 4180).
+    /// CSV of [`Comparison::table`]: a header line of `bench`'s keys (label,
+    /// strategy, kernel, layout, reorder, pass, threads, units, workload,
+    /// radius, cell size and ratio, rounds and frames, the step's and the
+    /// phases' times in ms, counters, note, skipped, machine), then one
+    /// line per row; fields with commas, quotes or line breaks quoted (RFC
+    /// 4180), `\n` ending each line.
     pub fn to_csv(&self) -> String {
         rows_csv(&self.table())
     }
@@ -134,35 +137,48 @@ impl Comparison {
 
 /// CSV of `rows` (see [`Comparison::to_csv`]).
 fn rows_csv(rows: &[Row]) -> String {
-    let header: Vec<&str> = CSV_COLUMNS.iter().map(|c| c.0).collect();
-    let mut s = header.join(",");
-    s.push('\n');
-    for r in rows {
-        let line: Vec<String> = CSV_COLUMNS.iter().map(|c| csv_field(&(c.1)(r))).collect();
-        s += &line.join(",");
-        s.push('\n');
-    }
-    s
+    csv_text(rows.iter().map(CsvRow::of))
 }
 
 /// CSV of the points of `curves` (see [`Comparison::curves_csv`]).
 pub fn curves_csv(curves: &[SweepCurve]) -> String {
-    let mut s = String::from("curve,cell_over_r,median_query_ms,low_query_ms,high_query_ms,candidates_per_neighbor,rounds\n");
-    for c in curves {
-        for p in &c.points {
-            s += &format!(
-                "{},{:.4},{:.4},{:.4},{:.4},{:.4},{}\n",
-                csv_field(&c.label),
-                p.cell_over_r,
-                p.query_ms,
-                p.low_ms,
-                p.high_ms,
-                p.candidates_per_neighbor,
-                p.rounds
-            );
-        }
+    csv_text(curves.iter().flat_map(|c| {
+        c.points.iter().map(|p| CurveCsvRow {
+            curve: &c.label,
+            cell_over_r: format!("{:.4}", p.cell_over_r),
+            median_query_ms: format!("{:.4}", p.query_ms),
+            low_query_ms: format!("{:.4}", p.low_ms),
+            high_query_ms: format!("{:.4}", p.high_ms),
+            candidates_per_neighbor: format!("{:.4}", p.candidates_per_neighbor),
+            rounds: p.rounds,
+        })
+    }))
+}
+
+/// `records` as CSV under a header of `T`'s field names (written without
+/// records too): RFC 4180 quoting (a field with a comma, a quote or a line
+/// break quoted, quotes doubled), `\n` ending each line.
+fn csv_text<T: Serialize + Default>(records: impl IntoIterator<Item = T>) -> String {
+    /// A record of strings and numbers always serializes, into memory.
+    const FLAT: &str = "a flat record of strings and numbers serializes into memory";
+    let mut records = records.into_iter().peekable();
+    let header_only = records.peek().is_none();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    if header_only {
+        w.serialize(T::default()).expect(FLAT);
+    } else {
+        records.try_for_each(|r| w.serialize(r)).expect(FLAT);
     }
-    s
+    let mut bytes = w.into_inner().expect(FLAT);
+    if header_only {
+        // The header is the first line; the blank record's line is dropped.
+        let end = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| i + 1);
+        bytes.truncate(end);
+    }
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
 }
 
 /// Milliseconds to the microsecond: the machine's noise is far above that.
@@ -175,74 +191,156 @@ fn opt(v: Option<f64>) -> String {
     v.map_or(String::new(), |v| format!("{v:.3}"))
 }
 
-/// One phase of an optional [`PhaseMs`], to the microsecond.
+/// One phase of an optional [`PhaseMs`], to the microsecond; empty when absent.
 fn phase(v: Option<PhaseMs>, pick: fn(&PhaseMs) -> f64) -> String {
     v.map_or(String::new(), |p| ms(pick(&p)))
 }
 
-/// A CSV column: its header and how a row gives its field.
-type Column = (&'static str, fn(&Row) -> String);
+/// One line of [`Comparison::to_csv`]: its columns in order, named as in
+/// the header (`bench`'s keys; the time columns in ms to the microsecond,
+/// empty where the row has none).
+#[derive(Default, Serialize)]
+struct CsvRow<'a> {
+    /// [`Row::label`].
+    label: &'a str,
+    /// The strategy's key.
+    strategy: &'static str,
+    /// The kernel's key, `none` where the query runs none.
+    kernel: &'static str,
+    /// The layout's key.
+    layout: &'static str,
+    /// The unit order's key.
+    reorder: &'static str,
+    /// The pass's key.
+    pass: &'static str,
+    /// Threads the phases ran on.
+    threads: usize,
+    /// Unit count.
+    units: usize,
+    /// The workload's key.
+    workload: &'static str,
+    /// Query radius, world units, as Rust prints an `f32`.
+    radius: String,
+    /// Grid cell edge, world units, as Rust prints an `f32`; empty for Naive.
+    cell_size: String,
+    /// `cell_size / radius` to 3 decimals; empty for Naive.
+    cell_over_r: String,
+    /// Rounds measured.
+    rounds: usize,
+    /// Counted frames per round.
+    frames: usize,
+    /// Counted frames per round the plan asked for.
+    planned_frames: usize,
+    /// Median of the round medians, whole step.
+    median_total_ms: String,
+    /// Smallest round median, whole step.
+    round_min_total_ms: String,
+    /// Largest round median, whole step.
+    round_max_total_ms: String,
+    /// Fastest counted frame, whole step.
+    min_total_ms: String,
+    /// Slowest counted frame, whole step.
+    max_total_ms: String,
+    /// Median of the round medians, move phase.
+    median_move_ms: String,
+    /// Median of the round medians, rebuild phase.
+    median_rebuild_ms: String,
+    /// Median of the round medians, query phase.
+    median_query_ms: String,
+    /// Smallest round median, query phase.
+    round_min_query_ms: String,
+    /// Largest round median, query phase.
+    round_max_query_ms: String,
+    /// Median of the round medians, apply phase.
+    median_apply_ms: String,
+    /// Candidates tested in the last frame.
+    candidates: u64,
+    /// Neighbor pairs found in the last frame.
+    neighbors: u64,
+    /// Candidates per neighbor to 3 decimals; empty when skipped.
+    candidates_per_neighbor: String,
+    /// Bytes of query results the last frame wrote.
+    result_bytes: u64,
+    /// Bytes the query phase reads; empty when skipped.
+    working_set_bytes: Option<u64>,
+    /// Counted frames spread over refreshes.
+    sliced_frames: usize,
+    /// Counted frames stepped on a worker thread.
+    worker_frames: usize,
+    /// Each round's whole-step median, in the order measured, space-separated.
+    round_median_total_ms: String,
+    /// How the measurement differs from the plan's; empty when it does not.
+    note: Option<&'a str>,
+    /// Why the row was not run; empty when it was.
+    skipped: Option<&'a str>,
+    /// [`crate::machine::Machine::summary`].
+    machine: String,
+}
 
-/// The CSV columns, in order: header and field from one entry each, so the
-/// two cannot drift apart.
-pub const CSV_COLUMNS: [Column; 37] = [
-    ("label", |r| r.label.clone()),
-    ("strategy", |r| r.strategy.key().to_string()),
-    ("kernel", |r| r.kernel_key().to_string()),
-    ("layout", |r| r.layout.key().to_string()),
-    ("reorder", |r| r.reorder.key().to_string()),
-    ("pass", |r| r.pass.key().to_string()),
-    ("threads", |r| r.threads.to_string()),
-    ("units", |r| r.units.to_string()),
-    ("workload", |r| r.workload.key().to_string()),
-    ("radius", |r| r.radius.to_string()),
-    ("cell_size", |r| {
-        r.cell_size.map_or(String::new(), |c| c.to_string())
-    }),
-    ("cell_over_r", |r| opt(r.cell_over_r)),
-    ("rounds", |r| r.rounds.len().to_string()),
-    ("frames", |r| r.frames.to_string()),
-    ("planned_frames", |r| r.planned_frames.to_string()),
-    ("median_total_ms", |r| phase(r.median_ms, |p| p.total)),
-    ("round_min_total_ms", |r| phase(r.round_min_ms, |p| p.total)),
-    ("round_max_total_ms", |r| phase(r.round_max_ms, |p| p.total)),
-    ("min_total_ms", |r| phase(r.min_ms, |p| p.total)),
-    ("max_total_ms", |r| phase(r.max_ms, |p| p.total)),
-    ("median_move_ms", |r| phase(r.median_ms, |p| p.move_)),
-    ("median_rebuild_ms", |r| phase(r.median_ms, |p| p.rebuild)),
-    ("median_query_ms", |r| phase(r.median_ms, |p| p.query)),
-    ("round_min_query_ms", |r| phase(r.round_min_ms, |p| p.query)),
-    ("round_max_query_ms", |r| phase(r.round_max_ms, |p| p.query)),
-    ("median_apply_ms", |r| phase(r.median_ms, |p| p.apply)),
-    ("candidates", |r| r.candidates.to_string()),
-    ("neighbors", |r| r.neighbors.to_string()),
-    (
-        "candidates_per_neighbor",
-        |r| opt(r.candidates_per_neighbor),
-    ),
-    ("result_bytes", |r| r.result_bytes.to_string()),
-    ("working_set_bytes", |r| {
-        r.working_set_bytes.map_or(String::new(), |b| b.to_string())
-    }),
-    ("sliced_frames", |r| r.sliced_frames.to_string()),
-    ("worker_frames", |r| r.worker_frames.to_string()),
-    ("round_median_total_ms", |r| {
-        let v: Vec<String> = r.rounds.iter().map(|x| ms(x.median_ms.total)).collect();
-        v.join(" ")
-    }),
-    ("note", |r| r.note.clone().unwrap_or_default()),
-    ("skipped", |r| r.skipped.clone().unwrap_or_default()),
-    ("machine", |r| r.machine.summary()),
-];
-
-/// `f` as a CSV field: quoted (quotes doubled) when it holds a comma, a
-/// quote or a line break.
-pub fn csv_field(f: &str) -> String {
-    if f.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f.to_string()
+impl<'a> CsvRow<'a> {
+    /// The CSV line of `r`.
+    fn of(r: &'a Row) -> CsvRow<'a> {
+        let rounds: Vec<String> = r.rounds.iter().map(|x| ms(x.median_ms.total)).collect();
+        CsvRow {
+            label: &r.label,
+            strategy: r.strategy.key(),
+            kernel: r.kernel_key(),
+            layout: r.layout.key(),
+            reorder: r.reorder.key(),
+            pass: r.pass.key(),
+            threads: r.threads,
+            units: r.units,
+            workload: r.workload.key(),
+            radius: r.radius.to_string(),
+            cell_size: r.cell_size.map_or(String::new(), |c| c.to_string()),
+            cell_over_r: opt(r.cell_over_r),
+            rounds: r.rounds.len(),
+            frames: r.frames,
+            planned_frames: r.planned_frames,
+            median_total_ms: phase(r.median_ms, |p| p.total),
+            round_min_total_ms: phase(r.round_min_ms, |p| p.total),
+            round_max_total_ms: phase(r.round_max_ms, |p| p.total),
+            min_total_ms: phase(r.min_ms, |p| p.total),
+            max_total_ms: phase(r.max_ms, |p| p.total),
+            median_move_ms: phase(r.median_ms, |p| p.move_),
+            median_rebuild_ms: phase(r.median_ms, |p| p.rebuild),
+            median_query_ms: phase(r.median_ms, |p| p.query),
+            round_min_query_ms: phase(r.round_min_ms, |p| p.query),
+            round_max_query_ms: phase(r.round_max_ms, |p| p.query),
+            median_apply_ms: phase(r.median_ms, |p| p.apply),
+            candidates: r.candidates,
+            neighbors: r.neighbors,
+            candidates_per_neighbor: opt(r.candidates_per_neighbor),
+            result_bytes: r.result_bytes,
+            working_set_bytes: r.working_set_bytes,
+            sliced_frames: r.sliced_frames,
+            worker_frames: r.worker_frames,
+            round_median_total_ms: rounds.join(" "),
+            note: r.note.as_deref(),
+            skipped: r.skipped.as_deref(),
+            machine: r.machine.summary(),
+        }
     }
+}
+
+/// One line of [`curves_csv`]: a point of a kept sweep, its numbers to 4
+/// decimals.
+#[derive(Default, Serialize)]
+struct CurveCsvRow<'a> {
+    /// The curve's label.
+    curve: &'a str,
+    /// Cell edge / query radius.
+    cell_over_r: String,
+    /// Median query ms.
+    median_query_ms: String,
+    /// Smallest round median of the query, ms.
+    low_query_ms: String,
+    /// Largest round median of the query, ms.
+    high_query_ms: String,
+    /// Distance tests per neighbor found.
+    candidates_per_neighbor: String,
+    /// Rounds measured.
+    rounds: usize,
 }
 
 /// `t` for a Markdown table cell: `|` escaped, line breaks as spaces.
