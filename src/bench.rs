@@ -454,8 +454,8 @@ fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
             && r.reorder == row.reorder
             && r.layout == row.layout
             && r.pass == row.pass
-            && r.strategy == "naive"
-            && (r.kernel == "scalar" || r.kernel == "none")
+            && r.strategy == Strategy::Naive
+            && matches!(r.kernel, Some(Kernel::Scalar) | None)
             && r.threads == 1
     })
 }
@@ -496,12 +496,8 @@ fn speedup(base: Option<&BenchRow>, row: &BenchRow, pick: fn(&PhaseMs) -> f64) -
 }
 
 /// The kernel column: its key, or `–` where the query runs none.
-fn kernel_cell(key: &str) -> &str {
-    if key == "none" {
-        "–"
-    } else {
-        key
-    }
+fn kernel_cell(kernel: Option<Kernel>) -> &'static str {
+    kernel.map_or("–", Kernel::key)
 }
 
 /// Renders rows as a Markdown table with speedups over Naive/Scalar (1 thread)
@@ -526,11 +522,11 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
         let head = format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
             r.units,
-            r.reorder,
-            r.layout,
-            r.pass,
-            r.strategy,
-            kernel_cell(&r.kernel),
+            r.reorder.key(),
+            r.layout.key(),
+            r.pass.key(),
+            r.strategy.key(),
+            kernel_cell(r.kernel),
             r.threads,
             r.cell_size.map_or("-".to_string(), length)
         );

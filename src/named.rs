@@ -2,9 +2,9 @@
 //! passes, workloads, view choices), their names written once: the
 //! [`named!`](crate::named!) macro gives an enum its list `ALL`, its `key`
 //! (command line, files, JSON, URLs), its display `name`, a forgiving
-//! `from_key`, `Display` (the name), and the [`Named`] trait through which
-//! the command line, scenario and lesson files, and the overlay spell their
-//! choices and their error messages.
+//! `from_key`, `Display` (the name), serde's `Serialize` (the key), and the
+//! [`Named`] trait through which the command line, scenario and lesson
+//! files, and the overlay spell their choices and their error messages.
 
 /// A closed set of values with a key and a display name, each written once
 /// (by [`named!`](crate::named!)).
@@ -67,7 +67,8 @@ macro_rules! count_idents {
 ///
 /// gives `Strategy::ALL` (an array, in this order), `key`, `name`,
 /// `from_key` ([`Named::parse`]), `Display` (the name; the key with
-/// `named! { Layout, display = key, { ... } }`) and [`Named`].
+/// `named! { Layout, display = key, { ... } }`), serde's `Serialize` (the
+/// key, as a string) and [`Named`].
 #[macro_export]
 macro_rules! named {
     ($ty:ident { $($body:tt)+ }) => {
@@ -118,6 +119,12 @@ macro_rules! named {
                 f.write_str(self.$display())
             }
         }
+
+        impl ::serde::Serialize for $ty {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.key())
+            }
+        }
     };
 }
 
@@ -128,8 +135,13 @@ mod tests {
     use crate::spatial::{Kernel, Strategy};
     use crate::view::{ColorMode, UnitMeshKind, VertexLayout};
 
-    fn round_trips<T: Named + std::fmt::Debug + std::fmt::Display>() {
+    fn round_trips<T: Named + std::fmt::Debug + std::fmt::Display + serde::Serialize>() {
         for &v in T::all() {
+            assert_eq!(
+                serde_json::to_value(v).unwrap(),
+                serde_json::Value::from(v.key()),
+                "{v:?} serializes as its key"
+            );
             assert_eq!(T::parse(v.key()), Some(v), "{v:?} by key");
             assert_eq!(T::parse(v.name()), Some(v), "{v:?} by name");
             assert_eq!(

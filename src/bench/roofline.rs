@@ -20,9 +20,10 @@ use crate::clock::Instant;
 use rayon::prelude::*;
 
 use super::BenchRow;
+use crate::measure::row::kernel_key;
 use crate::sim::Pass;
 use crate::spatial::kernels::driver::GROUP;
-use crate::spatial::{FusedQuery, Kernel, KernelQuery, Near};
+use crate::spatial::{FusedQuery, Kernel, KernelQuery, Near, Strategy};
 
 /// Bytes copied by [`bandwidth`] (256 MiB, far beyond any cache here).
 const COPY_BYTES: usize = 256 << 20;
@@ -132,7 +133,7 @@ pub fn phase_bytes(pass: Pass, units: u64, neighbors: u64) -> [f64; 4] {
 pub fn table(rows: &[BenchRow]) -> String {
     let sorted: Vec<&BenchRow> = rows
         .iter()
-        .filter(|r| r.strategy == "sorted-grid" && r.skipped.is_none())
+        .filter(|r| r.strategy == Strategy::SortedGrid && r.skipped.is_none())
         .collect();
     if sorted.is_empty() {
         return "Roofline: no measured sorted-grid row (the model covers the CSR grid only).\n"
@@ -142,23 +143,20 @@ pub fn table(rows: &[BenchRow]) -> String {
     threads.sort_unstable();
     threads.dedup();
     let bw: Vec<(usize, f64)> = threads.iter().map(|&t| (t, bandwidth(t))).collect();
-    let mut kernels: Vec<&str> = sorted.iter().map(|r| r.kernel.as_str()).collect();
-    kernels.sort_unstable();
+    // In the order of their keys, as the table lists them.
+    let mut kernels: Vec<Option<Kernel>> = sorted.iter().map(|r| r.kernel).collect();
+    kernels.sort_unstable_by_key(|&k| kernel_key(k));
     kernels.dedup();
-    let cost: Vec<(&str, f64)> = kernels
+    let cost: Vec<(Option<Kernel>, f64)> = kernels
         .iter()
-        .map(|&k| {
-            (
-                k,
-                candidate_cost(Kernel::from_key(k).unwrap_or(Kernel::Scalar)),
-            )
-        })
+        .map(|&k| (k, candidate_cost(k.unwrap_or(Kernel::Scalar))))
         .collect();
     let mut s = String::from("Measured limits: ");
     for (t, b) in &bw {
         s += &format!("memory copy {:.1} GB/s on {t} thread(s); ", b / 1e9);
     }
-    for (k, c) in &cost {
+    for &(k, c) in &cost {
+        let k = kernel_key(k);
         s += &format!("{k} fused kernel {:.3} ns per candidate test; ", c * 1e9);
     }
     s.truncate(s.trim_end_matches("; ").len());
@@ -172,8 +170,7 @@ pub fn table(rows: &[BenchRow]) -> String {
             .iter()
             .find(|(k, _)| *k == r.kernel)
             .map_or(0.0, |x| x.1);
-        let pass = Pass::from_key(&r.pass).unwrap_or_default();
-        let bytes = phase_bytes(pass, r.units as u64, r.neighbors);
+        let bytes = phase_bytes(r.pass, r.units as u64, r.neighbors);
         let ms = r.ms();
         let measured = [ms.move_, ms.rebuild, ms.query, ms.apply];
         for (k, name) in ["move", "rebuild", "query", "apply"].iter().enumerate() {
@@ -187,9 +184,9 @@ pub fn table(rows: &[BenchRow]) -> String {
             s += &format!(
                 "| {} | {} | {} | {} | {} | {name} | {:.1} | {:.3} | {} | {:.3} | {:.0}% |\n",
                 r.units,
-                r.reorder,
-                r.pass,
-                r.kernel,
+                r.reorder.key(),
+                r.pass.key(),
+                r.kernel_key(),
                 r.threads,
                 bytes[k] / 1e6,
                 mem_ms,

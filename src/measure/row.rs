@@ -2,37 +2,44 @@
 //! rows of `bench --format json`, the compare panel's CSV and JSON exports
 //! and the lessons' tables are all this one type.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::plan::Outcome;
 use super::recorder::Round;
 pub use super::spread::PhaseMs;
 use crate::machine::Machine;
+use crate::sim::{Layout, Pass, Reorder, Workload};
+use crate::spatial::{Kernel, Strategy};
 
 /// One measured (or skipped) variant, as `bench` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Row {
     /// What was measured, for people.
     pub label: String,
-    /// Strategy key (`naive`, `grid`, `sorted-grid`).
-    pub strategy: String,
-    /// Kernel key (`scalar`, `sse`, `avx2`, `avx512`, `neon`, `simd128`;
-    /// `none` where the query runs no kernel: Grid, and Naive through AoS).
-    pub kernel: String,
+    /// Strategy (its key in the JSON: `naive`, `grid`, `sorted-grid`).
+    pub strategy: Strategy,
+    /// Kernel the query ran; `None` where it runs none (Grid, and Naive
+    /// through AoS). Its key in the JSON (`scalar`, `sse`, `avx2`,
+    /// `avx512`, `neon`, `simd128`), `none` for `None` ([`Row::kernel_key`]).
+    #[serde(serialize_with = "kernel_key_or_none")]
+    pub kernel: Option<Kernel>,
     /// Threads every phase ran on (for a skipped row: the count asked for;
     /// a count the OS refused is a skipped row, never a row measured on
     /// fewer threads).
     pub threads: usize,
     /// Unit count.
     pub units: usize,
-    /// Workload key.
-    pub workload: String,
-    /// Unit memory order (`off`, `cells`, `morton`, `resident`).
-    pub reorder: String,
-    /// Data layout (`aos-pointers`, `aos`, `soa`, `hot-cold`).
-    pub layout: String,
-    /// How results reach the apply step (`collect`, `fused`).
-    pub pass: String,
+    /// Workload (its key in the JSON).
+    pub workload: Workload,
+    /// Unit memory order (its key in the JSON: `off`, `cells`, `morton`,
+    /// `resident`).
+    pub reorder: Reorder,
+    /// Data layout (its key in the JSON: `aos-pointers`, `aos`, `soa`,
+    /// `hot-cold`).
+    pub layout: Layout,
+    /// How results reach the apply step (its key in the JSON: `collect`,
+    /// `fused`).
+    pub pass: Pass,
     /// Query radius, world units.
     pub radius: f32,
     /// Grid cell edge the last frame used, world units: the effective one,
@@ -117,16 +124,16 @@ impl Row {
         let s = outcome.settings();
         let mut row = Row {
             label: outcome.label().to_string(),
-            strategy: s.strategy.key().to_string(),
-            kernel: s.kernel_key().to_string(),
+            strategy: s.strategy,
+            kernel: s.uses_kernel().then_some(s.kernel),
             threads: s.threads,
             units: s.units,
-            workload: s.workload.key().to_string(),
-            reorder: s.reorder.key().to_string(),
-            layout: s.layout.key().to_string(),
-            pass: s.pass.key().to_string(),
+            workload: s.workload,
+            reorder: s.reorder,
+            layout: s.layout,
+            pass: s.pass,
             radius: s.radius,
-            cell_size: (s.strategy != crate::spatial::Strategy::Naive).then_some(s.cell_size),
+            cell_size: (s.strategy != Strategy::Naive).then_some(s.cell_size),
             cell_over_r: None,
             settle_frames: 0,
             frames: 0,
@@ -215,4 +222,21 @@ impl Row {
     pub fn ms(&self) -> PhaseMs {
         self.median_ms.unwrap_or_default()
     }
+
+    /// The kernel's key (`scalar`, `avx2`, ...), `none` where the query
+    /// runs no kernel: the JSON's and the CSV's `kernel`.
+    pub fn kernel_key(&self) -> &'static str {
+        kernel_key(self.kernel)
+    }
+}
+
+/// The key of `kernel` (`scalar`, `avx2`, ...), `none` for `None` (a query
+/// that runs no kernel).
+pub fn kernel_key(kernel: Option<Kernel>) -> &'static str {
+    kernel.map_or("none", Kernel::key)
+}
+
+/// Serializes a row's kernel as [`kernel_key`].
+fn kernel_key_or_none<S: Serializer>(kernel: &Option<Kernel>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kernel_key(*kernel))
 }

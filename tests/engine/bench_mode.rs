@@ -150,7 +150,7 @@ fn cell_size_is_reported_in_json_and_markdown() {
     let rows = spatial_query_lab::bench::run(&cfg, |r| lines.push(r.progress_line()));
     let keys: Vec<(&str, Option<f32>)> = rows
         .iter()
-        .map(|r| (r.strategy.as_str(), r.cell_size))
+        .map(|r| (r.strategy.key(), r.cell_size))
         .collect();
     assert_eq!(
         keys,
@@ -193,13 +193,13 @@ fn strategies_without_a_kernel_are_measured_once_per_setting() {
     let rows = spatial_query_lab::bench::run(&cfg, |_| {});
     let keys: Vec<(&str, &str, &str)> = rows
         .iter()
-        .map(|r| (r.layout.as_str(), r.strategy.as_str(), r.kernel.as_str()))
+        .map(|r| (r.layout.key(), r.strategy.key(), r.kernel_key()))
         .collect();
     let mut want = vec![("aos", "naive", "none"), ("aos", "grid", "none")];
     want.extend(Kernel::native().iter().map(|k| ("soa", "naive", k.key())));
     want.push(("soa", "grid", "none"));
     assert_eq!(keys, want);
-    for r in rows.iter().filter(|r| r.kernel == "none") {
+    for r in rows.iter().filter(|r| r.kernel.is_none()) {
         assert!(r.skipped.is_none(), "never skipped for a kernel: {r:?}");
     }
     let md = to_markdown(&rows);

@@ -283,7 +283,7 @@ fn the_algorithms_lesson_finds_the_same_neighbors_with_every_strategy() {
     let rows: Vec<Row> = (0..run.len())
         .map(|k| Row::of(&run.result(k).unwrap().outcome().unwrap()))
         .collect();
-    assert_eq!(rows[0].strategy, "naive");
+    assert_eq!(rows[0].strategy, Strategy::Naive);
     assert!(rows
         .iter()
         .all(|r| r.neighbors == rows[0].neighbors && r.neighbors > 0));

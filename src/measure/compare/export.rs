@@ -1,6 +1,6 @@
 //! A comparison's exports: a Markdown table (every phase with its range),
-//! CSV with `bench`'s keys (one list of columns, header and fields from the
-//! same entries), JSON, and the kept sweeps' curves as CSV.
+//! CSV with `bench`'s keys (one record type, the header its field names,
+//! written by the `csv` crate), JSON, and the kept sweeps' curves as CSV.
 
 use serde::Serialize;
 
@@ -99,19 +99,14 @@ impl Comparison {
         s
     }
 
-    /// CSV of [`Comparison::table`]: a header line, then one line per row
-    /// ([`CSV_COLUMNS`]); fields with commas, quotes or line breaks quoted
-    /// (RFC 4180).
+    /// CSV of [`Comparison::table`]: a header line of `bench`'s keys (label,
+    /// strategy, kernel, layout, reorder, pass, threads, units, workload,
+    /// radius, cell size and ratio, rounds and frames, the step's and the
+    /// phases' times in ms, counters, note, skipped, machine), then one
+    /// line per row; fields with commas, quotes or line breaks quoted (RFC
+    /// 4180), `\n` ending each line.
     pub fn to_csv(&self) -> String {
-        let header: Vec<&str> = CSV_COLUMNS.iter().map(|c| c.0).collect();
-        let mut s = header.join(",");
-        s.push('\n');
-        for r in self.table() {
-            let line: Vec<String> = CSV_COLUMNS.iter().map(|c| csv_field(&(c.1)(&r))).collect();
-            s += &line.join(",");
-            s.push('\n');
-        }
-        s
+        rows_csv(&self.table())
     }
 
     /// CSV of every kept sweep's points: curve, cell / r, median query ms,
@@ -140,24 +135,50 @@ impl Comparison {
     }
 }
 
+/// CSV of `rows` (see [`Comparison::to_csv`]).
+fn rows_csv(rows: &[Row]) -> String {
+    csv_text(rows.iter().map(CsvRow::of))
+}
+
 /// CSV of the points of `curves` (see [`Comparison::curves_csv`]).
 pub fn curves_csv(curves: &[SweepCurve]) -> String {
-    let mut s = String::from("curve,cell_over_r,median_query_ms,low_query_ms,high_query_ms,candidates_per_neighbor,rounds\n");
-    for c in curves {
-        for p in &c.points {
-            s += &format!(
-                "{},{:.4},{:.4},{:.4},{:.4},{:.4},{}\n",
-                csv_field(&c.label),
-                p.cell_over_r,
-                p.query_ms,
-                p.low_ms,
-                p.high_ms,
-                p.candidates_per_neighbor,
-                p.rounds
-            );
-        }
+    csv_text(curves.iter().flat_map(|c| {
+        c.points.iter().map(|p| CurveCsvRow {
+            curve: &c.label,
+            cell_over_r: format!("{:.4}", p.cell_over_r),
+            median_query_ms: format!("{:.4}", p.query_ms),
+            low_query_ms: format!("{:.4}", p.low_ms),
+            high_query_ms: format!("{:.4}", p.high_ms),
+            candidates_per_neighbor: format!("{:.4}", p.candidates_per_neighbor),
+            rounds: p.rounds,
+        })
+    }))
+}
+
+/// `records` as CSV under a header of `T`'s field names (written without
+/// records too): RFC 4180 quoting (a field with a comma, a quote or a line
+/// break quoted, quotes doubled), `\n` ending each line.
+fn csv_text<T: Serialize + Default>(records: impl IntoIterator<Item = T>) -> String {
+    /// A record of strings and numbers always serializes, into memory.
+    const FLAT: &str = "a flat record of strings and numbers serializes into memory";
+    let mut records = records.into_iter().peekable();
+    let header_only = records.peek().is_none();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    if header_only {
+        w.serialize(T::default()).expect(FLAT);
+    } else {
+        records.try_for_each(|r| w.serialize(r)).expect(FLAT);
     }
-    s
+    let mut bytes = w.into_inner().expect(FLAT);
+    if header_only {
+        // The header is the first line; the blank record's line is dropped.
+        let end = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| i + 1);
+        bytes.truncate(end);
+    }
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
 }
 
 /// Milliseconds to the microsecond: the machine's noise is far above that.
@@ -170,77 +191,384 @@ fn opt(v: Option<f64>) -> String {
     v.map_or(String::new(), |v| format!("{v:.3}"))
 }
 
-/// One phase of an optional [`PhaseMs`], to the microsecond.
+/// One phase of an optional [`PhaseMs`], to the microsecond; empty when absent.
 fn phase(v: Option<PhaseMs>, pick: fn(&PhaseMs) -> f64) -> String {
     v.map_or(String::new(), |p| ms(pick(&p)))
 }
 
-/// A CSV column: its header and how a row gives its field.
-type Column = (&'static str, fn(&Row) -> String);
+/// One line of [`Comparison::to_csv`]: its columns in order, named as in
+/// the header (`bench`'s keys; the time columns in ms to the microsecond,
+/// empty where the row has none).
+#[derive(Default, Serialize)]
+struct CsvRow<'a> {
+    /// [`Row::label`].
+    label: &'a str,
+    /// The strategy's key.
+    strategy: &'static str,
+    /// The kernel's key, `none` where the query runs none.
+    kernel: &'static str,
+    /// The layout's key.
+    layout: &'static str,
+    /// The unit order's key.
+    reorder: &'static str,
+    /// The pass's key.
+    pass: &'static str,
+    /// Threads the phases ran on.
+    threads: usize,
+    /// Unit count.
+    units: usize,
+    /// The workload's key.
+    workload: &'static str,
+    /// Query radius, world units, as Rust prints an `f32`.
+    radius: String,
+    /// Grid cell edge, world units, as Rust prints an `f32`; empty for Naive.
+    cell_size: String,
+    /// `cell_size / radius` to 3 decimals; empty for Naive.
+    cell_over_r: String,
+    /// Rounds measured.
+    rounds: usize,
+    /// Counted frames per round.
+    frames: usize,
+    /// Counted frames per round the plan asked for.
+    planned_frames: usize,
+    /// Median of the round medians, whole step.
+    median_total_ms: String,
+    /// Smallest round median, whole step.
+    round_min_total_ms: String,
+    /// Largest round median, whole step.
+    round_max_total_ms: String,
+    /// Fastest counted frame, whole step.
+    min_total_ms: String,
+    /// Slowest counted frame, whole step.
+    max_total_ms: String,
+    /// Median of the round medians, move phase.
+    median_move_ms: String,
+    /// Median of the round medians, rebuild phase.
+    median_rebuild_ms: String,
+    /// Median of the round medians, query phase.
+    median_query_ms: String,
+    /// Smallest round median, query phase.
+    round_min_query_ms: String,
+    /// Largest round median, query phase.
+    round_max_query_ms: String,
+    /// Median of the round medians, apply phase.
+    median_apply_ms: String,
+    /// Candidates tested in the last frame.
+    candidates: u64,
+    /// Neighbor pairs found in the last frame.
+    neighbors: u64,
+    /// Candidates per neighbor to 3 decimals; empty when skipped.
+    candidates_per_neighbor: String,
+    /// Bytes of query results the last frame wrote.
+    result_bytes: u64,
+    /// Bytes the query phase reads; empty when skipped.
+    working_set_bytes: Option<u64>,
+    /// Counted frames spread over refreshes.
+    sliced_frames: usize,
+    /// Counted frames stepped on a worker thread.
+    worker_frames: usize,
+    /// Each round's whole-step median, in the order measured, space-separated.
+    round_median_total_ms: String,
+    /// How the measurement differs from the plan's; empty when it does not.
+    note: Option<&'a str>,
+    /// Why the row was not run; empty when it was.
+    skipped: Option<&'a str>,
+    /// [`crate::machine::Machine::summary`].
+    machine: String,
+}
 
-/// The CSV columns, in order: header and field from one entry each, so the
-/// two cannot drift apart.
-pub const CSV_COLUMNS: [Column; 37] = [
-    ("label", |r| r.label.clone()),
-    ("strategy", |r| r.strategy.clone()),
-    ("kernel", |r| r.kernel.clone()),
-    ("layout", |r| r.layout.clone()),
-    ("reorder", |r| r.reorder.clone()),
-    ("pass", |r| r.pass.clone()),
-    ("threads", |r| r.threads.to_string()),
-    ("units", |r| r.units.to_string()),
-    ("workload", |r| r.workload.clone()),
-    ("radius", |r| r.radius.to_string()),
-    ("cell_size", |r| {
-        r.cell_size.map_or(String::new(), |c| c.to_string())
-    }),
-    ("cell_over_r", |r| opt(r.cell_over_r)),
-    ("rounds", |r| r.rounds.len().to_string()),
-    ("frames", |r| r.frames.to_string()),
-    ("planned_frames", |r| r.planned_frames.to_string()),
-    ("median_total_ms", |r| phase(r.median_ms, |p| p.total)),
-    ("round_min_total_ms", |r| phase(r.round_min_ms, |p| p.total)),
-    ("round_max_total_ms", |r| phase(r.round_max_ms, |p| p.total)),
-    ("min_total_ms", |r| phase(r.min_ms, |p| p.total)),
-    ("max_total_ms", |r| phase(r.max_ms, |p| p.total)),
-    ("median_move_ms", |r| phase(r.median_ms, |p| p.move_)),
-    ("median_rebuild_ms", |r| phase(r.median_ms, |p| p.rebuild)),
-    ("median_query_ms", |r| phase(r.median_ms, |p| p.query)),
-    ("round_min_query_ms", |r| phase(r.round_min_ms, |p| p.query)),
-    ("round_max_query_ms", |r| phase(r.round_max_ms, |p| p.query)),
-    ("median_apply_ms", |r| phase(r.median_ms, |p| p.apply)),
-    ("candidates", |r| r.candidates.to_string()),
-    ("neighbors", |r| r.neighbors.to_string()),
-    (
-        "candidates_per_neighbor",
-        |r| opt(r.candidates_per_neighbor),
-    ),
-    ("result_bytes", |r| r.result_bytes.to_string()),
-    ("working_set_bytes", |r| {
-        r.working_set_bytes.map_or(String::new(), |b| b.to_string())
-    }),
-    ("sliced_frames", |r| r.sliced_frames.to_string()),
-    ("worker_frames", |r| r.worker_frames.to_string()),
-    ("round_median_total_ms", |r| {
-        let v: Vec<String> = r.rounds.iter().map(|x| ms(x.median_ms.total)).collect();
-        v.join(" ")
-    }),
-    ("note", |r| r.note.clone().unwrap_or_default()),
-    ("skipped", |r| r.skipped.clone().unwrap_or_default()),
-    ("machine", |r| r.machine.summary()),
-];
-
-/// `f` as a CSV field: quoted (quotes doubled) when it holds a comma, a
-/// quote or a line break.
-pub fn csv_field(f: &str) -> String {
-    if f.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f.to_string()
+impl<'a> CsvRow<'a> {
+    /// The CSV line of `r`.
+    fn of(r: &'a Row) -> CsvRow<'a> {
+        let rounds: Vec<String> = r.rounds.iter().map(|x| ms(x.median_ms.total)).collect();
+        CsvRow {
+            label: &r.label,
+            strategy: r.strategy.key(),
+            kernel: r.kernel_key(),
+            layout: r.layout.key(),
+            reorder: r.reorder.key(),
+            pass: r.pass.key(),
+            threads: r.threads,
+            units: r.units,
+            workload: r.workload.key(),
+            radius: r.radius.to_string(),
+            cell_size: r.cell_size.map_or(String::new(), |c| c.to_string()),
+            cell_over_r: opt(r.cell_over_r),
+            rounds: r.rounds.len(),
+            frames: r.frames,
+            planned_frames: r.planned_frames,
+            median_total_ms: phase(r.median_ms, |p| p.total),
+            round_min_total_ms: phase(r.round_min_ms, |p| p.total),
+            round_max_total_ms: phase(r.round_max_ms, |p| p.total),
+            min_total_ms: phase(r.min_ms, |p| p.total),
+            max_total_ms: phase(r.max_ms, |p| p.total),
+            median_move_ms: phase(r.median_ms, |p| p.move_),
+            median_rebuild_ms: phase(r.median_ms, |p| p.rebuild),
+            median_query_ms: phase(r.median_ms, |p| p.query),
+            round_min_query_ms: phase(r.round_min_ms, |p| p.query),
+            round_max_query_ms: phase(r.round_max_ms, |p| p.query),
+            median_apply_ms: phase(r.median_ms, |p| p.apply),
+            candidates: r.candidates,
+            neighbors: r.neighbors,
+            candidates_per_neighbor: opt(r.candidates_per_neighbor),
+            result_bytes: r.result_bytes,
+            working_set_bytes: r.working_set_bytes,
+            sliced_frames: r.sliced_frames,
+            worker_frames: r.worker_frames,
+            round_median_total_ms: rounds.join(" "),
+            note: r.note.as_deref(),
+            skipped: r.skipped.as_deref(),
+            machine: r.machine.summary(),
+        }
     }
+}
+
+/// One line of [`curves_csv`]: a point of a kept sweep, its numbers to 4
+/// decimals.
+#[derive(Default, Serialize)]
+struct CurveCsvRow<'a> {
+    /// The curve's label.
+    curve: &'a str,
+    /// Cell edge / query radius.
+    cell_over_r: String,
+    /// Median query ms.
+    median_query_ms: String,
+    /// Smallest round median of the query, ms.
+    low_query_ms: String,
+    /// Largest round median of the query, ms.
+    high_query_ms: String,
+    /// Distance tests per neighbor found.
+    candidates_per_neighbor: String,
+    /// Rounds measured.
+    rounds: usize,
 }
 
 /// `t` for a Markdown table cell: `|` escaped, line breaks as spaces.
 pub fn md_cell(t: &str) -> String {
     t.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{curves_csv, rows_csv};
+    use crate::machine::Machine;
+    use crate::measure::compare::{CurvePoint, SweepCurve};
+    use crate::measure::recorder::Round;
+    use crate::measure::row::{PhaseMs, Row};
+    use crate::sim::{Layout, Pass, Reorder, Workload};
+    use crate::spatial::{Kernel, Strategy};
+
+    /// Per-phase milliseconds `base`, `base + 0.1`, ... (move first),
+    /// the total their sum.
+    fn phases(base: f64) -> PhaseMs {
+        PhaseMs {
+            move_: base,
+            rebuild: base + 0.1,
+            query: base + 0.2,
+            apply: base + 0.3,
+            total: 4.0 * base + 0.6,
+        }
+    }
+
+    /// A machine whose summary holds a comma and quotes.
+    fn machine() -> Machine {
+        Machine {
+            cpu: "Test \"CPU\"".to_string(),
+            cores: 3,
+            caches: Vec::new(),
+        }
+    }
+
+    /// A measured row over two rounds, its label, note and numbers chosen
+    /// to need quoting and every number format the CSV writes.
+    fn measured() -> Row {
+        let round = |t: f64| Round {
+            median_ms: PhaseMs {
+                total: t,
+                ..phases(0.25)
+            },
+            candidates: 90,
+            neighbors: 7,
+        };
+        Row {
+            label: "SortedGrid, \"fast\"\nsecond line".to_string(),
+            strategy: Strategy::SortedGrid,
+            kernel: Some(Kernel::Scalar),
+            threads: 2,
+            units: 12_345,
+            workload: Workload::Clustered,
+            reorder: Reorder::Morton,
+            layout: Layout::HotCold,
+            pass: Pass::Collect,
+            radius: 0.1,
+            cell_size: Some(12.345_678),
+            cell_over_r: Some(123.456_78),
+            settle_frames: 2,
+            frames: 3,
+            planned_frames: 5,
+            median_ms: Some(phases(1.000_4)),
+            min_ms: Some(phases(0.5)),
+            max_ms: Some(phases(2.000_5)),
+            round_min_ms: Some(phases(0.9)),
+            round_max_ms: Some(phases(1.123_456)),
+            rounds: vec![round(1.5), round(0.012_345)],
+            candidates: 1_000_000,
+            neighbors: 77,
+            candidates_per_neighbor: Some(12_987.012_987),
+            result_bytes: 4096,
+            allocations: Some(0),
+            working_set_bytes: Some(65_536),
+            l1d_misses_per_query: None,
+            llc_misses_per_query: Some(0.5),
+            deaths: 1,
+            spawns: 1,
+            sliced_frames: 1,
+            worker_frames: 2,
+            note: Some("measured over 3 frame(s), not 5: cut, \"slow\"".to_string()),
+            skipped: None,
+            estimated_total_ms: None,
+            estimated_by: None,
+            threads_refused: None,
+            machine: machine(),
+        }
+    }
+
+    /// A skipped Naive row: every optional field absent, no kernel.
+    fn skipped() -> Row {
+        Row {
+            label: "Naive\r".to_string(),
+            strategy: Strategy::Naive,
+            kernel: None,
+            threads: 1,
+            units: 100_000,
+            workload: Workload::Uniform,
+            reorder: Reorder::Off,
+            layout: Layout::Aos,
+            pass: Pass::Fused,
+            radius: 10.0,
+            cell_size: None,
+            cell_over_r: None,
+            settle_frames: 0,
+            frames: 0,
+            planned_frames: 0,
+            median_ms: None,
+            min_ms: None,
+            max_ms: None,
+            round_min_ms: None,
+            round_max_ms: None,
+            rounds: Vec::new(),
+            candidates: 0,
+            neighbors: 0,
+            candidates_per_neighbor: None,
+            result_bytes: 0,
+            allocations: None,
+            working_set_bytes: None,
+            l1d_misses_per_query: None,
+            llc_misses_per_query: None,
+            deaths: 0,
+            spawns: 0,
+            sliced_frames: 0,
+            worker_frames: 0,
+            note: None,
+            skipped: Some(
+                "estimated 61.0 s per frame (naive model; limit 60.0 s): not run".to_string(),
+            ),
+            estimated_total_ms: Some(61_000.0),
+            estimated_by: Some("naive model".to_string()),
+            threads_refused: None,
+            machine: Machine {
+                cpu: "Plain".to_string(),
+                cores: 1,
+                caches: Vec::new(),
+            },
+        }
+    }
+
+    /// The header, every number format (integers, f32 as Rust prints them,
+    /// milliseconds to 3 decimals, the rounds' medians space-separated),
+    /// empty fields for absent values, and RFC 4180 quoting (commas,
+    /// quotes doubled, line breaks) with `\n` ending each line; the header
+    /// without rows.
+    #[test]
+    fn rows_csv_has_its_header_numbers_and_quoting() {
+        let csv = rows_csv(&[measured(), skipped()]);
+        let want = [
+            "label,strategy,kernel,layout,reorder,pass,threads,units,workload,radius,\
+             cell_size,cell_over_r,rounds,frames,planned_frames,median_total_ms,\
+             round_min_total_ms,round_max_total_ms,min_total_ms,max_total_ms,\
+             median_move_ms,median_rebuild_ms,median_query_ms,round_min_query_ms,\
+             round_max_query_ms,median_apply_ms,candidates,neighbors,\
+             candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,\
+             worker_frames,round_median_total_ms,note,skipped,machine\n",
+            "\"SortedGrid, \"\"fast\"\"\nsecond line\",sorted-grid,scalar,hot-cold,morton,\
+             collect,2,12345,clustered,0.1,12.345678,123.457,2,3,5,4.602,4.200,5.094,\
+             2.600,8.602,1.000,1.100,1.200,1.100,1.323,1.300,1000000,77,12987.013,\
+             4096,65536,1,2,1.500 0.012,\
+             \"measured over 3 frame(s), not 5: cut, \"\"slow\"\"\",,\
+             \"Test \"\"CPU\"\", 3 cores, caches unknown\"\n",
+            "\"Naive\r\",naive,none,aos,off,fused,1,100000,uniform,10,,,0,0,0,,,,,,,,,,,,\
+             0,0,,0,,0,0,,,estimated 61.0 s per frame (naive model; limit 60.0 s): not run,\
+             \"Plain, 1 core, caches unknown\"\n",
+        ]
+        .concat();
+        assert_eq!(csv, want);
+        let header = &want[..=want.find('\n').unwrap()];
+        assert_eq!(rows_csv(&[]), header, "no rows: the header alone");
+    }
+
+    /// One line per point (none for a curve without points), 4 decimals,
+    /// the label quoted where it holds a comma; the header without curves.
+    #[test]
+    fn curves_csv_has_its_header_numbers_and_quoting() {
+        let curves = [
+            SweepCurve {
+                label: "sweep: Grid / SoA, 1,000 units".to_string(),
+                points: vec![
+                    CurvePoint {
+                        cell_over_r: 0.5,
+                        query_ms: 1.234_56,
+                        low_ms: 1.0,
+                        high_ms: 2.000_05,
+                        candidates_per_neighbor: 3.333_333,
+                        rounds: 5,
+                    },
+                    CurvePoint {
+                        cell_over_r: 2.0,
+                        query_ms: 0.000_04,
+                        low_ms: 0.0,
+                        high_ms: 10.0,
+                        candidates_per_neighbor: 12.0,
+                        rounds: 1,
+                    },
+                ],
+            },
+            SweepCurve {
+                label: "plain".to_string(),
+                points: vec![CurvePoint {
+                    cell_over_r: 1.25,
+                    query_ms: 7.0,
+                    low_ms: 6.5,
+                    high_ms: 7.5,
+                    candidates_per_neighbor: 2.5,
+                    rounds: 3,
+                }],
+            },
+            SweepCurve {
+                label: "no points, \"none\"".to_string(),
+                points: Vec::new(),
+            },
+        ];
+        let csv = curves_csv(&curves);
+        let want = [
+            "curve,cell_over_r,median_query_ms,low_query_ms,high_query_ms,\
+             candidates_per_neighbor,rounds\n",
+            "\"sweep: Grid / SoA, 1,000 units\",0.5000,1.2346,1.0000,2.0000,3.3333,5\n",
+            "\"sweep: Grid / SoA, 1,000 units\",2.0000,0.0000,0.0000,10.0000,12.0000,1\n",
+            "plain,1.2500,7.0000,6.5000,7.5000,2.5000,3\n",
+        ]
+        .concat();
+        assert_eq!(csv, want);
+        let header = &want[..=want.find('\n').unwrap()];
+        assert_eq!(curves_csv(&[]), header, "no curves: the header alone");
+    }
 }
