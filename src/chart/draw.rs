@@ -7,6 +7,7 @@
 
 use std::sync::Once;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -263,72 +264,107 @@ pub fn wrap(text: &str, chars: usize) -> Vec<String> {
     lines
 }
 
-/// Grouped bars on `area`.
-fn bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    b: &Bars,
-    sz: &Sizes,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let values = b
-        .groups
-        .iter()
-        .flat_map(|g| g.values.iter().flatten())
-        .flat_map(|v| [v.value, v.low, v.high]);
-    let log = b.scale.is_log(values.clone());
-    let positive = values.clone().filter(|v| *v > 0.0);
+/// The chart context every body draws on: both axes linear in chart
+/// coordinates (a log axis is drawn as the log10 of its values).
+type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The color of the grid lines.
+const GRID: RGBColor = RGBColor(225, 225, 225);
+
+/// A value axis from `y0` to `y1`, log or linear.
+struct ValueAxis {
+    log: bool,
+    y0: f64,
+    y1: f64,
+}
+
+impl ValueAxis {
+    /// `v` in chart coordinates: its log10 on a log axis (never below `y0`).
+    fn t(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(self.y0).log10()
+        } else {
+            v
+        }
+    }
+
+    /// The axis' extent in chart coordinates.
+    fn range(&self) -> std::ops::Range<f64> {
+        self.t(self.y0)..self.t(self.y1)
+    }
+}
+
+/// The smallest positive value of `values` (at most the largest) and the
+/// largest (at least 1e-9).
+fn span(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let hi = values.clone().fold(0.0f64, f64::max).max(1e-9);
-    let lo = positive.fold(f64::INFINITY, f64::min).min(hi);
-    // Log axis: from the 1-2-5 value below two thirds of the smallest one,
-    // so the shortest bar still shows; the top leaves room for the values
-    // written over the bars.
-    let (y0, y1) = if log {
-        (floor_125(lo / 1.5), hi * 3.0)
-    } else {
-        (0.0, hi * 1.18)
-    };
-    let t = |v: f64| if log { v.max(y0).log10() } else { v };
-    let n = b.groups.len().max(1);
-    // As many label lines as the longest label needs, at most 3.
-    let chars_guess = (f64::from(area.dim_in_pixel().0) / n as f64 / (sz.text * 0.5)) as usize;
-    let label_lines = b
-        .groups
-        .iter()
-        .map(|g| wrap(&plain(&g.label), chars_guess).len())
-        .max()
-        .unwrap_or(1)
-        .clamp(1, 3);
-    let mut chart = ChartBuilder::on(area)
+    let lo = values
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min)
+        .min(hi);
+    (lo, hi)
+}
+
+/// A chart on `area` over `x` and `axis`, with the margins every body
+/// shares: `top` text sizes above the plot, `x_labels` pixels under it.
+fn chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    x: std::ops::Range<f64>,
+    axis: &ValueAxis,
+    top: f64,
+    x_labels: u32,
+    sz: &Sizes,
+) -> Result<Chart2d<'a, DB>, String> {
+    ChartBuilder::on(area)
         .margin_left((sz.text * 1.0) as u32)
         .margin_right((sz.text * 1.5) as u32)
-        .margin_top((sz.text * 0.5) as u32)
-        .x_label_area_size((sz.text * 1.35 * label_lines as f64 + sz.text) as u32)
+        .margin_top((sz.text * top) as u32)
+        .x_label_area_size(x_labels)
         .y_label_area_size((sz.text * 4.5) as u32)
-        .build_cartesian_2d(-0.5..n as f64 - 0.5, t(y0)..t(y1))
-        .map_err(e)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
+        .build_cartesian_2d(x, axis.range())
+        .map_err(|e| e.to_string())
+}
+
+/// The axis lines and names of `chart`: `y_label` (marked on a log axis)
+/// and `x_label` when given; no mesh and no tick labels (drawn apart).
+fn axes<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    y_label: &str,
+    log: bool,
+    x_label: Option<&String>,
+    sz: &Sizes,
+) -> Result<(), String> {
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_mesh()
         .x_labels(0)
         .y_labels(0)
         .y_desc(format!(
-            "{}{}",
-            b.y_label,
+            "{y_label}{}",
             if log { " (log scale)" } else { "" }
         ))
-        .axis_desc_style((FONT, sz.text))
-        .draw()
-        .map_err(e)?;
-    let grid = RGBColor(225, 225, 225);
-    for v in ticks(y0, y1, log) {
-        let y = t(v);
+        .axis_desc_style((FONT, sz.text));
+    if let Some(l) = x_label {
+        mesh.x_desc(l.clone());
+    }
+    mesh.draw().map_err(|e| e.to_string())
+}
+
+/// The value axis' ticks: at each, a grid line across `x` (chart
+/// coordinates) and its number left of the axis.
+fn value_ticks<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &mut Chart2d<'_, DB>,
+    axis: &ValueAxis,
+    x: (f64, f64),
+    sz: &Sizes,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    for v in ticks(axis.y0, axis.y1, axis.log) {
+        let y = axis.t(v);
         chart
-            .draw_series(LineSeries::new(
-                [(-0.5, y), (n as f64 - 0.5, y)],
-                grid.stroke_width(1),
-            ))
+            .draw_series(LineSeries::new([(x.0, y), (x.1, y)], GRID.stroke_width(1)))
             .map_err(e)?;
-        let (px, py) = at(area, chart.backend_coord(&(-0.5, y)));
+        let (px, py) = at(area, chart.backend_coord(&(x.0, y)));
         area.draw(&Text::new(
             number(v),
             (px - (sz.small * 0.4) as i32, py),
@@ -336,77 +372,161 @@ fn bars<DB: DrawingBackend>(
         ))
         .map_err(e)?;
     }
-    let series = b.series.len().max(1);
-    let width = 0.8 / series as f64;
-    for (s, name) in b.series.iter().enumerate() {
-        let color = COLORS[s % COLORS.len()];
-        let x = |i: usize| i as f64 - 0.4 + width * (s as f64 + 0.5);
-        let rects: Vec<_> = b
-            .groups
-            .iter()
-            .enumerate()
-            .filter_map(|(i, g)| g.values.get(s).copied().flatten().map(|v| (i, v)))
-            .map(|(i, v)| {
-                Rectangle::new(
-                    [
-                        (x(i) - width * 0.45, t(y0)),
-                        (x(i) + width * 0.45, t(v.value)),
-                    ],
-                    color.filled(),
-                )
-            })
-            .collect();
-        chart
-            .draw_series(rects)
-            .map_err(e)?
-            .label(plain(name))
-            .legend(move |(px, py)| {
-                Rectangle::new([(px, py - 8), (px + 22, py + 8)], color.filled())
-            });
-        for (i, g) in b.groups.iter().enumerate() {
-            let Some(v) = g.values.get(s).copied().flatten() else {
-                continue;
-            };
-            if v.high > v.low {
-                whisker(&mut chart, x(i), t(v.low), t(v.high), 10, BLACK)?;
-            }
-            let (px, py) = at(area, chart.backend_coord(&(x(i), t(v.high.max(v.value)))));
-            area.draw(&Text::new(
-                number(v.value),
-                (px, py - (sz.small * 0.4) as i32),
-                style(sz.small, &BLACK, Pos::new(HPos::Center, VPos::Bottom)),
-            ))
-            .map_err(e)?;
-        }
+    Ok(())
+}
+
+/// The legend of `chart`'s series at `position`, in text of `size`.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart2d<'a, DB>,
+    position: SeriesLabelPosition,
+    size: f64,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FONT, size))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
+/// Grouped bars on `area`.
+fn bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    b: &Bars,
+    sz: &Sizes,
+) -> Result<(), String> {
+    let axis = bar_axis(b);
+    let n = b.groups.len().max(1);
+    let lines = label_lines(area, b, sz);
+    let x = (-0.5, n as f64 - 0.5);
+    let below = (sz.text * 1.35 * lines as f64 + sz.text) as u32;
+    let mut chart = chart_on(area, x.0..x.1, &axis, 0.5, below, sz)?;
+    axes(&mut chart, &b.y_label, axis.log, None, sz)?;
+    value_ticks(area, &mut chart, &axis, x, sz)?;
+    for s in 0..b.series.len() {
+        bar_series(area, &mut chart, b, s, &axis, sz)?;
     }
-    // The label under every group, wrapped to the group's width.
-    let (left, _) = at(area, chart.backend_coord(&(-0.5, t(y0))));
-    let (right, bottom) = at(area, chart.backend_coord(&(n as f64 - 0.5, t(y0))));
+    group_labels(area, &chart, b, &axis, lines, sz)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight, sz.text)
+}
+
+/// The value axis of `b`: on a log one, from the 1-2-5 value below two
+/// thirds of the smallest value, so the shortest bar still shows; the top
+/// leaves room for the values written over the bars.
+fn bar_axis(b: &Bars) -> ValueAxis {
+    let values = b
+        .groups
+        .iter()
+        .flat_map(|g| g.values.iter().flatten())
+        .flat_map(|v| [v.value, v.low, v.high]);
+    let log = b.scale.is_log(values.clone());
+    let (lo, hi) = span(values);
+    let (y0, y1) = if log {
+        (floor_125(lo / 1.5), hi * 3.0)
+    } else {
+        (0.0, hi * 1.18)
+    };
+    ValueAxis { log, y0, y1 }
+}
+
+/// As many label lines as the longest group label of `b` needs on
+/// `area`, from 1 to 3.
+fn label_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, b: &Bars, sz: &Sizes) -> usize {
+    let n = b.groups.len().max(1);
+    let chars_guess = (f64::from(area.dim_in_pixel().0) / n as f64 / (sz.text * 0.5)) as usize;
+    b.groups
+        .iter()
+        .map(|g| wrap(&plain(&g.label), chars_guess).len())
+        .max()
+        .unwrap_or(1)
+        .clamp(1, 3)
+}
+
+/// Series `s` of `b`: a bar in every group that has a value for it, its
+/// legend entry, and each bar's whisker and value over it.
+fn bar_series<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &mut Chart2d<'_, DB>,
+    b: &Bars,
+    s: usize,
+    axis: &ValueAxis,
+    sz: &Sizes,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let width = 0.8 / b.series.len().max(1) as f64;
+    let color = COLORS[s % COLORS.len()];
+    let x = |i: usize| i as f64 - 0.4 + width * (s as f64 + 0.5);
+    let value = |g: &super::BarGroup| g.values.get(s).copied().flatten();
+    let rects: Vec<_> = b
+        .groups
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| value(g).map(|v| (i, v)))
+        .map(|(i, v)| {
+            Rectangle::new(
+                [
+                    (x(i) - width * 0.45, axis.t(axis.y0)),
+                    (x(i) + width * 0.45, axis.t(v.value)),
+                ],
+                color.filled(),
+            )
+        })
+        .collect();
+    chart
+        .draw_series(rects)
+        .map_err(e)?
+        .label(plain(&b.series[s]))
+        .legend(move |(px, py)| Rectangle::new([(px, py - 8), (px + 22, py + 8)], color.filled()));
+    for (i, g) in b.groups.iter().enumerate() {
+        let Some(v) = value(g) else {
+            continue;
+        };
+        if v.high > v.low {
+            whisker(chart, x(i), axis.t(v.low), axis.t(v.high), 10, BLACK)?;
+        }
+        let (px, py) = at(
+            area,
+            chart.backend_coord(&(x(i), axis.t(v.high.max(v.value)))),
+        );
+        area.draw(&Text::new(
+            number(v.value),
+            (px, py - (sz.small * 0.4) as i32),
+            style(sz.small, &BLACK, Pos::new(HPos::Center, VPos::Bottom)),
+        ))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// The label under every group of `b`, wrapped to the group's width, in
+/// at most `lines` lines.
+fn group_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &Chart2d<'_, DB>,
+    b: &Bars,
+    axis: &ValueAxis,
+    lines: usize,
+    sz: &Sizes,
+) -> Result<(), String> {
+    let n = b.groups.len().max(1);
+    let y0 = axis.t(axis.y0);
+    let (left, _) = at(area, chart.backend_coord(&(-0.5, y0)));
+    let (right, bottom) = at(area, chart.backend_coord(&(n as f64 - 0.5, y0)));
     let group_px = f64::from(right - left) / n as f64;
     let chars = (group_px / (sz.text * 0.5)) as usize;
     for (i, g) in b.groups.iter().enumerate() {
-        let (px, _) = at(area, chart.backend_coord(&(i as f64, t(y0))));
-        for (k, line) in wrap(&plain(&g.label), chars)
-            .iter()
-            .take(label_lines)
-            .enumerate()
-        {
+        let (px, _) = at(area, chart.backend_coord(&(i as f64, y0)));
+        for (k, line) in wrap(&plain(&g.label), chars).iter().take(lines).enumerate() {
             area.draw(&Text::new(
                 line.clone(),
                 (px, bottom + (sz.text * (0.5 + 1.25 * k as f64)) as i32),
                 style(sz.text, &BLACK, Pos::new(HPos::Center, VPos::Top)),
             ))
-            .map_err(e)?;
+            .map_err(|e| e.to_string())?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font((FONT, sz.text))
-        .draw()
-        .map_err(e)?;
     Ok(())
 }
 
@@ -449,73 +569,58 @@ fn panel<DB: DrawingBackend>(
     x_label: Option<&String>,
     sz: &Sizes,
 ) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let axis = curve_axis(series);
+    let below = if x_label.is_some() {
+        (sz.text * 3.0) as u32
+    } else {
+        (sz.text * 0.6) as u32
+    };
+    let mut chart = chart_on(area, x.0..x.1, &axis, 0.6, below, sz)?;
+    axes(&mut chart, y_label, axis.log, x_label, sz)?;
+    value_ticks(area, &mut chart, &axis, x, sz)?;
+    cell_ticks(area, &mut chart, x, &axis, x_label.is_some(), sz)?;
+    for (k, s) in series.iter().enumerate() {
+        curve(&mut chart, k, s, &axis)?;
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperMiddle, sz.small)
+}
+
+/// The value axis of a panel's `series` (values and whisker ends): on a log
+/// one, from the power of ten below the smallest value.
+fn curve_axis(series: &[Series]) -> ValueAxis {
     let values = series
         .iter()
         .flat_map(|s| s.points.iter().flat_map(|p| [p.1, p.2, p.3]));
     let log = super::Scale::Auto.is_log(values.clone());
-    let hi = values.clone().fold(0.0f64, f64::max).max(1e-9);
-    let lo = values
-        .filter(|v| *v > 0.0)
-        .fold(f64::INFINITY, f64::min)
-        .min(hi);
+    let (lo, hi) = span(values);
     let (y0, y1) = if log {
         (10f64.powf(lo.log10().floor()), hi * 1.5)
     } else {
         (0.0, hi * 1.12)
     };
-    let t = |v: f64| if log { v.max(y0).log10() } else { v };
-    let mut chart = ChartBuilder::on(area)
-        .margin_left((sz.text * 1.0) as u32)
-        .margin_right((sz.text * 1.5) as u32)
-        .margin_top((sz.text * 0.6) as u32)
-        .x_label_area_size(if x_label.is_some() {
-            (sz.text * 3.0) as u32
-        } else {
-            (sz.text * 0.6) as u32
-        })
-        .y_label_area_size((sz.text * 4.5) as u32)
-        .build_cartesian_2d(x.0..x.1, t(y0)..t(y1))
-        .map_err(e)?;
-    let mut mesh = chart.configure_mesh();
-    mesh.disable_mesh()
-        .x_labels(0)
-        .y_labels(0)
-        .y_desc(format!(
-            "{y_label}{}",
-            if log { " (log scale)" } else { "" }
-        ))
-        .axis_desc_style((FONT, sz.text));
-    if let Some(l) = x_label {
-        mesh.x_desc(l.clone());
-    }
-    mesh.draw().map_err(e)?;
-    let grid = RGBColor(225, 225, 225);
-    for v in ticks(y0, y1, log) {
-        let y = t(v);
-        chart
-            .draw_series(LineSeries::new([(x.0, y), (x.1, y)], grid.stroke_width(1)))
-            .map_err(e)?;
-        let (px, py) = at(area, chart.backend_coord(&(x.0, y)));
-        area.draw(&Text::new(
-            number(v),
-            (px - (sz.small * 0.4) as i32, py),
-            style(sz.small, &BLACK, Pos::new(HPos::Right, VPos::Center)),
-        ))
-        .map_err(e)?;
-    }
-    // Cell / r ticks at the powers of two, drawn in every panel as grid lines.
+    ValueAxis { log, y0, y1 }
+}
+
+/// Cell / r ticks at the powers of two within `x` (log2): a grid line in
+/// every panel, and its "N r" label under the axis when `labels`.
+fn cell_ticks<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &mut Chart2d<'_, DB>,
+    x: (f64, f64),
+    axis: &ValueAxis,
+    labels: bool,
+    sz: &Sizes,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (y0, y1) = (axis.t(axis.y0), axis.t(axis.y1));
     let mut q = 2f64.powf(x.0.ceil());
     while q.log2() <= x.1 {
         let l = q.log2();
         chart
-            .draw_series(LineSeries::new(
-                [(l, t(y0)), (l, t(y1))],
-                grid.stroke_width(1),
-            ))
+            .draw_series(LineSeries::new([(l, y0), (l, y1)], GRID.stroke_width(1)))
             .map_err(e)?;
-        if x_label.is_some() {
-            let (px, py) = at(area, chart.backend_coord(&(l, t(y0))));
+        if labels {
+            let (px, py) = at(area, chart.backend_coord(&(l, y0)));
             area.draw(&Text::new(
                 format!("{} r", number(q)),
                 (px, py + (sz.small * 0.4) as i32),
@@ -525,31 +630,31 @@ fn panel<DB: DrawingBackend>(
         }
         q *= 2.0;
     }
-    for (k, s) in series.iter().enumerate() {
-        let color = COLORS[k % COLORS.len()];
-        let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (p.0.log2(), t(p.1))).collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
-            .map_err(e)?
-            .label(plain(&s.label))
-            .legend(move |(px, py)| {
-                PathElement::new([(px, py), (px + 26, py)], color.stroke_width(3))
-            });
-        chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 5, color.filled())))
-            .map_err(e)?;
-        for p in s.points.iter().filter(|p| p.3 > p.2) {
-            whisker(&mut chart, p.0.log2(), t(p.2), t(p.3), 6, color)?;
-        }
-    }
+    Ok(())
+}
+
+/// Curve `k` of a panel, `s`: its line (with its legend entry), a dot at
+/// every point and the whisker of every point's range.
+fn curve<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    k: usize,
+    s: &Series,
+    axis: &ValueAxis,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let color = COLORS[k % COLORS.len()];
+    let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (p.0.log2(), axis.t(p.1))).collect();
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperMiddle)
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font((FONT, sz.small))
-        .draw()
+        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
+        .map_err(e)?
+        .label(plain(&s.label))
+        .legend(move |(px, py)| PathElement::new([(px, py), (px + 26, py)], color.stroke_width(3)));
+    chart
+        .draw_series(pts.iter().map(|&p| Circle::new(p, 5, color.filled())))
         .map_err(e)?;
+    for p in s.points.iter().filter(|p| p.3 > p.2) {
+        whisker(chart, p.0.log2(), axis.t(p.2), axis.t(p.3), 6, color)?;
+    }
     Ok(())
 }
 
