@@ -9,7 +9,7 @@ use crate::format::thousands;
 use crate::render::RENDER_BUDGET_S;
 use crate::sim::budget::SLICE_BUDGET_S;
 use crate::sim::Settings;
-use crate::ui::stats::{format_fps, FrameStats, PHASES};
+use crate::ui::stats::{format_fps, FrameStats, PhaseMeans, PHASES};
 
 use super::overlay::NOTICE_COLOR;
 
@@ -118,6 +118,28 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
     let m = st.means();
     let current = st.is_current(s);
     let means = st.means_current(s);
+    coverage(ui, st, &m, means);
+    cache_counters(ui, st, current);
+    spread_work(ui, st, current);
+    egui::Grid::new("phases")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            phase_rows(ui, &m, means);
+            counter_rows(ui, st, current);
+        });
+    ui.label(format!(
+        "{} units, world {:.0} x {:.0}",
+        thousands(st.units as u64),
+        st.world,
+        st.world
+    ));
+}
+
+/// Draws what the numbers cover: the slowest refresh lately, the frames the
+/// means `m` span (pending unless `means`), and the clock's resolution where
+/// it is coarse.
+fn coverage(ui: &mut egui::Ui, st: &FrameStats, m: &PhaseMeans, means: bool) {
     if let Some(slow) = st.slowest_s {
         ui.label(egui::RichText::new(format!("slowest refresh of the last 128: {:.0} ms", slow * 1e3)).weak())
             .on_hover_text("The longest wait between two window refreshes lately: what the window felt like at its worst. A naive frame, a big picture, a respawn or a sweep is spread over refreshes so this stays below 250 ms.");
@@ -132,6 +154,11 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         ui.label(egui::RichText::new("clock: performance.now(), 0.1 ms steps in Chromium").weak())
             .on_hover_text(note);
     }
+}
+
+/// Draws the cache misses per query of the last step when it is `current`
+/// and counted, or why the hardware counters are unavailable.
+fn cache_counters(ui: &mut egui::Ui, st: &FrameStats, current: bool) {
     match (&st.counters_unavailable, st.step.query_cache) {
         (None, Some(c)) if current => {
             let llc = st.llc_event;
@@ -154,6 +181,12 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         }
         _ => {}
     }
+}
+
+/// Draws the work spread beyond one refresh: units being prepared on a
+/// worker, a frame's query slices in progress, the last `current` frame's
+/// slice count, and a picture drawn over several refreshes.
+fn spread_work(ui: &mut egui::Ui, st: &FrameStats, current: bool) {
     if let Some(what) = &st.preparing {
         ui.colored_label(NOTICE_COLOR, what)
             .on_hover_text("Spawning or re-storing this many units takes longer than a refresh may; a worker thread does it while the window shows the last picture and keeps answering.");
@@ -184,6 +217,11 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         ))
         .on_hover_text(format!("Drawing every unit takes longer than one refresh may ({:.0} ms of drawing), so the picture is drawn offscreen in slices while the screen shows the previous one and the overlay keeps answering; the simulation steps once per picture.", RENDER_BUDGET_S * 1e3));
     }
+}
+
+/// Draws the phase table's rows of mean ms, one per phase of [`PHASES`]
+/// ([`PENDING`] unless `means`).
+fn phase_rows(ui: &mut egui::Ui, m: &PhaseMeans, means: bool) {
     let tips = [
         "Move every unit and bounce off the border.",
         "Rebuild the spatial index from the new positions (and reorder the units when due).",
@@ -191,67 +229,62 @@ pub(crate) fn details(ui: &mut egui::Ui, s: &Settings, st: &FrameStats) {
         "Separation steering and enemy counts from the query results (neighbor lists, or the fused pass's sums).",
         "Draw the picture of the last step: upload the instances and issue the draws, all its slices (CPU side; packing the instances is not included).",
     ];
+    for ((name, v), tip) in PHASES.iter().zip(m.ms).zip(tips) {
+        ui.label(*name).on_hover_text(tip);
+        if means {
+            ui.monospace(format!("{v:9.3} ms"));
+        } else {
+            ui.monospace(format!("{PENDING:>12}"))
+                .on_hover_text(PENDING_TIP);
+        }
+        ui.end_row();
+    }
+}
+
+/// Draws the phase table's rows of the last step's counters: threads,
+/// candidates, neighbors, tests per hit and allocations ([`PENDING`] unless
+/// that step is `current`).
+fn counter_rows(ui: &mut egui::Ui, st: &FrameStats, current: bool) {
     let q = st.step.query;
-    egui::Grid::new("phases")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            for ((name, v), tip) in PHASES.iter().zip(m.ms).zip(tips) {
-                ui.label(*name).on_hover_text(tip);
-                if means {
-                    ui.monospace(format!("{v:9.3} ms"));
-                } else {
-                    ui.monospace(format!("{PENDING:>12}"))
-                        .on_hover_text(PENDING_TIP);
-                }
-                ui.end_row();
-            }
-            let counted = |v: String| if current { v } else { PENDING.to_string() };
-            let rows = [
-                (
-                    "threads",
-                    counted(st.step.threads.to_string()),
-                    "Threads the last frame ran on: the count asked for, or 1 when the OS refused to start them (a notice says why).",
-                ),
-                (
-                    "candidates / frame",
-                    counted(thousands(q.candidates)),
-                    "Entries run through the distance test in the last frame.",
-                ),
-                (
-                    "neighbors / frame",
-                    counted(thousands(q.neighbors)),
-                    "Neighbor pairs found in the last frame (each unit lists its own). The same whatever the strategy or kernel.",
-                ),
-                (
-                    "tested per hit",
-                    counted(format!(
-                        "{:.1}",
-                        q.candidates as f64 / q.neighbors.max(1) as f64
-                    )),
-                    "Candidates per neighbor found: 1.0 would waste no test; the naive scan tests everything.",
-                ),
-                (
-                    "allocations / frame",
-                    allocations_text(st.step_allocations, current),
-                    "Heap allocations during the last simulation step (counting global allocator); \"-\" when the step ran on a worker thread, where the process-wide count would include the window's own.",
-                ),
-            ];
-            for (name, value, tip) in rows {
-                ui.label(name).on_hover_text(tip);
-                let shown = ui.monospace(format!("{value:>12}"));
-                if !current {
-                    shown.on_hover_text(PENDING_TIP);
-                }
-                ui.end_row();
-            }
-        });
-    ui.label(format!(
-        "{} units, world {:.0} x {:.0}",
-        thousands(st.units as u64),
-        st.world,
-        st.world
-    ));
+    let counted = |v: String| if current { v } else { PENDING.to_string() };
+    let rows = [
+        (
+            "threads",
+            counted(st.step.threads.to_string()),
+            "Threads the last frame ran on: the count asked for, or 1 when the OS refused to start them (a notice says why).",
+        ),
+        (
+            "candidates / frame",
+            counted(thousands(q.candidates)),
+            "Entries run through the distance test in the last frame.",
+        ),
+        (
+            "neighbors / frame",
+            counted(thousands(q.neighbors)),
+            "Neighbor pairs found in the last frame (each unit lists its own). The same whatever the strategy or kernel.",
+        ),
+        (
+            "tested per hit",
+            counted(format!(
+                "{:.1}",
+                q.candidates as f64 / q.neighbors.max(1) as f64
+            )),
+            "Candidates per neighbor found: 1.0 would waste no test; the naive scan tests everything.",
+        ),
+        (
+            "allocations / frame",
+            allocations_text(st.step_allocations, current),
+            "Heap allocations during the last simulation step (counting global allocator); \"-\" when the step ran on a worker thread, where the process-wide count would include the window's own.",
+        ),
+    ];
+    for (name, value, tip) in rows {
+        ui.label(name).on_hover_text(tip);
+        let shown = ui.monospace(format!("{value:>12}"));
+        if !current {
+            shown.on_hover_text(PENDING_TIP);
+        }
+        ui.end_row();
+    }
 }
 
 /// The engine phases of the recent frames. Render time is listed, not
