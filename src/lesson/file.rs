@@ -129,121 +129,22 @@ impl Lesson {
     /// ranges for `settings`), a duplicate or malformed step id, no steps,
     /// or a placeholder that names no metric or no earlier step.
     pub fn parse(text: &str, file: &str, stem: &str) -> Result<Lesson, LessonError> {
-        let error = |span: Option<Range<usize>>, field: &str, message: String| {
-            one_line_error(text, file, span, Some(field.to_string()), message)
-        };
+        let src = Source { text, file };
         let raw: RawLesson = toml::from_str(text).map_err(|e| de_error(&e, text, file, &FIELDS))?;
-        let int = |name: &str, v: &Option<Spanned<i64>>, lo: i64, hi: i64, default: usize| match v {
-            None => Ok(default),
-            Some(v) if (lo..=hi).contains(v.get_ref()) => Ok(*v.get_ref() as usize),
-            Some(v) => Err(error(
-                Some(v.span()),
-                name,
-                format!(
-                    "must be a whole number from {lo} to {hi}, got {}",
-                    v.get_ref()
-                ),
-            )),
-        };
-        let frames = int("frames", &raw.frames, 1, 1000, DEFAULT_FRAMES)?;
-        let settle = int("settle", &raw.settle, 0, 100, DEFAULT_SETTLE)?;
-        let rounds = int("rounds", &raw.rounds, 1, 50, DEFAULT_ROUNDS)?;
+        let frames = src.whole("frames", &raw.frames, (1, 1000), DEFAULT_FRAMES)?;
+        let settle = src.whole("settle", &raw.settle, (0, 100), DEFAULT_SETTLE)?;
+        let rounds = src.whole("rounds", &raw.rounds, (1, 50), DEFAULT_ROUNDS)?;
         let units_cap = match &raw.max_units {
             None => None,
-            Some(_) => Some(int("max_units", &raw.max_units, 10_000, 1_000_000, 0)?),
+            Some(_) => Some(src.whole("max_units", &raw.max_units, (10_000, 1_000_000), 0)?),
         };
-        let units_from_cache = match &raw.units_from_cache {
-            None => None,
-            Some(v) if (0.1..=64.0).contains(v.get_ref()) => Some(*v.get_ref()),
-            Some(v) => {
-                return Err(error(
-                    Some(v.span()),
-                    "units_from_cache",
-                    format!("must be a number from 0.1 to 64, got {}", v.get_ref()),
-                ))
-            }
-        };
-        let settings = match raw.settings {
-            Some(r) => Scenario::from_raw(r, text, file, "")?,
-            None => Scenario::default(),
-        };
-        if raw.steps.get_ref().is_empty() {
-            return Err(error(
-                Some(raw.steps.span()),
-                "steps",
-                "a lesson needs at least one [[steps]] table".to_string(),
-            ));
-        }
-        if raw.steps.get_ref().len() > MAX_STEPS {
-            return Err(error(
-                Some(raw.steps.span()),
-                "steps",
-                format!(
-                    "{} steps; a lesson has at most {MAX_STEPS}",
-                    raw.steps.get_ref().len()
-                ),
-            ));
-        }
+        let units_from_cache = src.units_from_cache(&raw.units_from_cache)?;
+        let settings = src.scenario(raw.settings)?;
+        src.check_step_count(&raw.steps)?;
         let mut ids: Vec<String> = Vec::new();
         let mut steps = Vec::new();
         for st in raw.steps.into_inner() {
-            let line = line_of(text, st.span().start);
-            let st = st.into_inner();
-            let id = st.id.get_ref().trim().to_string();
-            let id_ok = !id.is_empty()
-                && id != "machine"
-                && id != "lesson"
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            if !id_ok {
-                return Err(error(
-                    Some(st.id.span()),
-                    "id",
-                    format!(
-                        "must be letters, digits, '_' and '-' (not \"machine\" or \"lesson\"), got \"{}\"",
-                        st.id.get_ref()
-                    ),
-                ));
-            }
-            if ids.contains(&id) {
-                return Err(error(
-                    Some(st.id.span()),
-                    "id",
-                    format!("\"{id}\" names two steps; each step's id must be its own"),
-                ));
-            }
-            ids.push(id.clone());
-            let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
-            let template = Template::parse(&st.text, text, file, &known, Some(&id))?;
-            let step_settings = match st.settings {
-                Some(r) => Scenario::from_raw(r, text, file, "")?,
-                None => Scenario::default(),
-            };
-            if let Some(sweep) = st.sweep.as_ref().filter(|b| *b.get_ref()) {
-                let mut eff = crate::sim::Settings::default();
-                settings.overlay(&step_settings).apply(&mut eff);
-                if eff.strategy == crate::spatial::Strategy::Naive {
-                    return Err(error(
-                        Some(sweep.span()),
-                        "sweep",
-                        format!(
-                            "step \"{id}\" sweeps the cell size, but its strategy is Naive, which has no cells: set strategy = \"grid\" or \"sorted-grid\" in its settings"
-                        ),
-                    ));
-                }
-            }
-            steps.push(Step {
-                id,
-                title: st.title.into_inner(),
-                text: template,
-                settings: step_settings,
-                sweep: st.sweep.is_some_and(|b| *b.get_ref()),
-                memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
-                all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),
-                absent: st.absent.map(|a| a.into_inner()),
-                line,
-            });
+            steps.push(src.step(st, &settings, &mut ids)?);
         }
         let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
         let conclusion = match &raw.conclusion {
@@ -267,5 +168,170 @@ impl Lesson {
             steps,
             conclusion,
         })
+    }
+}
+
+/// The lesson file being parsed: its whole text (spans index it) and its
+/// name for messages.
+#[derive(Clone, Copy)]
+struct Source<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Source<'_> {
+    /// The one-line error at `span` naming `field`.
+    fn error(&self, span: Option<Range<usize>>, field: &str, message: String) -> LessonError {
+        one_line_error(self.text, self.file, span, Some(field.to_string()), message)
+    }
+
+    /// The whole-number field `name`: `default` when absent, else its value
+    /// when within `lo..=hi`.
+    fn whole(
+        &self,
+        name: &str,
+        v: &Option<Spanned<i64>>,
+        (lo, hi): (i64, i64),
+        default: usize,
+    ) -> Result<usize, LessonError> {
+        match v {
+            None => Ok(default),
+            Some(v) if (lo..=hi).contains(v.get_ref()) => Ok(*v.get_ref() as usize),
+            Some(v) => Err(self.error(
+                Some(v.span()),
+                name,
+                format!(
+                    "must be a whole number from {lo} to {hi}, got {}",
+                    v.get_ref()
+                ),
+            )),
+        }
+    }
+
+    /// The optional `units_from_cache`, a number from 0.1 to 64.
+    fn units_from_cache(&self, v: &Option<Spanned<f64>>) -> Result<Option<f64>, LessonError> {
+        match v {
+            None => Ok(None),
+            Some(v) if (0.1..=64.0).contains(v.get_ref()) => Ok(Some(*v.get_ref())),
+            Some(v) => Err(self.error(
+                Some(v.span()),
+                "units_from_cache",
+                format!("must be a number from 0.1 to 64, got {}", v.get_ref()),
+            )),
+        }
+    }
+
+    /// A `settings` table as a scenario; the default scenario when absent.
+    fn scenario(&self, raw: Option<Raw>) -> Result<Scenario, LessonError> {
+        match raw {
+            Some(r) => Scenario::from_raw(r, self.text, self.file, ""),
+            None => Ok(Scenario::default()),
+        }
+    }
+
+    /// Checks that the lesson has from 1 to [`MAX_STEPS`] steps.
+    fn check_step_count(&self, steps: &Spanned<Vec<Spanned<RawStep>>>) -> Result<(), LessonError> {
+        if steps.get_ref().is_empty() {
+            return Err(self.error(
+                Some(steps.span()),
+                "steps",
+                "a lesson needs at least one [[steps]] table".to_string(),
+            ));
+        }
+        if steps.get_ref().len() > MAX_STEPS {
+            return Err(self.error(
+                Some(steps.span()),
+                "steps",
+                format!(
+                    "{} steps; a lesson has at most {MAX_STEPS}",
+                    steps.get_ref().len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// One step over the lesson's `settings`; its id is appended to `ids`
+    /// (the earlier steps' ids, which its text may quote).
+    fn step(
+        &self,
+        st: Spanned<RawStep>,
+        settings: &Scenario,
+        ids: &mut Vec<String>,
+    ) -> Result<Step, LessonError> {
+        let line = line_of(self.text, st.span().start);
+        let st = st.into_inner();
+        let id = self.step_id(&st.id, ids)?;
+        ids.push(id.clone());
+        let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let template = Template::parse(&st.text, self.text, self.file, &known, Some(&id))?;
+        let step_settings = self.scenario(st.settings)?;
+        self.check_sweep(&id, st.sweep.as_ref(), &settings.overlay(&step_settings))?;
+        Ok(Step {
+            id,
+            title: st.title.into_inner(),
+            text: template,
+            settings: step_settings,
+            sweep: st.sweep.is_some_and(|b| *b.get_ref()),
+            memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
+            all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),
+            absent: st.absent.map(|a| a.into_inner()),
+            line,
+        })
+    }
+
+    /// The trimmed step id: letters, digits, '_' and '-', not a reserved
+    /// word, and not one of the earlier steps' `ids`.
+    fn step_id(&self, raw: &Spanned<String>, ids: &[String]) -> Result<String, LessonError> {
+        let id = raw.get_ref().trim().to_string();
+        let id_ok = !id.is_empty()
+            && id != "machine"
+            && id != "lesson"
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !id_ok {
+            return Err(self.error(
+                Some(raw.span()),
+                "id",
+                format!(
+                    "must be letters, digits, '_' and '-' (not \"machine\" or \"lesson\"), got \"{}\"",
+                    raw.get_ref()
+                ),
+            ));
+        }
+        if ids.contains(&id) {
+            return Err(self.error(
+                Some(raw.span()),
+                "id",
+                format!("\"{id}\" names two steps; each step's id must be its own"),
+            ));
+        }
+        Ok(id)
+    }
+
+    /// Checks that step `id`, when it sets `sweep = true`, does not run
+    /// Naive under its effective scenario `effective` (Naive has no cells).
+    fn check_sweep(
+        &self,
+        id: &str,
+        sweep: Option<&Spanned<bool>>,
+        effective: &Scenario,
+    ) -> Result<(), LessonError> {
+        let Some(sweep) = sweep.filter(|b| *b.get_ref()) else {
+            return Ok(());
+        };
+        let mut eff = crate::sim::Settings::default();
+        effective.apply(&mut eff);
+        if eff.strategy == crate::spatial::Strategy::Naive {
+            return Err(self.error(
+                Some(sweep.span()),
+                "sweep",
+                format!(
+                    "step \"{id}\" sweeps the cell size, but its strategy is Naive, which has no cells: set strategy = \"grid\" or \"sorted-grid\" in its settings"
+                ),
+            ));
+        }
+        Ok(())
     }
 }

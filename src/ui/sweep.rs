@@ -16,8 +16,8 @@ use egui_plot::{
 
 use crate::format::{length, thousands};
 use crate::measure::sweep::{
-    standard_ratios, CellSweep, SweepPoint, SWEEP_FRAMES_PER_POINT, SWEEP_ROUNDS, SWEEP_SKIP_ABOVE_S,
-    SWEEP_SLOW_ABOVE_S, SWEEP_SLOW_FRAMES,
+    standard_ratios, CellSweep, SweepPoint, SWEEP_FRAMES_PER_POINT, SWEEP_ROUNDS,
+    SWEEP_SKIP_ABOVE_S, SWEEP_SLOW_ABOVE_S, SWEEP_SLOW_FRAMES,
 };
 use crate::sim::Settings;
 use crate::spatial::Strategy;
@@ -209,9 +209,7 @@ fn fastest(ui: &mut egui::Ui, sw: &CellSweep, b: &SweepPoint) {
 fn close_buttons(ui: &mut egui::Ui, sw: &CellSweep) -> Option<SweepAction> {
     ui.horizontal(|ui| {
         let mut action = None;
-        let best = sw
-            .best()
-            .filter(|_| sw.is_done() && sw.stopped().is_none());
+        let best = sw.best().filter(|_| sw.is_done() && sw.stopped().is_none());
         let use_best = ui
             .add_enabled(best.is_some(), egui::Button::new("Use best"))
             .on_hover_text(match best {
@@ -228,7 +226,10 @@ fn close_buttons(ui: &mut egui::Ui, sw: &CellSweep) -> Option<SweepAction> {
         let (label, tip) = if sw.is_done() {
             ("Close", "Close this window; your cell size stays as it is.")
         } else {
-            ("Cancel", "Stop the sweep; your cell size stays as it is (key \\).")
+            (
+                "Cancel",
+                "Stop the sweep; your cell size stays as it is (key \\).",
+            )
         };
         if ui.button(label).on_hover_text(tip).clicked() {
             action = Some(SweepAction::Close);
@@ -337,7 +338,11 @@ fn plot_frame<'a>(id: &str, sw: &CellSweep) -> egui_plot::Plot<'a> {
 /// and, when it is a size, the user's `current_cell`.
 fn marks(p: &mut egui_plot::PlotUi, best: Option<&SweepPoint>, current_cell: f32) {
     if let Some(b) = best {
-        p.vline(VLine::new(log_cell(b.cell_size)).color(BEST_COLOR).name("fastest"));
+        p.vline(
+            VLine::new(log_cell(b.cell_size))
+                .color(BEST_COLOR)
+                .name("fastest"),
+        );
     }
     if current_cell.is_finite() && current_cell > 0.0 {
         p.vline(
