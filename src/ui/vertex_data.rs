@@ -13,8 +13,19 @@ use super::ViewOptions;
 /// The vertex-data lesson: the layout switch (key B) and what each layout
 /// costs in bytes, from the last complete picture.
 pub(crate) fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameStats) {
-    use crate::format::bytes;
-    let shown = st.vertex_layout;
+    layout_switches(ui, view);
+    normal_error_rows(ui, view, st);
+    let rows = byte_rows(st);
+    drawn_row(ui, st);
+    byte_grid(ui, &rows);
+}
+
+/// One row of the bytes grid: its name, its value and its hover text.
+type ByteRow = (&'static str, String, &'static str);
+
+/// The three switches on one line: vertex layout (key B), normal precision
+/// (key N, only for the compressed layout) and unit mesh (key U).
+fn layout_switches(ui: &mut egui::Ui, view: &mut ViewOptions) {
     ui.horizontal(|ui| {
         egui::ComboBox::from_id_salt("vertex_layout")
             .selected_text(format!("vertices: {}", view.vertex_layout.key()))
@@ -52,6 +63,11 @@ pub(crate) fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameS
             .response
             .on_hover_text("The unit mesh (key U): tank (built in, 36 flat triangles), infantry or vehicle (assets/*.obj, a few hundred triangles, smooth parts sharing vertices), read with tobj and quantized when chosen.");
     });
+}
+
+/// The mesh's load warning, if any, and the normal error of the chosen
+/// precision (degrees, max and mean over the mesh's vertices).
+fn normal_error_rows(ui: &mut egui::Ui, view: &ViewOptions, st: &FrameStats) {
     if let Some(w) = &st.mesh_warning {
         ui.colored_label(egui::Color32::LIGHT_RED, w.as_str());
     }
@@ -72,6 +88,13 @@ pub(crate) fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameS
     };
     ui.label(text)
     .on_hover_text("Angle between each vertex's exact normal and the one decoded from its octahedral code at this precision, over the mesh's vertices. The tests bound it: below 0.01 degree at 16 bits, below 1 degree at 8 bits.");
+}
+
+/// The bytes grid's six rows for the layout the last picture used: per
+/// vertex, per instance, mesh on GPU, instances, uploaded and GPU time.
+fn byte_rows(st: &FrameStats) -> [ByteRow; 6] {
+    use crate::format::bytes;
+    let shown = st.vertex_layout;
     let streams = shown
         .vertex_stream_bytes()
         .iter()
@@ -80,7 +103,7 @@ pub(crate) fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameS
         .join(" + ");
     let units = st.units as u64;
     let per_instance = shown.instance_bytes() as u64;
-    let rows = [
+    [
         (
             "per vertex",
             if shown.vertex_stream_bytes().len() > 1 {
@@ -115,7 +138,11 @@ pub(crate) fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameS
             "unavailable".to_string(),
             "GPU-side draw time needs a GL timer query; miniquad 0.4 does not expose its result, so only the CPU side (render, above) is measured. Under a software rasterizer the CPU time is the whole cost.",
         ),
-    ];
+    ]
+}
+
+/// How the last picture drew its units: meshes, impostors and culled.
+fn drawn_row(ui: &mut egui::Ui, st: &FrameStats) {
     let lod = st.picture.lod;
     ui.label(format!(
         "drawn: {} meshes, {} impostors, {} culled",
@@ -124,6 +151,10 @@ pub(crate) fn vertex_rows(ui: &mut egui::Ui, view: &mut ViewOptions, st: &FrameS
         thousands(lod.culled as u64)
     ))
     .on_hover_text(format!("Per unit, from the camera of the last picture: units outside the view are culled (not drawn); units whose projected length is under {} pixels are drawn as an impostor, one point at the top of the mesh's box (1 vertex instead of {}) of about the unit's projected size, in whole pixels chosen by coverage, decoded from the same instance stream; the rest get the mesh.", crate::render::IMPOSTOR_PIXELS, st.mesh_vertices));
+}
+
+/// The bytes grid, two figures per row.
+fn byte_grid(ui: &mut egui::Ui, rows: &[ByteRow]) {
     // Two figures per row, so the lesson costs three lines of the overlay.
     egui::Grid::new("vertex_bytes")
         .num_columns(4)
