@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use spatial_query_lab::lesson::run::measure_all;
 use spatial_query_lab::lesson::text::plain;
-use spatial_query_lab::lesson::{bundled, export, LessonOptions, LessonRun};
+use spatial_query_lab::lesson::{bundled, export, Lesson, LessonOptions, LessonRun};
 use spatial_query_lab::machine::Machine;
 
 use super::output::{self, try_print};
@@ -17,38 +17,74 @@ use super::{LessonArgs, TableFormat};
 /// Runs `lesson` with the flags `a`; returns the exit code (2 for a lesson
 /// that cannot be found or read, with one line saying why).
 pub(crate) fn run(a: LessonArgs) -> ExitCode {
-    let Some(which) = a.lesson else {
-        let mut list =
-            String::from("Bundled lessons (spatial-query-lab lesson NAME), in teaching order:\n");
-        for l in bundled::all().unwrap_or_default() {
-            list.push_str(&format!("  {:<13} {}\n", l.name, l.title));
-        }
-        list.push_str("A lesson file of your own: spatial-query-lab lesson FILE.toml (copy one from assets/lessons/).\n");
-        try_print!(output::print(&list));
-        return ExitCode::SUCCESS;
+    let Some(which) = &a.lesson else {
+        return print_bundled();
     };
-    let lesson = match bundled::resolve(&which) {
+    let lesson = match open(which, a.chart.as_deref()) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let machine = Machine::current();
+    let mut run = start(lesson, &a, machine);
+    measure_with_progress(&mut run);
+    if let Err(code) = print_steps(&run, a.format == TableFormat::Md, machine) {
+        return code;
+    }
+    if let Some(path) = &a.chart {
+        if let Err(code) = write_lesson_chart(&run, machine, &a, path) {
+            return code;
+        }
+    }
+    print_table(&run, a.format, machine)
+}
+
+/// Prints the bundled lessons in teaching order, one line each, and how to
+/// run a lesson file of one's own.
+fn print_bundled() -> ExitCode {
+    let mut list =
+        String::from("Bundled lessons (spatial-query-lab lesson NAME), in teaching order:\n");
+    for l in bundled::all().unwrap_or_default() {
+        list.push_str(&format!("  {:<13} {}\n", l.name, l.title));
+    }
+    list.push_str("A lesson file of your own: spatial-query-lab lesson FILE.toml (copy one from assets/lessons/).\n");
+    try_print!(output::print(&list));
+    ExitCode::SUCCESS
+}
+
+/// The lesson `which` names (bundled or a file), once the `--chart` path,
+/// if any, is one that can be written.
+///
+/// # Errors
+/// Exit status 2 after one line on stderr saying why.
+fn open(which: &str, chart: Option<&std::path::Path>) -> Result<Lesson, ExitCode> {
+    let lesson = match bundled::resolve(which) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: lesson: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     // A chart file that cannot be written is said before minutes of measuring.
-    if let Some(path) = &a.chart {
+    if let Some(path) = chart {
         if let Err(e) = chart_path_ok(path) {
             eprintln!("error: lesson: --chart {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
-    let machine = Machine::current();
+    Ok(lesson)
+}
+
+/// The run of `lesson` with the flags' caps, after saying on stderr the
+/// machine, the unit choice (if capped) and the plan: steps, rounds and
+/// counted frames.
+fn start(lesson: Lesson, a: &LessonArgs, machine: &Machine) -> LessonRun {
     let _ = writeln!(std::io::stderr(), "lesson: machine: {}", machine.summary());
     let options = LessonOptions {
         max_units: a.max_units,
         frames: a.frames,
         rounds: a.rounds,
     };
-    let mut run = LessonRun::new(lesson, options);
+    let run = LessonRun::new(lesson, options);
     if let Some(c) = run.unit_choice() {
         let _ = writeln!(std::io::stderr(), "lesson: {}", c.why);
     }
@@ -64,8 +100,14 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
             ""
         }
     );
+    run
+}
+
+/// Measures every step of `run`, with one progress line (percent done and
+/// what is measured) on stderr per visit.
+fn measure_with_progress(run: &mut LessonRun) {
     let mut last = None;
-    measure_all(&mut run, |done, now| {
+    measure_all(run, |done, now| {
         // One line per visit, not per frame.
         if now != last {
             if let Some(what) = &now {
@@ -74,14 +116,22 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
             last = now;
         }
     });
-    let md = a.format == TableFormat::Md;
+}
+
+/// Prints each step's text (as Markdown after the head on stdout when `md`,
+/// else plain on stderr) and a line on stderr saying whether it was
+/// measured.
+///
+/// # Errors
+/// The exit status of a failed write (see [`output::print`]).
+fn print_steps(run: &LessonRun, md: bool, machine: &Machine) -> Result<(), ExitCode> {
     if md {
-        try_print!(output::print(&export::markdown_head(&run, machine)));
+        output::print(&export::markdown_head(run, machine)).map_err(ExitCode::from)?;
     }
     for k in 0..run.len() {
         let step = run.step(k);
         if md {
-            try_print!(output::print(&export::markdown_step(&run, k)));
+            output::print(&export::markdown_step(run, k)).map_err(ExitCode::from)?;
         } else {
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.text(k)));
         }
@@ -91,33 +141,52 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
             k + 1,
             run.len(),
             step.id,
-            export::skipped(&run, k)
+            export::skipped(run, k)
                 .map_or_else(|| "measured".to_string(), |w| format!("not measured: {w}"))
         );
     }
-    if let Some(path) = &a.chart {
-        let chart = spatial_query_lab::chart::lesson_chart(&run, machine, a.chart_scale.into());
-        match write_chart(&chart, path) {
-            Ok(()) => {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "lesson: chart written to {}",
-                    path.display()
-                );
-            }
-            Err(e) => {
-                eprintln!("error: lesson: {e}");
-                return ExitCode::FAILURE;
-            }
+    Ok(())
+}
+
+/// Writes the lesson's chart to `path` at the flags' scale and says so on
+/// stderr.
+///
+/// # Errors
+/// Exit status 1 after one line on stderr when the file cannot be written.
+fn write_lesson_chart(
+    run: &LessonRun,
+    machine: &Machine,
+    a: &LessonArgs,
+    path: &std::path::Path,
+) -> Result<(), ExitCode> {
+    let chart = spatial_query_lab::chart::lesson_chart(run, machine, a.chart_scale.into());
+    match write_chart(&chart, path) {
+        Ok(()) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "lesson: chart written to {}",
+                path.display()
+            );
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("error: lesson: {e}");
+            Err(ExitCode::FAILURE)
         }
     }
-    match a.format {
-        TableFormat::Md => try_print!(output::print(&export::markdown_tail(&run, machine))),
+}
+
+/// Prints the lesson's table in `format` (the Markdown tail, CSV after the
+/// conclusion on stderr, or JSON); exit status 1 when the JSON cannot be
+/// made.
+fn print_table(run: &LessonRun, format: TableFormat, machine: &Machine) -> ExitCode {
+    match format {
+        TableFormat::Md => try_print!(output::print(&export::markdown_tail(run, machine))),
         TableFormat::Csv => {
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.conclusion()));
-            try_print!(output::print(&export::to_csv(&run)));
+            try_print!(output::print(&export::to_csv(run)));
         }
-        TableFormat::Json => match export::to_json(&run) {
+        TableFormat::Json => match export::to_json(run) {
             Ok(j) => try_print!(output::println(&j)),
             Err(e) => {
                 eprintln!("error: lesson: {e}");
