@@ -325,6 +325,95 @@ impl Model {
     }
 }
 
+/// `ratios` sorted ascending without repeats.
+///
+/// # Panics
+/// If a ratio is not finite and positive.
+fn sorted_ratios(ratios: &[f32]) -> Vec<f32> {
+    let mut ratios = ratios.to_vec();
+    assert!(
+        ratios.iter().all(|q| q.is_finite() && *q > 0.0),
+        "sweep ratios must be finite and > 0: {ratios:?}"
+    );
+    ratios.sort_by(f32::total_cmp);
+    ratios.dedup();
+    ratios
+}
+
+/// The cell sizes a sweep measures once those below the minimum are
+/// clamped to it or skipped.
+struct Clamping {
+    /// Cell sizes to use (world units), ascending.
+    cells: Vec<f32>,
+    /// One note per asked cell size below the minimum.
+    notes: Vec<SweepNote>,
+    /// The minimum once for each asked cell size measured at it.
+    clamped: Vec<f32>,
+}
+
+/// Clamps the ascending cell sizes `asked` (world units, `r` the radius)
+/// to `min_cell`: of those below it, the largest is measured at the
+/// minimum, unless the next one is the minimum itself; the rest are skipped.
+fn clamp_to_minimum(asked: &[f32], r: f32, min_cell: f32, min_limit: CellLimit) -> Clamping {
+    let mut cells = Vec::with_capacity(asked.len());
+    let mut notes = Vec::new();
+    let mut clamped = Vec::new();
+    for (k, &a) in asked.iter().enumerate() {
+        if a >= min_cell {
+            cells.push(a);
+            continue;
+        }
+        if asked.get(k + 1).is_some_and(|&n| n <= min_cell) {
+            notes.push(SweepNote::BelowMinimum {
+                asked: a,
+                ratio: a / r,
+                min: min_cell,
+                limit: min_limit,
+            });
+        } else {
+            notes.push(SweepNote::Clamped {
+                asked: a,
+                ratio: a / r,
+                used: min_cell,
+                limit: min_limit,
+            });
+            clamped.push(min_cell);
+            cells.push(min_cell);
+        }
+    }
+    Clamping {
+        cells,
+        notes,
+        clamped,
+    }
+}
+
+/// One variant of `settings` per cell size of the ascending `cells`, in
+/// visiting order: outward from the cell nearest `settings.cell_size`,
+/// down, then up.
+fn variants_outward(settings: &Settings, cells: &[f32]) -> Vec<Variant> {
+    let r = settings.radius;
+    let dist = |c: f32| (c / settings.cell_size).ln().abs();
+    let start = (0..cells.len())
+        .min_by(|&i, &j| dist(cells[i]).total_cmp(&dist(cells[j])))
+        .unwrap_or(0);
+    (0..=start)
+        .rev()
+        .chain(start + 1..cells.len())
+        .filter_map(|i| cells.get(i))
+        .map(|&cell| {
+            Variant::new(
+                format!("cell {} ({:.2} r)", length(cell), cell / r),
+                Settings {
+                    cell_size: cell,
+                    cell_follows_radius: false,
+                    ..settings.clone()
+                },
+            )
+        })
+        .collect()
+}
+
 /// The sweep's state: what it will measure, what it measured, what it skipped.
 #[derive(Clone, Debug)]
 pub struct CellSweep {
@@ -373,66 +462,17 @@ impl CellSweep {
             r.is_finite() && r > 0.0,
             "sweep radius must be finite and > 0, got {r}"
         );
-        let mut ratios = ratios.to_vec();
-        assert!(
-            ratios.iter().all(|q| q.is_finite() && *q > 0.0),
-            "sweep ratios must be finite and > 0: {ratios:?}"
-        );
-        ratios.sort_by(f32::total_cmp);
-        ratios.dedup();
+        let ratios = sorted_ratios(ratios);
         let world = settings.world_edge();
         let (min_cell, min_limit) =
             min_cell_size(settings.strategy, settings.units, world, r, budget);
         let asked: Vec<f32> = ratios.iter().map(|q| q * r).collect();
-        // (cell to use, asked), ascending.
-        let mut cells = Vec::with_capacity(asked.len());
-        let mut clamp_notes = Vec::new();
-        let mut clamped = Vec::new();
-        for (k, &a) in asked.iter().enumerate() {
-            if a >= min_cell {
-                cells.push(a);
-                continue;
-            }
-            // Below the minimum: the largest such cell is measured at the
-            // minimum, unless the next one is the minimum itself.
-            if asked.get(k + 1).is_some_and(|&n| n <= min_cell) {
-                clamp_notes.push(SweepNote::BelowMinimum {
-                    asked: a,
-                    ratio: a / r,
-                    min: min_cell,
-                    limit: min_limit,
-                });
-            } else {
-                clamp_notes.push(SweepNote::Clamped {
-                    asked: a,
-                    ratio: a / r,
-                    used: min_cell,
-                    limit: min_limit,
-                });
-                clamped.push(min_cell);
-                cells.push(min_cell);
-            }
-        }
-        // Outward from the cell nearest the current one: down, then up.
-        let dist = |c: f32| (c / settings.cell_size).ln().abs();
-        let start = (0..cells.len())
-            .min_by(|&i, &j| dist(cells[i]).total_cmp(&dist(cells[j])))
-            .unwrap_or(0);
-        let variants: Vec<Variant> = (0..=start)
-            .rev()
-            .chain(start + 1..cells.len())
-            .filter_map(|i| cells.get(i))
-            .map(|&cell| {
-                Variant::new(
-                    format!("cell {} ({:.2} r)", length(cell), cell / r),
-                    Settings {
-                        cell_size: cell,
-                        cell_follows_radius: false,
-                        ..settings.clone()
-                    },
-                )
-            })
-            .collect();
+        let Clamping {
+            cells,
+            notes: clamp_notes,
+            clamped,
+        } = clamp_to_minimum(&asked, r, min_cell, min_limit);
+        let variants = variants_outward(settings, &cells);
         let model = Model {
             strategy: settings.strategy,
             units: settings.units,
