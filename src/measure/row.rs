@@ -4,11 +4,11 @@
 
 use serde::{Serialize, Serializer};
 
-use super::plan::Outcome;
-use super::recorder::Round;
+use super::plan::{Outcome, Skipped};
+use super::recorder::{Measurement, Round};
 pub use super::spread::PhaseMs;
 use crate::machine::Machine;
-use crate::sim::{Layout, Pass, Reorder, Workload};
+use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy};
 
 /// One measured (or skipped) variant, as `bench` prints it.
@@ -122,8 +122,23 @@ impl Row {
     /// The row of `outcome`, measured on this machine ([`Machine::current`]).
     pub fn of(outcome: &Outcome) -> Row {
         let s = outcome.settings();
-        let mut row = Row {
-            label: outcome.label().to_string(),
+        let mut row = Row::planned(outcome.label(), s);
+        match outcome {
+            Outcome::Skipped(sk) => row.fill_skipped(sk),
+            Outcome::Measured(m) => row.fill_measured(m),
+        }
+        if row.cell_over_r.is_none() {
+            row.cell_over_r = row.cell_size.map(|c| c as f64 / s.radius as f64);
+        }
+        row.note_raised_cell(s.cell_size);
+        row
+    }
+
+    /// The row of the variant `label` with settings `s` as planned, before
+    /// anything is measured: every count 0, every figure `None`.
+    fn planned(label: &str, s: &Settings) -> Row {
+        Row {
+            label: label.to_string(),
             strategy: s.strategy,
             kernel: s.uses_kernel().then_some(s.kernel),
             threads: s.threads,
@@ -162,60 +177,64 @@ impl Row {
             estimated_by: None,
             threads_refused: None,
             machine: Machine::current().clone(),
-        };
-        match outcome {
-            Outcome::Skipped(sk) => {
-                row.skipped = Some(sk.why.clone());
-                row.estimated_total_ms = sk.estimate.as_ref().map(|e| e.seconds * 1e3);
-                row.estimated_by = sk.estimate.as_ref().map(|e| e.how.clone());
-                row.threads_refused.clone_from(&sk.threads_refused);
-            }
-            Outcome::Measured(m) => {
-                row.threads = m.threads;
-                row.cell_size = m.cell_size;
-                row.cell_over_r = m.cell_over_r();
-                row.settle_frames = m.settle;
-                row.frames = m.frames;
-                row.planned_frames = m.planned_frames;
-                row.median_ms = Some(PhaseMs::of(&m.ms, |s| s.median));
-                row.min_ms = Some(PhaseMs::of(&m.frame_ms, |s| s.min));
-                row.max_ms = Some(PhaseMs::of(&m.frame_ms, |s| s.max));
-                row.round_min_ms = Some(PhaseMs::of(&m.ms, |s| s.min));
-                row.round_max_ms = Some(PhaseMs::of(&m.ms, |s| s.max));
-                row.rounds.clone_from(&m.rounds);
-                row.candidates = m.candidates;
-                row.neighbors = m.neighbors;
-                row.candidates_per_neighbor = Some(m.candidates_per_neighbor());
-                row.result_bytes = m.result_bytes;
-                row.allocations = m.allocations;
-                row.working_set_bytes = Some(m.working_set.total());
-                row.l1d_misses_per_query = m.query_misses.map(|q| q.0);
-                row.llc_misses_per_query = m.query_misses.map(|q| q.1);
-                row.deaths = m.deaths;
-                row.spawns = m.spawns;
-                row.sliced_frames = m.sliced_frames;
-                row.worker_frames = m.worker_frames;
-                row.note.clone_from(&m.note);
-            }
         }
-        if row.cell_over_r.is_none() {
-            row.cell_over_r = row.cell_size.map(|c| c as f64 / s.radius as f64);
-        }
+    }
+
+    /// Fills in why `sk` was skipped, its estimate (ms) and how it was made.
+    fn fill_skipped(&mut self, sk: &Skipped) {
+        self.skipped = Some(sk.why.clone());
+        self.estimated_total_ms = sk.estimate.as_ref().map(|e| e.seconds * 1e3);
+        self.estimated_by = sk.estimate.as_ref().map(|e| e.how.clone());
+        self.threads_refused.clone_from(&sk.threads_refused);
+    }
+
+    /// Fills in the figures of the measurement `m`: threads, frames, the
+    /// per-phase times (ms), rounds, counters and note.
+    fn fill_measured(&mut self, m: &Measurement) {
+        self.threads = m.threads;
+        self.cell_size = m.cell_size;
+        self.cell_over_r = m.cell_over_r();
+        self.settle_frames = m.settle;
+        self.frames = m.frames;
+        self.planned_frames = m.planned_frames;
+        self.median_ms = Some(PhaseMs::of(&m.ms, |s| s.median));
+        self.min_ms = Some(PhaseMs::of(&m.frame_ms, |s| s.min));
+        self.max_ms = Some(PhaseMs::of(&m.frame_ms, |s| s.max));
+        self.round_min_ms = Some(PhaseMs::of(&m.ms, |s| s.min));
+        self.round_max_ms = Some(PhaseMs::of(&m.ms, |s| s.max));
+        self.rounds.clone_from(&m.rounds);
+        self.candidates = m.candidates;
+        self.neighbors = m.neighbors;
+        self.candidates_per_neighbor = Some(m.candidates_per_neighbor());
+        self.result_bytes = m.result_bytes;
+        self.allocations = m.allocations;
+        self.working_set_bytes = Some(m.working_set.total());
+        self.l1d_misses_per_query = m.query_misses.map(|q| q.0);
+        self.llc_misses_per_query = m.query_misses.map(|q| q.1);
+        self.deaths = m.deaths;
+        self.spawns = m.spawns;
+        self.sliced_frames = m.sliced_frames;
+        self.worker_frames = m.worker_frames;
+        self.note.clone_from(&m.note);
+    }
+
+    /// Adds to the note that the grid's cell cap raised the cell edge
+    /// above `asked` (world units), when it did.
+    fn note_raised_cell(&mut self, asked: f32) {
         // The row reports the cell the grid used; say when that is not the
         // one asked for.
-        if let Some(used) = row.cell_size.filter(|&c| c > s.cell_size * 1.001) {
+        if let Some(used) = self.cell_size.filter(|&c| c > asked * 1.001) {
             let raised = format!(
                 "cell {} raised to {} by the grid's cap of {} cells",
-                crate::format::length(s.cell_size),
+                crate::format::length(asked),
                 crate::format::length(used),
                 crate::format::thousands(crate::spatial::MAX_CELLS as u64)
             );
-            row.note = Some(match row.note.take() {
+            self.note = Some(match self.note.take() {
                 Some(n) => format!("{n}; {raised}"),
                 None => raised,
             });
         }
-        row
     }
 
     /// The per-phase medians, zeros for a skipped row.
