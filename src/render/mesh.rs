@@ -78,6 +78,28 @@ pub fn load_obj_mesh(bytes: &[u8]) -> Result<QuantizedMesh, String> {
 /// # Errors
 /// As [`load_obj_mesh`].
 pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
+    let models = parse_obj(bytes)?;
+    let mut parts = ObjParts::default();
+    for model in &models {
+        parts.add(model)?;
+    }
+    if parts.indices.len() + parts.smooth_idx.len() < 3 {
+        return Err("OBJ has no triangles (no 'f' lines with 3 or more vertices)".to_string());
+    }
+    debug_assert_eq!(
+        parts.indices.len() % 3,
+        0,
+        "triangulated output has whole triangles"
+    );
+    parts.into_streams()
+}
+
+/// The objects of the OBJ file `bytes`, triangulated with one index per
+/// vertex; materials are not read.
+///
+/// # Errors
+/// The OBJ parse error reported by `tobj`.
+fn parse_obj(bytes: &[u8]) -> Result<Vec<tobj::Model>, String> {
     // Triangulated, one index for position/normal/texcoord, points and lines
     // ignored: exactly tobj's preset for GPU meshes.
     let options = tobj::GPU_LOAD_OPTIONS;
@@ -86,36 +108,83 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
     let (models, _materials) =
         tobj::load_obj_buf(&mut reader, &options, |_| Ok(Default::default()))
             .map_err(|e| format!("OBJ parse error: {e}"))?;
+    Ok(models)
+}
 
-    // Objects with a normal per vertex keep their indexed, shared vertices
-    // (smooth where the file shares them); the others are flat-shaded.
-    let (mut smooth_pos, mut smooth_nrm, mut smooth_idx) = (Vec::new(), Vec::new(), Vec::new());
-    let mut positions: Vec<Vec3> = Vec::new();
-    let mut indices: Vec<u32> = Vec::new();
-    for model in &models {
+/// The vertices and triangles of an OBJ's objects so far, by shading:
+/// objects with a normal per vertex keep their indexed, shared vertices
+/// (smooth where the file shares them); the others are flat-shaded.
+#[derive(Default)]
+struct ObjParts {
+    /// Positions of the smooth objects' vertices.
+    smooth_pos: Vec<Vec3>,
+    /// Unit normals of the smooth objects' vertices.
+    smooth_nrm: Vec<Vec3>,
+    /// Triangles of the smooth objects, into `smooth_pos`.
+    smooth_idx: Vec<u32>,
+    /// Positions of the flat objects' vertices.
+    positions: Vec<Vec3>,
+    /// Triangles of the flat objects, into `positions`.
+    indices: Vec<u32>,
+}
+
+impl ObjParts {
+    /// Adds `model`: smooth when it has a normal for every vertex, else flat.
+    ///
+    /// # Errors
+    /// A message naming the object: a non-finite position, a position count
+    /// that is not a multiple of 3, too many vertices or an index out of
+    /// range.
+    fn add(&mut self, model: &tobj::Model) -> Result<(), String> {
         let mesh = &model.mesh;
         let count = mesh.positions.len() / 3;
         if count > 0 && mesh.normals.len() == mesh.positions.len() {
-            let base = smooth_pos.len() as u32;
-            for (p, n) in mesh
-                .positions
-                .chunks_exact(3)
-                .zip(mesh.normals.chunks_exact(3))
-            {
-                let (p, n) = (Vec3::new(p[0], p[1], p[2]), Vec3::new(n[0], n[1], n[2]));
-                if !p.is_finite() {
-                    return Err(format!(
-                        "object '{}': non-finite vertex position {p}",
-                        model.name
-                    ));
-                }
-                smooth_pos.push(p);
-                // A zero or broken normal falls back like oct_encode does.
-                smooth_nrm.push(n.try_normalize().unwrap_or(Vec3::Z));
-            }
-            append_indices(&model.name, &mesh.indices, count, base, &mut smooth_idx)?;
-            continue;
+            self.add_smooth(model)
+        } else {
+            self.add_flat(model)
         }
+    }
+
+    /// Adds the smooth `model`, its normals normalized.
+    ///
+    /// # Errors
+    /// As [`ObjParts::add`].
+    fn add_smooth(&mut self, model: &tobj::Model) -> Result<(), String> {
+        let mesh = &model.mesh;
+        let count = mesh.positions.len() / 3;
+        let base = self.smooth_pos.len() as u32;
+        for (p, n) in mesh
+            .positions
+            .chunks_exact(3)
+            .zip(mesh.normals.chunks_exact(3))
+        {
+            let (p, n) = (Vec3::new(p[0], p[1], p[2]), Vec3::new(n[0], n[1], n[2]));
+            if !p.is_finite() {
+                return Err(format!(
+                    "object '{}': non-finite vertex position {p}",
+                    model.name
+                ));
+            }
+            self.smooth_pos.push(p);
+            // A zero or broken normal falls back like oct_encode does.
+            self.smooth_nrm.push(n.try_normalize().unwrap_or(Vec3::Z));
+        }
+        append_indices(
+            &model.name,
+            &mesh.indices,
+            count,
+            base,
+            &mut self.smooth_idx,
+        )
+    }
+
+    /// Adds the flat-shaded `model`'s positions and triangles.
+    ///
+    /// # Errors
+    /// As [`ObjParts::add`].
+    fn add_flat(&mut self, model: &tobj::Model) -> Result<(), String> {
+        let mesh = &model.mesh;
+        let count = mesh.positions.len() / 3;
         if !mesh.positions.len().is_multiple_of(3) {
             return Err(format!(
                 "object '{}': {} position floats is not a multiple of 3",
@@ -123,9 +192,9 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
                 mesh.positions.len()
             ));
         }
-        let base = u32::try_from(positions.len())
+        let base = u32::try_from(self.positions.len())
             .map_err(|_| format!("object '{}': too many vertices", model.name))?;
-        append_indices(&model.name, &mesh.indices, count, base, &mut indices)?;
+        append_indices(&model.name, &mesh.indices, count, base, &mut self.indices)?;
         for p in mesh.positions.chunks_exact(3) {
             let v = Vec3::new(p[0], p[1], p[2]);
             if !v.is_finite() {
@@ -134,35 +203,37 @@ pub fn load_obj_streams(bytes: &[u8]) -> Result<UnitMesh, String> {
                     model.name
                 ));
             }
-            positions.push(v);
+            self.positions.push(v);
         }
+        Ok(())
     }
-    if indices.len() + smooth_idx.len() < 3 {
-        return Err("OBJ has no triangles (no 'f' lines with 3 or more vertices)".to_string());
-    }
-    debug_assert_eq!(
-        indices.len() % 3,
-        0,
-        "triangulated output has whole triangles"
-    );
 
-    let (mut flat_positions, mut normals, mut flat_indices) = flat_normals(&positions, &indices);
-    let base = flat_positions.len() as u32;
-    flat_positions.extend_from_slice(&smooth_pos);
-    normals.extend_from_slice(&smooth_nrm);
-    flat_indices.extend(smooth_idx.iter().map(|&i| base + i));
-    let quantized = quantize_mesh(&flat_positions, &normals, &flat_indices)
-        .map_err(|e| format!("quantizing the mesh failed: {e}"))?;
-    let exact = flat_positions
-        .iter()
-        .zip(&normals)
-        .map(|(p, n)| FloatVertex {
-            position: p.to_array(),
-            normal: n.to_array(),
-            pad: [0.0; 2],
-        })
-        .collect();
-    Ok(UnitMesh { quantized, exact })
+    /// The mesh's streams: the flat objects with face normals (3 vertices
+    /// per triangle), then the smooth ones, quantized and exact.
+    ///
+    /// # Errors
+    /// The quantizer's error (for example more vertices than 16-bit indices
+    /// can address).
+    fn into_streams(self) -> Result<UnitMesh, String> {
+        let (mut flat_positions, mut normals, mut flat_indices) =
+            flat_normals(&self.positions, &self.indices);
+        let base = flat_positions.len() as u32;
+        flat_positions.extend_from_slice(&self.smooth_pos);
+        normals.extend_from_slice(&self.smooth_nrm);
+        flat_indices.extend(self.smooth_idx.iter().map(|&i| base + i));
+        let quantized = quantize_mesh(&flat_positions, &normals, &flat_indices)
+            .map_err(|e| format!("quantizing the mesh failed: {e}"))?;
+        let exact = flat_positions
+            .iter()
+            .zip(&normals)
+            .map(|(p, n)| FloatVertex {
+                position: p.to_array(),
+                normal: n.to_array(),
+                pad: [0.0; 2],
+            })
+            .collect();
+        Ok(UnitMesh { quantized, exact })
+    }
 }
 
 /// Appends `base + i` for every index `i` of object `name` to `out`.
