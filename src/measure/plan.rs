@@ -528,83 +528,109 @@ impl Plan {
         self.fast_forward = 0;
         self.current = None;
         loop {
-            if self.pos >= self.variants.len() {
-                self.round += 1;
-                self.pos = 0;
-                let any = self.states.iter().any(|s| !s.skipped);
-                if self.round >= self.rounds || !any {
-                    self.round = self.round.min(self.rounds);
-                    return;
-                }
-            }
-            let v = &self.variants[self.pos];
-            if self.round > 0 {
-                let st = &self.states[self.pos];
-                if st.skipped {
-                    self.pos += 1;
-                    continue;
-                }
-                let (spec, note) = match &st.short {
-                    Some((short, note)) => (*short, Some(note.clone())),
-                    None => (self.spec, None),
-                };
-                self.current = Some(
-                    Recorder::new(v.label.clone(), v.settings.clone(), spec, note)
-                        .planned(self.spec.frames),
-                );
-                self.fast_forward = self.spec.steps().saturating_sub(spec.steps());
-                self.visits += 1;
+            if self.pos >= self.variants.len() && !self.next_round() {
                 return;
             }
-            if let Some(why) = &v.skip {
-                let s = Skipped {
-                    label: v.label.clone(),
-                    settings: v.settings.clone(),
-                    why: why.clone(),
-                    estimate: None,
-                    threads_refused: None,
-                };
-                self.push_skipped(s);
-                self.pos += 1;
-                continue;
+            let started = if self.round > 0 {
+                self.revisit()
+            } else {
+                self.first_visit()
+            };
+            if started {
+                return;
             }
-            let estimate = self
-                .predictor
-                .as_ref()
-                .and_then(|p| p(&v.settings, &self.outcomes));
-            if let Some(e) = estimate
-                .as_ref()
-                .filter(|e| e.seconds > self.guards.skip_above_s)
-            {
-                let s = Skipped {
-                    label: v.label.clone(),
-                    settings: v.settings.clone(),
-                    why: format!(
-                        "estimated {} per frame ({}; limit {}): not run",
-                        ms(e.seconds),
-                        e.how,
-                        ms(self.guards.skip_above_s)
-                    ),
-                    estimate: Some(e.clone()),
-                    threads_refused: None,
-                };
-                self.push_skipped(s);
-                self.pos += 1;
-                continue;
-            }
-            self.current = Some(Recorder::new(
-                v.label.clone(),
-                v.settings.clone(),
-                self.spec,
-                None,
-            ));
-            self.visits += 1;
-            if let Some(e) = estimate.filter(|e| e.seconds > self.guards.fewer_above_s) {
-                let what = format!("a frame was estimated ({}) to take", e.how);
-                self.fewer(e.seconds, &what);
-            }
-            return;
+            self.pos += 1;
         }
+    }
+
+    /// Moves on to the first variant of the next round; false (the plan
+    /// ended, `round` at most `rounds`) after the last round or when every
+    /// variant is skipped.
+    fn next_round(&mut self) -> bool {
+        self.round += 1;
+        self.pos = 0;
+        let any = self.states.iter().any(|s| !s.skipped);
+        if self.round >= self.rounds || !any {
+            self.round = self.round.min(self.rounds);
+            return false;
+        }
+        true
+    }
+
+    /// In a later round, starts the variant at `pos` with the frames of its
+    /// first visit (shortened, with its note, where a guard cut them); false
+    /// when it was skipped.
+    fn revisit(&mut self) -> bool {
+        let v = &self.variants[self.pos];
+        let st = &self.states[self.pos];
+        if st.skipped {
+            return false;
+        }
+        let (spec, note) = match &st.short {
+            Some((short, note)) => (*short, Some(note.clone())),
+            None => (self.spec, None),
+        };
+        self.current = Some(
+            Recorder::new(v.label.clone(), v.settings.clone(), spec, note)
+                .planned(self.spec.frames),
+        );
+        self.fast_forward = self.spec.steps().saturating_sub(spec.steps());
+        self.visits += 1;
+        true
+    }
+
+    /// In the first round, starts the variant at `pos` (on fewer frames when
+    /// its estimate is above `fewer_above_s`), or records it as skipped and
+    /// returns false when it is marked to skip or estimated above
+    /// `skip_above_s` seconds per frame.
+    fn first_visit(&mut self) -> bool {
+        let v = &self.variants[self.pos];
+        if let Some(why) = &v.skip {
+            let s = Skipped {
+                label: v.label.clone(),
+                settings: v.settings.clone(),
+                why: why.clone(),
+                estimate: None,
+                threads_refused: None,
+            };
+            self.push_skipped(s);
+            return false;
+        }
+        let estimate = self
+            .predictor
+            .as_ref()
+            .and_then(|p| p(&v.settings, &self.outcomes));
+        if let Some(e) = estimate
+            .as_ref()
+            .filter(|e| e.seconds > self.guards.skip_above_s)
+        {
+            let s = Skipped {
+                label: v.label.clone(),
+                settings: v.settings.clone(),
+                why: format!(
+                    "estimated {} per frame ({}; limit {}): not run",
+                    ms(e.seconds),
+                    e.how,
+                    ms(self.guards.skip_above_s)
+                ),
+                estimate: Some(e.clone()),
+                threads_refused: None,
+            };
+            self.push_skipped(s);
+            return false;
+        }
+        self.current = Some(Recorder::new(
+            v.label.clone(),
+            v.settings.clone(),
+            self.spec,
+            None,
+        ));
+        self.visits += 1;
+        if let Some(e) = estimate.filter(|e| e.seconds > self.guards.fewer_above_s) {
+            let what = format!("a frame was estimated ({}) to take", e.how);
+            self.fewer(e.seconds, &what);
+        }
+        true
     }
 }
 
