@@ -23,88 +23,23 @@
 //! ```
 
 pub mod bundled;
+mod fields;
+mod kind;
+
+pub(crate) use fields::Raw;
+pub use fields::{Scenario, ScenarioView, FIELDS};
+use kind::Source;
 
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use toml::Spanned;
-
-use crate::named::Named;
-use crate::schema::Ranged;
-use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
-use crate::spatial::{Kernel, Strategy};
-use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use crate::sim::Settings;
 
 /// Most units a scenario (and the command line) may ask for.
 pub use crate::schema::MAX_UNITS;
 /// Largest file [`Scenario::load`] reads, bytes: a scenario is a few lines.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024;
-
-/// A validated scenario: every value within [`crate::schema`].
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Scenario {
-    /// Short name (the file's stem when the file has no `name`).
-    pub name: String,
-    /// One line for the overlay (empty when the file has none).
-    pub description: String,
-    /// Unit count.
-    pub units: Option<usize>,
-    /// Initial positions.
-    pub workload: Option<Workload>,
-    /// Spawn seed (TOML integers are signed 64-bit: 0 to `i64::MAX`).
-    pub seed: Option<u64>,
-    /// World edge L, world units (`None`: the standard density for the count).
-    pub world: Option<f32>,
-    /// Query radius, world units.
-    pub radius: Option<f32>,
-    /// Grid cell edge, world units (`None`: equal to the radius, and following it).
-    pub cell_size: Option<f32>,
-    /// Simulated seconds per real second.
-    pub speed: Option<f32>,
-    /// Separation steering strength.
-    pub separation: Option<f32>,
-    /// Spatial strategy.
-    pub strategy: Option<Strategy>,
-    /// Threads for the frame.
-    pub threads: Option<usize>,
-    /// Distance-test kernel as the file names it (`best` already resolved
-    /// to this CPU's widest); it may be one this CPU cannot run: the window
-    /// then runs Scalar ([`Scenario::apply`], [`Scenario::kernel_note`]),
-    /// `bench` reports its rows as skipped.
-    pub kernel: Option<Kernel>,
-    /// How the units are stored.
-    pub layout: Option<Layout>,
-    /// Memory order of the units (the file's `reorder`).
-    pub reorder: Option<Reorder>,
-    /// Frames between reorders.
-    pub reorder_every: Option<u32>,
-    /// How query results reach the steering.
-    pub pass: Option<Pass>,
-    /// Units stay where they are (the index and queries still run).
-    pub paused: Option<bool>,
-    /// The window's view values; the engine ignores them.
-    pub view: ScenarioView,
-}
-
-/// The window's view values a scenario may set, each `None` when the file
-/// does not (the window keeps its current one). Plain values: the window
-/// applies them to its view options; the engine and `bench` ignore them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ScenarioView {
-    /// How units are colored (`color`, as `--color`).
-    pub color: Option<ColorMode>,
-    /// Vertex layout of the units (`vertex_layout`, as `--vertex-layout`).
-    pub vertex_layout: Option<VertexLayout>,
-    /// Bits per component of the compressed normals (`normal_bits`: 16 or
-    /// 8, as `--normal-bits`).
-    pub normal_bits: Option<NormalPrecision>,
-    /// The unit mesh (`mesh`, as `--mesh`).
-    pub mesh: Option<UnitMeshKind>,
-    /// Cell occupancy heat map on the ground (`heatmap`, as `--heatmap`).
-    pub heatmap: Option<bool>,
-}
 
 /// Why a scenario could not be read: the file, the 1-based line (when the
 /// problem has a place), the field (when one is at fault) and what is wrong.
@@ -136,36 +71,6 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// The fields of a scenario as TOML gives them, every value with its place
-/// in the text (also a lesson's `settings` tables, `crate::lesson::file`).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Raw {
-    pub(crate) name: Option<Spanned<String>>,
-    pub(crate) description: Option<Spanned<String>>,
-    pub(crate) units: Option<Spanned<i64>>,
-    pub(crate) workload: Option<Spanned<String>>,
-    pub(crate) seed: Option<Spanned<i64>>,
-    pub(crate) world: Option<Spanned<f64>>,
-    pub(crate) radius: Option<Spanned<f64>>,
-    pub(crate) cell_size: Option<Spanned<f64>>,
-    pub(crate) speed: Option<Spanned<f64>>,
-    pub(crate) separation: Option<Spanned<f64>>,
-    pub(crate) strategy: Option<Spanned<String>>,
-    pub(crate) threads: Option<Spanned<i64>>,
-    pub(crate) kernel: Option<Spanned<String>>,
-    pub(crate) layout: Option<Spanned<String>>,
-    pub(crate) reorder: Option<Spanned<String>>,
-    pub(crate) reorder_every: Option<Spanned<i64>>,
-    pub(crate) pass: Option<Spanned<String>>,
-    pub(crate) paused: Option<Spanned<bool>>,
-    pub(crate) color: Option<Spanned<String>>,
-    pub(crate) vertex_layout: Option<Spanned<String>>,
-    pub(crate) normal_bits: Option<Spanned<i64>>,
-    pub(crate) mesh: Option<Spanned<String>>,
-    pub(crate) heatmap: Option<Spanned<bool>>,
-}
-
 /// 1-based line of byte offset `at` in `text`.
 pub(crate) fn line_of(text: &str, at: usize) -> usize {
     let at = at.min(text.len());
@@ -194,33 +99,6 @@ fn short(v: &str) -> String {
     }
 }
 
-/// Every field a scenario file may have.
-pub const FIELDS: [&str; 23] = [
-    "name",
-    "description",
-    "units",
-    "workload",
-    "seed",
-    "world",
-    "radius",
-    "cell_size",
-    "speed",
-    "separation",
-    "strategy",
-    "threads",
-    "kernel",
-    "layout",
-    "reorder",
-    "reorder_every",
-    "pass",
-    "paused",
-    "color",
-    "vertex_layout",
-    "normal_bits",
-    "mesh",
-    "heatmap",
-];
-
 /// The key whose value holds byte `at` of `text`: the key before the last
 /// `=` ahead of `at` on its line (after any `{` or `,` of an inline table),
 /// or the line's own key (the table header `[key]`, or a duplicate key's
@@ -246,51 +124,9 @@ fn key_text(text: &str, at: usize) -> Option<&str> {
 }
 
 /// What field `name` takes, as text: its range, its names, or its kind of
-/// value.
+/// value ([`fields`]).
 fn expected(name: &str) -> String {
-    match name {
-        "name" | "description" => "text in quotes".to_string(),
-        "workload" => Workload::one_of(None),
-        "strategy" => Strategy::one_of(None),
-        "kernel" => Kernel::one_of(Some("best")),
-        "layout" => Layout::one_of(None),
-        "reorder" => Reorder::one_of(None),
-        "pass" => Pass::one_of(None),
-        "color" => ColorMode::one_of(None),
-        "vertex_layout" => VertexLayout::one_of(None),
-        "mesh" => UnitMeshKind::one_of(None),
-        "normal_bits" => "16 or 8".to_string(),
-        "paused" | "heatmap" => "true or false".to_string(),
-        _ => Ranged::by_key(name).map_or_else(String::new, |r| r.expected()),
-    }
-}
-
-/// The value of the named field `field` (`workload`, `strategy`, ...) read
-/// with `parse`; an unknown name is an error listing the known ones.
-fn named<T>(
-    field: &str,
-    v: &Option<Spanned<String>>,
-    parse: impl Fn(&str) -> Option<T>,
-    error: &impl Fn(Option<Range<usize>>, Option<String>, String) -> ScenarioError,
-) -> Result<Option<T>, ScenarioError> {
-    let Some(v) = v else { return Ok(None) };
-    parse(v.get_ref()).map(Some).ok_or_else(|| {
-        error(
-            Some(v.span()),
-            Some(field.to_string()),
-            format!("must be {}, got \"{}\"", expected(field), v.get_ref()),
-        )
-    })
-}
-
-/// The smallest and largest value of numeric field `name` ([`crate::schema`]).
-fn limits(name: &str) -> (f64, f64) {
-    Ranged::by_key(name).map_or((0.0, 0.0), |r| (r.min, r.max))
-}
-
-/// The range and unit of numeric field `name` as text: `1 to 1000000 units`.
-fn range_text(name: &str) -> String {
-    Ranged::by_key(name).map_or_else(String::new, |r| r.range_text())
+    fields::field_expected(name).unwrap_or_default()
 }
 
 /// The text of the TOML file at `path` and its stem, read whole: at most
@@ -440,89 +276,7 @@ impl Scenario {
         file: &str,
         stem: &str,
     ) -> Result<Scenario, ScenarioError> {
-        let error = |span: Option<Range<usize>>, field: Option<String>, message: String| {
-            one_line_error(text, file, span, field, message)
-        };
-        let out_of_range = |name: &str, span: Range<usize>, got: String| {
-            error(
-                Some(span),
-                Some(name.to_string()),
-                format!("must be {}, got {got}", range_text(name)),
-            )
-        };
-        let int = |name: &str, v: &Option<Spanned<i64>>| -> Result<Option<i64>, ScenarioError> {
-            let Some(v) = v else { return Ok(None) };
-            let (lo, hi) = limits(name);
-            let x = *v.get_ref();
-            if (x as f64) < lo || (x as f64) > hi {
-                return Err(out_of_range(name, v.span(), x.to_string()));
-            }
-            Ok(Some(x))
-        };
-        let float = |name: &str, v: &Option<Spanned<f64>>| -> Result<Option<f32>, ScenarioError> {
-            let Some(v) = v else { return Ok(None) };
-            let (lo, hi) = limits(name);
-            let x = *v.get_ref();
-            if !(x.is_finite() && x >= lo && x <= hi) {
-                return Err(out_of_range(name, v.span(), x.to_string()));
-            }
-            Ok(Some(x as f32))
-        };
-        let text_field = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.get_ref().clone());
-        let flag = |v: &Option<Spanned<bool>>| v.as_ref().map(|b| *b.get_ref());
-        let workload = named("workload", &raw.workload, Workload::from_key, &error)?;
-        let strategy = named("strategy", &raw.strategy, Strategy::from_key, &error)?;
-        let kernel = named("kernel", &raw.kernel, Kernel::from_key_or_best, &error)?;
-        let layout = named("layout", &raw.layout, Layout::from_key, &error)?;
-        let reorder = named("reorder", &raw.reorder, Reorder::from_key, &error)?;
-        let pass = named("pass", &raw.pass, Pass::from_key, &error)?;
-        let color = named("color", &raw.color, ColorMode::from_key, &error)?;
-        let vertex_layout = named(
-            "vertex_layout",
-            &raw.vertex_layout,
-            VertexLayout::from_key,
-            &error,
-        )?;
-        let mesh = named("mesh", &raw.mesh, UnitMeshKind::from_key, &error)?;
-        let normal_bits = match &raw.normal_bits {
-            None => None,
-            Some(v) => Some(NormalPrecision::from_bits(*v.get_ref()).ok_or_else(|| {
-                error(
-                    Some(v.span()),
-                    Some("normal_bits".to_string()),
-                    format!("must be {}, got {}", expected("normal_bits"), v.get_ref()),
-                )
-            })?),
-        };
-        Ok(Scenario {
-            name: text_field(&raw.name)
-                .filter(|n| !n.trim().is_empty())
-                .unwrap_or_else(|| stem.to_string()),
-            description: text_field(&raw.description).unwrap_or_default(),
-            units: int("units", &raw.units)?.map(|v| v as usize),
-            workload,
-            seed: int("seed", &raw.seed)?.map(|v| v as u64),
-            world: float("world", &raw.world)?,
-            radius: float("radius", &raw.radius)?,
-            cell_size: float("cell_size", &raw.cell_size)?,
-            speed: float("speed", &raw.speed)?,
-            separation: float("separation", &raw.separation)?,
-            strategy,
-            threads: int("threads", &raw.threads)?.map(|v| v as usize),
-            kernel,
-            layout,
-            reorder,
-            reorder_every: int("reorder_every", &raw.reorder_every)?.map(|v| v as u32),
-            pass,
-            paused: flag(&raw.paused),
-            view: ScenarioView {
-                color,
-                vertex_layout,
-                normal_bits,
-                mesh,
-                heatmap: flag(&raw.heatmap),
-            },
-        })
+        Scenario::read_fields(&raw, &Source { text, file }, stem)
     }
 
     /// Writes the scenario's engine values into `s`, keeping the others
@@ -533,96 +287,17 @@ impl Scenario {
     /// `--kernel` does in the window ([`Scenario::kernel_note`] says so).
     /// Allocates nothing.
     pub fn apply(&self, s: &mut Settings) {
-        if let Some(v) = self.units {
-            s.units = v;
-        }
-        if let Some(v) = self.workload {
-            s.workload = v;
-        }
-        if let Some(v) = self.seed {
-            s.seed = v;
-        }
+        self.apply_set(s);
         s.world = self.world;
-        if let Some(v) = self.radius {
-            s.radius = v;
-        }
         s.cell_follows_radius = self.cell_size.is_none();
         s.cell_size = self.cell_size.unwrap_or(s.radius);
-        if let Some(v) = self.speed {
-            s.speed = v;
-        }
-        if let Some(v) = self.separation {
-            s.separation = v;
-        }
-        if let Some(v) = self.strategy {
-            s.strategy = v;
-        }
-        if let Some(v) = self.threads {
-            s.threads = v;
-        }
         if let Some(v) = self.kernel {
             s.kernel = v.or_scalar();
-        }
-        if let Some(v) = self.layout {
-            s.layout = v;
-        }
-        if let Some(v) = self.reorder {
-            s.reorder = v;
-        }
-        if let Some(v) = self.reorder_every {
-            s.reorder_every = v;
-        }
-        if let Some(v) = self.pass {
-            s.pass = v;
-        }
-        if let Some(v) = self.paused {
-            s.paused = v;
-        }
-    }
-
-    /// This scenario with every value `over` names put over its own (name
-    /// and description too, when `over` has them): a lesson step's settings
-    /// over the lesson's. Allocates the strings.
-    pub fn overlay(&self, over: &Scenario) -> Scenario {
-        Scenario {
-            name: if over.name.is_empty() {
-                self.name.clone()
-            } else {
-                over.name.clone()
-            },
-            description: if over.description.is_empty() {
-                self.description.clone()
-            } else {
-                over.description.clone()
-            },
-            units: over.units.or(self.units),
-            workload: over.workload.or(self.workload),
-            seed: over.seed.or(self.seed),
-            world: over.world.or(self.world),
-            radius: over.radius.or(self.radius),
-            cell_size: over.cell_size.or(self.cell_size),
-            speed: over.speed.or(self.speed),
-            separation: over.separation.or(self.separation),
-            strategy: over.strategy.or(self.strategy),
-            threads: over.threads.or(self.threads),
-            kernel: over.kernel.or(self.kernel),
-            layout: over.layout.or(self.layout),
-            reorder: over.reorder.or(self.reorder),
-            reorder_every: over.reorder_every.or(self.reorder_every),
-            pass: over.pass.or(self.pass),
-            paused: over.paused.or(self.paused),
-            view: ScenarioView {
-                color: over.view.color.or(self.view.color),
-                vertex_layout: over.view.vertex_layout.or(self.view.vertex_layout),
-                normal_bits: over.view.normal_bits.or(self.view.normal_bits),
-                mesh: over.view.mesh.or(self.view.mesh),
-                heatmap: over.view.heatmap.or(self.view.heatmap),
-            },
         }
     }
 
     /// `this CPU cannot run AVX-512; using Scalar` when the scenario names a
-    /// kernel this CPU or build lacks ([`Kernel::absent_reason`], the words
+    /// kernel this CPU or build lacks ([`crate::spatial::Kernel::absent_reason`], the words
     /// of `--kernel`'s note), else `None`.
     pub fn kernel_note(&self) -> Option<String> {
         let k = self.kernel?;

@@ -1,6 +1,9 @@
 //! The scenario files' tests: every field parsed, applied and overlaid, and every bad file answered in one line.
 
 use super::*;
+use crate::sim::{Layout, Pass, Reorder, Workload};
+use crate::spatial::{Kernel, Strategy};
+use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     Scenario::parse(text, "t.toml", "t")
