@@ -169,6 +169,18 @@ impl Ranged {
         format!("{} to {}{unit}", num(self.min), num(self.max))
     }
 
+    /// The range for a flag's help, digits grouped: `1 to 1,000,000`.
+    pub fn span_text(&self) -> String {
+        let grouped = |v: f64| {
+            if v.fract() == 0.0 && (0.0..1e19).contains(&v) {
+                crate::format::thousands(v as u64)
+            } else {
+                format!("{v}")
+            }
+        };
+        format!("{} to {}", grouped(self.min), grouped(self.max))
+    }
+
     /// What a file's value must be: `a whole number from 1 to 10000 frames`.
     pub fn expected(&self) -> String {
         let kind = if self.whole {
@@ -234,6 +246,22 @@ impl Ranged {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flags_range_groups_whole_numbers_and_keeps_fractions() {
+        let r = Ranged {
+            min: 0.5,
+            max: 1_000_000.0,
+            ..REORDER_EVERY
+        };
+        assert_eq!(r.span_text(), "0.5 to 1,000,000");
+        let r = Ranged {
+            min: 1.0,
+            max: 256.0,
+            ..REORDER_EVERY
+        };
+        assert_eq!(r.span_text(), "1 to 256");
+    }
 
     #[test]
     fn every_default_and_slider_lies_in_its_range() {

@@ -60,7 +60,7 @@ pub(crate) struct LessonArgs {
     /// Output: md (the texts and the table as Markdown), json (texts, rows with bench's keys and their rounds, sweeps, verdicts) or csv (the table, or a sweep lesson's curves; the texts go to stderr).
     #[arg(long, value_enum, default_value_t = TableFormat::Md)]
     pub(crate) format: TableFormat,
-    /// Cap every step's unit count (1 to 1,000,000), for a quick run.
+    #[arg(help = format!("Cap every step's unit count ({}), for a quick run.", schema::UNITS.span_text()))]
     #[arg(long = "max-units", value_name = "N", value_parser = parse_units)]
     pub(crate) max_units: Option<usize>,
     /// Counted frames per step and round instead of the lesson's (1 to 1,000).
@@ -113,7 +113,7 @@ pub(crate) enum TableFormat {
 
 #[derive(Args, Debug)]
 pub(crate) struct RenderBenchArgs {
-    /// Unit counts, comma-separated (each 1 to 1,000,000).
+    #[arg(help = format!("Unit counts, comma-separated (each {}).", schema::UNITS.span_text()))]
     #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 200_000], value_parser = parse_units)]
     pub(crate) units: Vec<usize>,
     /// Vertex layouts, comma-separated (compressed, uncompressed).
@@ -141,10 +141,10 @@ pub(crate) struct WindowArgs {
     /// Load a scenario: a built-in preset by name (battle, clustered, hotspot, sparse-huge-world, uniform) or a scenario file (TOML, e.g. my-class.toml); flags given next to it override its values.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) scenario: Option<PathBuf>,
-    /// World edge in world units, 1 to 1,000,000 (default: the standard density for the unit count, 16 neighbors per unit).
+    #[arg(help = format!("World edge in world units, {} (default: the standard density for the unit count, 16 neighbors per unit).", schema::WORLD.span_text()))]
     #[arg(long, value_name = "L", value_parser = parse_world)]
     pub(crate) world: Option<f32>,
-    /// Number of units (1 to 1,000,000).
+    #[arg(help = format!("Number of units ({}).", schema::UNITS.span_text()))]
     #[arg(long, default_value_t = schema::UNITS.default_whole() as usize, value_parser = parse_units)]
     pub(crate) units: usize,
     /// Query radius in world units (finite, > 0).
@@ -165,13 +165,13 @@ pub(crate) struct WindowArgs {
     /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM), simd128 (WebAssembly) or best (the widest this CPU supports, the default).
     #[arg(long, value_parser = parse_kernel)]
     pub(crate) kernel: Option<Kernel>,
-    /// Threads for the frame (move, rebuild, query, apply), 1 to 256.
+    #[arg(help = format!("Threads for the frame (move, rebuild, query, apply), {}.", schema::THREADS.span_text()))]
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     pub(crate) threads: usize,
     /// Memory order of the units: off, cells (row-major cell order), morton (Z-order of cells) or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only).
     #[arg(long, value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Reorder,
-    /// Frames between reorders (1 to 10,000).
+    #[arg(help = format!("Frames between reorders ({}).", schema::REORDER_EVERY.span_text()))]
     #[arg(long = "reorder-every", default_value_t = schema::REORDER_EVERY.default_whole() as u32, value_parser = parse_reorder_every)]
     pub(crate) reorder_every: u32,
     /// Open the memory view at start (key M): the cache lines one query touches.
@@ -232,13 +232,13 @@ pub(crate) struct BenchArgs {
     /// Take every engine setting a scenario file (TOML) names: units, workload, seed, world, radius, cell size, and strategy, kernel, threads, layout, reorder, reorder-every and pass (each replacing its list with one value); flags given next to it override them. Speed, separation, paused and the view values are the window's: steering stays as --separation says.
     #[arg(long, value_name = "FILE")]
     pub(crate) scenario: Option<PathBuf>,
-    /// World edge in world units, 1 to 1,000,000 (default: the standard density for each unit count).
+    #[arg(help = format!("World edge in world units, {} (default: the standard density for each unit count).", schema::WORLD.span_text()))]
     #[arg(long, value_name = "L", value_parser = parse_world)]
     pub(crate) world: Option<f32>,
     /// Query radius in world units (finite, > 0).
     #[arg(long, default_value_t = schema::RADIUS.default as f32, value_parser = parse_radius)]
     pub(crate) radius: f32,
-    /// Unit counts, comma-separated (each 1 to 1,000,000).
+    #[arg(help = format!("Unit counts, comma-separated (each {}).", schema::UNITS.span_text()))]
     #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
     pub(crate) units: Vec<usize>,
     /// Counted frames per combination and round (the median is reported).
@@ -268,7 +268,7 @@ pub(crate) struct BenchArgs {
     /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).
     #[arg(long, value_delimiter = ',', value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Vec<Reorder>,
-    /// Frames between reorders (1 to 10,000).
+    #[arg(help = format!("Frames between reorders ({}).", schema::REORDER_EVERY.span_text()))]
     #[arg(long = "reorder-every", default_value_t = schema::REORDER_EVERY.default_whole() as u32, value_parser = parse_reorder_every)]
     pub(crate) reorder_every: u32,
     /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
@@ -280,7 +280,7 @@ pub(crate) struct BenchArgs {
     /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
     #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
     pub(crate) cell_sizes: Vec<f32>,
-    /// Separation steering while timed, 0 to 5 (default 0: steering off, so clustered and hotspot keep their shape, as docs/workloads.md asks).
+    #[arg(help = format!("Separation steering while timed, {} (default 0: steering off, so clustered and hotspot keep their shape, as docs/workloads.md asks).", schema::SEPARATION.span_text()))]
     #[arg(long, default_value_t = 0.0, value_parser = parse_separation)]
     pub(crate) separation: f32,
     /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).

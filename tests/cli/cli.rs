@@ -115,6 +115,41 @@ fn help_exits_zero() {
     );
 }
 
+/// The flags' help quotes each numeric setting's range from the schema, so
+/// a range changed there cannot leave the help behind.
+#[test]
+fn help_quotes_the_schema_ranges() {
+    use spatial_query_lab::schema::{REORDER_EVERY, SEPARATION, THREADS, UNITS, WORLD};
+    let help = |args: &[&str]| {
+        let out = exe().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let window = help(&["--help"]);
+    for want in [
+        format!("Number of units ({})", UNITS.span_text()),
+        format!("World edge in world units, {}", WORLD.span_text()),
+        format!("query, apply), {}", THREADS.span_text()),
+        format!("Frames between reorders ({})", REORDER_EVERY.span_text()),
+    ] {
+        assert!(window.contains(&want), "--help lacks {want:?}:\n{window}");
+    }
+    let bench = help(&["bench", "--help"]);
+    for want in [
+        format!("Unit counts, comma-separated (each {})", UNITS.span_text()),
+        format!(
+            "Separation steering while timed, {}",
+            SEPARATION.span_text()
+        ),
+        format!("Frames between reorders ({})", REORDER_EVERY.span_text()),
+    ] {
+        assert!(
+            bench.contains(&want),
+            "bench --help lacks {want:?}:\n{bench}"
+        );
+    }
+}
+
 /// `bench --format json` prints one array of objects with the documented
 /// keys, and every combination finds the same number of neighbor pairs.
 #[test]
