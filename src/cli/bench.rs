@@ -205,12 +205,19 @@ fn run_rows(cfg: &BenchConfig) -> Vec<BenchRow> {
     })
 }
 
-/// The rows as stdout's text: the Markdown table or pretty JSON, with the
+/// The rows as stdout's text: the Markdown table with the machine it was
+/// measured on, or pretty JSON (each row names its machine), with the
 /// roofline table of the sorted-grid rows after the Markdown (on stderr
 /// beside JSON, which stays one document). Errors: JSON encoding's.
 fn render(rows: &[BenchRow], format: Format, roofline: bool) -> Result<String, serde_json::Error> {
     let mut text = match format {
-        Format::Markdown => bench::to_markdown(rows),
+        Format::Markdown => format!(
+            "{}
+Machine: {}
+",
+            bench::to_markdown(rows),
+            Machine::current().summary()
+        ),
         Format::Json => serde_json::to_string_pretty(rows)? + "\n",
     };
     if roofline {

@@ -303,6 +303,9 @@ fn bench_markdown_reports_speedups() {
         text.contains("the speedups are ratios, not verdicts"),
         "one round: {text}"
     );
+    // A saved table names the machine it was measured on.
+    let machine = spatial_query_lab::machine::Machine::current().summary();
+    assert!(text.contains(&format!("\nMachine: {machine}\n")), "{text}");
 }
 
 /// `bench ... 2>&1 | head -2`: the reader goes away after two lines; the
