@@ -282,7 +282,7 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
                         how += &format!("; {} frame(s) on the worker thread", m.worker_frames);
                     }
                     ui.add(egui::Label::new(how).wrap()).on_hover_text(format!(
-                        "{} units, {} neighbor pairs, {} results written, {} threads. Working set: the bytes of unit storage and index the query phase reads ({} units, {} index).",
+                        "{} units, {} neighbors found (each pair from both sides), {} results written, {} threads. Working set: the bytes of unit storage and index the query phase reads ({} units, {} index).",
                         thousands(m.settings.units as u64),
                         thousands(m.neighbors),
                         crate::format::bytes(m.result_bytes as usize),

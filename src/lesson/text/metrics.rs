@@ -51,7 +51,7 @@ pub const METRICS: [(&str, Kind, &str); 36] = [
     (
         "neighbors",
         Kind::Count,
-        "neighbor pairs found in the last counted frame",
+        "neighbors found in the last counted frame, summed over the units (each pair counted from both sides)",
     ),
     (
         "candidates",
