@@ -660,6 +660,12 @@ mod tests {
         assert!(md.contains("| SoA | 2.000 (1.980-2.020) |"), "{md}");
         assert!(md.contains("3.000 (2.970-3.030) (busy)"), "{md}");
         assert!(
+            md.contains(
+                "\"(busy)\": that row's slowest counted frame took more than 1.5x its fastest"
+            ),
+            "{md}"
+        );
+        assert!(
             md.contains("| 1.5x slower (1.47–1.53x) (measured apart) |"),
             "{md}"
         );

@@ -91,7 +91,7 @@ fn the_layouts_lesson_names_the_cache_and_the_unit_count_it_chose() {
     assert!(out.contains(&llc), "{out}");
     assert!(out.starts_with("# Data layouts"), "{out}");
     assert!(
-        out.contains("| row | step ms | move | rebuild | query | apply |"),
+        out.contains("| row | step ms | move ms | rebuild ms | query ms | apply ms |"),
         "the table ends it"
     );
 }

@@ -27,6 +27,9 @@ fn notes(c: &Comparison) -> String {
     } else {
         "\nMedians of one round's frames, with the fastest and slowest frame in brackets; one round gives a ratio, not a verdict.\n".to_string()
     };
+    if c.rows.iter().any(crate::measure::Measurement::is_noisy) {
+        s += &format!("\"(busy)\": that row's slowest counted frame took more than {}x its fastest; something else was using the machine, so its times are less certain.\n", crate::measure::spread::BUSY_SPREAD);
+    }
     if !c.all_interleaved() {
         s += "Rows marked \"measured apart\" were measured at different times, not in interleaved rounds: \"Measure all\" measures every row again together.\n";
     }
@@ -54,7 +57,7 @@ impl Comparison {
         if !self.rows.is_empty() {
             s += &format!("Every row: {}.\n\n", self.common());
         }
-        s += "| row | step ms | move | rebuild | query | apply | tested per hit | query reads | results | rounds x frames | vs baseline |\n";
+        s += "| row | step ms | move ms | rebuild ms | query ms | apply ms | tested per hit | query reads | results | rounds x frames | vs baseline |\n";
         s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n";
         for (i, r) in self.rows.iter().enumerate() {
             let sh = r.shown();
