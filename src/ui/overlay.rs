@@ -303,8 +303,13 @@ impl Overlay {
                 self.sections(ui, settings, view, stats, act);
             };
             self.content_height = if scroll {
+                // A solid bar, always drawn, so that a panel taller than
+                // the screen shows that it scrolls (egui's floating bars
+                // appear only under the pointer).
+                ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
                 egui::ScrollArea::vertical()
                     .max_height(limit)
+                    .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
                     .show(ui, |ui| body(ui))
                     .content_size
                     .y
