@@ -39,6 +39,21 @@ impl Source<'_> {
         )
     }
 
+    /// The value `parse` gives for the text of field `name` (`None` when
+    /// the file leaves it out); a text it does not know is the one-line
+    /// error quoting it.
+    fn by_name<T, K: Kind<T>>(
+        &self,
+        name: &str,
+        v: &Option<Spanned<String>>,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, ScenarioError> {
+        let Some(v) = v else { return Ok(None) };
+        parse(v.get_ref())
+            .map(Some)
+            .ok_or_else(|| self.must_be::<T, K>(name, v.span(), format!("\"{}\"", v.get_ref())))
+    }
+
     /// The one-line error of numeric field `name` at `span` outside its
     /// range: `must be 1 to 1000000 units, got GOT`.
     fn out_of_range(&self, name: &str, span: Range<usize>, got: String) -> ScenarioError {
@@ -153,10 +168,7 @@ impl<T: Named> Kind<T> for Name {
         name: &str,
         v: &Option<Spanned<String>>,
     ) -> Result<Option<T>, ScenarioError> {
-        let Some(v) = v else { return Ok(None) };
-        T::parse(v.get_ref())
-            .map(Some)
-            .ok_or_else(|| src.must_be::<T, Self>(name, v.span(), format!("\"{}\"", v.get_ref())))
+        src.by_name::<T, Self>(name, v, T::parse)
     }
 
     fn expected(_: &str) -> String {
@@ -172,12 +184,7 @@ impl Kind<Kernel> for KernelName {
         name: &str,
         v: &Option<Spanned<String>>,
     ) -> Result<Option<Kernel>, ScenarioError> {
-        let Some(v) = v else { return Ok(None) };
-        Kernel::from_key_or_best(v.get_ref())
-            .map(Some)
-            .ok_or_else(|| {
-                src.must_be::<Kernel, Self>(name, v.span(), format!("\"{}\"", v.get_ref()))
-            })
+        src.by_name::<Kernel, Self>(name, v, Kernel::from_key_or_best)
     }
 
     fn expected(_: &str) -> String {
