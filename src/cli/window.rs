@@ -9,40 +9,29 @@ use clap::ArgMatches;
 
 use spatial_query_lab::app::{self, AppOptions};
 use spatial_query_lab::lesson::Lesson;
-use spatial_query_lab::scenario::{Scenario, ScenarioView, FIELDS};
+use spatial_query_lab::scenario::{Given, Scenario, ScenarioView};
 use spatial_query_lab::sim::Settings;
 
 use super::display::{one_line_window_errors, require_display, window_opened};
 use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
 
-/// The window's setting flags given on the command line, as a scenario:
-/// each given flag's value, `None` for every flag left at its default (a
-/// flag without a default is `None` unless given). Allocates nothing.
-fn given_flags(w: &WindowArgs, m: &ArgMatches) -> Scenario {
-    let g = |id: &str| given(m, id);
-    Scenario {
-        units: g("units").then_some(w.units),
-        workload: g("workload").then_some(w.workload),
-        seed: g("seed").then_some(w.seed),
-        world: w.world,
-        radius: g("radius").then_some(w.radius),
-        cell_size: w.cell_size,
-        strategy: g("strategy").then_some(w.strategy),
-        threads: g("threads").then_some(w.threads),
-        kernel: w.kernel,
-        layout: g("layout").then_some(w.layout),
-        reorder: g("reorder").then_some(w.reorder),
-        reorder_every: g("reorder_every").then_some(w.reorder_every),
-        pass: g("pass").then_some(w.pass),
-        paused: g("paused").then_some(w.paused),
-        view: ScenarioView {
-            color: g("color").then_some(w.color),
-            vertex_layout: g("vertex_layout").then_some(w.vertex_layout),
-            normal_bits: g("normal_bits").then_some(w.normal_bits),
-            mesh: g("mesh").then_some(w.mesh),
-            heatmap: g("heatmap").then_some(w.heatmap),
-        },
-        ..Scenario::default()
+/// The window's setting flags given on the command line, as a scenario
+/// ([`Scenario::from_given`]): each given flag's value, `None` for every
+/// field whose flag is left at its default or that has no window flag.
+/// Allocates nothing.
+fn given_flags(m: &ArgMatches) -> Scenario {
+    Scenario::from_given(&GivenFlags(m))
+}
+
+/// The flags given on a command line, read by the scenario field they
+/// share their id with (clap's id is the field's name, `_` between words).
+struct GivenFlags<'a>(&'a ArgMatches);
+
+impl Given for GivenFlags<'_> {
+    fn value<T: Clone + Send + Sync + 'static>(&self, name: &str) -> Option<T> {
+        given(self.0, name)
+            .then(|| self.0.try_get_one::<T>(name).ok().flatten().cloned())
+            .flatten()
     }
 }
 
@@ -59,11 +48,11 @@ fn merge(file: &Scenario, flags: &Scenario) -> (Settings, ScenarioView) {
 }
 
 /// The `--flag` spellings of the scenario fields given as flags, in the
-/// file's field order ([`FIELDS`]; a field without a flag is never given).
+/// file's field order ([`Scenario::named`]).
 fn given_scenario_flags(m: &ArgMatches) -> Vec<String> {
-    FIELDS
+    given_flags(m)
+        .named()
         .iter()
-        .filter(|id| given(m, id))
         .map(|id| format!("--{}", id.replace('_', "-")))
         .collect()
 }
@@ -196,7 +185,7 @@ fn start_settings(
     w: &mut WindowArgs,
     m: &ArgMatches,
 ) -> Result<(Settings, Option<(PathBuf, Scenario)>), ExitCode> {
-    let flags = given_flags(w, m);
+    let flags = given_flags(m);
     let Some(path) = w.scenario.clone() else {
         return Ok((merge(&Scenario::default(), &flags).0, None));
     };
@@ -432,12 +421,11 @@ mod tests {
         assert_eq!(fit_framebuffer((32767, 1)), (32767, 1));
     }
 
-    /// The window's flags and their matches for `args` (after the program name).
-    fn flags(args: &[&str]) -> (WindowArgs, ArgMatches) {
-        use clap::{CommandFactory, FromArgMatches};
+    /// The command line's matches for `args` (after the program name).
+    fn flags(args: &[&str]) -> ArgMatches {
+        use clap::CommandFactory;
         let argv = std::iter::once("spatial-query-lab").chain(args.iter().copied());
-        let m = crate::cli::Cli::command().get_matches_from(argv);
-        (crate::cli::Cli::from_arg_matches(&m).unwrap().window, m)
+        crate::cli::Cli::command().get_matches_from(argv)
     }
 
     /// A scenario naming units, radius, strategy and a view value.
@@ -456,8 +444,8 @@ mod tests {
 
     #[test]
     fn flags_given_override_the_file_and_the_file_overrides_the_defaults() {
-        let (w, m) = flags(&["--units", "7000", "--cell-size", "4"]);
-        let (s, view) = merge(&file(), &given_flags(&w, &m));
+        let m = flags(&["--units", "7000", "--cell-size", "4"]);
+        let (s, view) = merge(&file(), &given_flags(&m));
         assert_eq!(s.units, 7_000, "a given flag beats the file");
         assert_eq!(s.radius, 3.0, "the file beats the default");
         assert_eq!(s.strategy, spatial_query_lab::spatial::Strategy::Naive);
@@ -470,8 +458,8 @@ mod tests {
 
     #[test]
     fn flags_left_at_their_defaults_do_not_override_the_file() {
-        let (w, m) = flags(&["--units", "1000", "--strategy", "grid"]);
-        let fl = given_flags(&w, &m);
+        let m = flags(&["--units", "1000", "--strategy", "grid"]);
+        let fl = given_flags(&m);
         assert_eq!(fl.radius, None, "--radius was not given");
         let (s, _) = merge(&file(), &fl);
         assert_eq!((s.units, s.radius), (1_000, 3.0));
@@ -481,8 +469,8 @@ mod tests {
 
     #[test]
     fn a_radius_flag_moves_a_following_cell_but_not_a_named_one() {
-        let (w, m) = flags(&["--radius", "6"]);
-        let (s, _) = merge(&file(), &given_flags(&w, &m));
+        let m = flags(&["--radius", "6"]);
+        let (s, _) = merge(&file(), &given_flags(&m));
         assert_eq!(
             (s.radius, s.cell_size, s.cell_follows_radius),
             (6.0, 6.0, true)
@@ -491,7 +479,7 @@ mod tests {
             cell_size: Some(4.0),
             ..file()
         };
-        let (s, _) = merge(&named, &given_flags(&w, &m));
+        let (s, _) = merge(&named, &given_flags(&m));
         assert_eq!(
             (s.radius, s.cell_size, s.cell_follows_radius),
             (6.0, 4.0, false)
@@ -500,9 +488,72 @@ mod tests {
 
     #[test]
     fn no_file_and_no_flags_start_from_the_defaults() {
-        let (w, m) = flags(&[]);
-        let (s, view) = merge(&Scenario::default(), &given_flags(&w, &m));
+        let m = flags(&[]);
+        let (s, view) = merge(&Scenario::default(), &given_flags(&m));
         assert_eq!(s, Settings::default());
         assert_eq!(view, ScenarioView::default());
+    }
+
+    #[test]
+    fn every_scenario_field_but_the_steering_has_a_window_flag_of_its_type() {
+        let m = flags(&[
+            "--units",
+            "500",
+            "--workload",
+            "battle",
+            "--seed",
+            "3",
+            "--world",
+            "90",
+            "--radius",
+            "2",
+            "--cell-size",
+            "3",
+            "--strategy",
+            "naive",
+            "--threads",
+            "2",
+            "--kernel",
+            "scalar",
+            "--layout",
+            "aos",
+            "--reorder",
+            "off",
+            "--reorder-every",
+            "9",
+            "--pass",
+            "collect",
+            "--paused",
+            "--color",
+            "neighbor-heat",
+            "--vertex-layout",
+            "uncompressed",
+            "--normal-bits",
+            "8",
+            "--mesh",
+            "infantry",
+            "--heatmap",
+        ]);
+        let without_flag = ["name", "description", "speed", "separation"];
+        let want: Vec<&str> = spatial_query_lab::scenario::FIELDS
+            .into_iter()
+            .filter(|f| !without_flag.contains(f))
+            .collect();
+        assert_eq!(
+            given_flags(&m).named(),
+            want,
+            "a field's flag is missing or of another type"
+        );
+        let fl = given_flags(&m);
+        assert_eq!(
+            (fl.units, fl.world, fl.reorder_every),
+            (Some(500), Some(90.0), Some(9))
+        );
+        assert_eq!(fl.kernel, Some(spatial_query_lab::spatial::Kernel::Scalar));
+        assert_eq!(
+            fl.view.normal_bits,
+            Some(spatial_query_lab::view::NormalPrecision::Oct8)
+        );
+        assert_eq!((fl.paused, fl.view.heatmap), (Some(true), Some(true)));
     }
 }

@@ -5,7 +5,8 @@
 //! [`Settings`] as it is (`set`) or by a rule of its own (`own`). The
 //! [`Scenario`] and [`ScenarioView`] types, the TOML form [`Raw`],
 //! [`FIELDS`], the messages' "must be ..." texts, the reading and checking
-//! of a file's values and [`Scenario::overlay`] all come from this list, so
+//! of a file's values, [`Scenario::from_given`] (the flags given) and
+//! [`Scenario::overlay`] all come from this list, so
 //! a new field is one line here (plus a [`crate::schema`] entry when it is
 //! numeric) and its use.
 
@@ -17,6 +18,16 @@ use super::ScenarioError;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy};
 use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+
+/// Values given for scenario fields by name, outside a file: the command
+/// line's given flags. The field list asks for each field's value as its
+/// own type ([`Scenario::from_given`]), so a source need not name them.
+pub trait Given {
+    /// The value given for field `name` (the file's key, `_` between
+    /// words), as a `T`; `None` when none is given, or when what is given
+    /// is not a `T`.
+    fn value<T: Clone + Send + Sync + 'static>(&self, name: &str) -> Option<T>;
+}
 
 /// Writes the scenario types and their field-wise code from the one list
 /// of fields below (see the module's documentation).
@@ -79,6 +90,28 @@ macro_rules! scenario_fields {
         }
 
         impl Scenario {
+            /// The values `given` has for the fields, each read as its
+            /// field's type; `None` for every field it does not give. Name
+            /// and description stay empty. Allocates nothing.
+            pub fn from_given(given: &impl Given) -> Scenario {
+                Scenario {
+                    $( $ef: given.value::<$et>(stringify!($ef)), )*
+                    view: ScenarioView {
+                        $( $vf: given.value::<$vt>(stringify!($vf)), )*
+                    },
+                    ..Scenario::default()
+                }
+            }
+
+            /// The fields this scenario sets (`Some`), in [`FIELDS`]' order;
+            /// name and description are not among them. Allocates the list.
+            pub fn named(&self) -> Vec<&'static str> {
+                let mut out = Vec::new();
+                $( if self.$ef.is_some() { out.push(stringify!($ef)); } )*
+                $( if self.view.$vf.is_some() { out.push(stringify!($vf)); } )*
+                out
+            }
+
             /// The checked values of `raw`, read from `src`, in the list's
             /// order; named `stem` when the file has no name.
             ///

@@ -27,7 +27,7 @@ mod fields;
 mod kind;
 
 pub(crate) use fields::Raw;
-pub use fields::{Scenario, ScenarioView, FIELDS};
+pub use fields::{Given, Scenario, ScenarioView, FIELDS};
 use kind::Source;
 
 use std::fmt;
