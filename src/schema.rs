@@ -200,8 +200,9 @@ impl Ranged {
     /// (at least 1) to `max`.
     ///
     /// # Errors
-    /// `expected a whole number of UNIT` when it is not one, `must be
-    /// between MIN and MAX` when it is outside the range.
+    /// `expected a whole number of UNIT` when it is not one, `must be MIN
+    /// to MAX` (digits grouped, as the flag's help says) when it is outside
+    /// the range.
     pub fn parse_count(&self, s: &str) -> Result<u64, String> {
         let v: i128 = s
             .trim()
@@ -209,11 +210,7 @@ impl Ranged {
             .parse()
             .map_err(|_| format!("expected a whole number of {}", self.unit))?;
         if v < self.min as i128 || v > self.max as i128 {
-            return Err(format!(
-                "must be between {} and {}",
-                num(self.min),
-                num(self.max)
-            ));
+            return Err(format!("must be {}", self.span_text()));
         }
         Ok(v as u64)
     }
@@ -221,7 +218,8 @@ impl Ranged {
     /// A flag's number within the range.
     ///
     /// # Errors
-    /// `expected a number`, or `must be between MIN and MAX UNIT, got V`.
+    /// `expected a number`, or `must be MIN to MAX UNIT, got V` (digits
+    /// grouped, as the flag's help says).
     pub fn parse_number(&self, s: &str) -> Result<f32, String> {
         let v = s
             .trim()
@@ -235,11 +233,7 @@ impl Ranged {
         } else {
             format!(" {}", self.unit)
         };
-        Err(format!(
-            "must be between {} and {}{unit}, got {v}",
-            num(self.min),
-            num(self.max)
-        ))
+        Err(format!("must be {}{unit}, got {v}", self.span_text()))
     }
 }
 
@@ -296,7 +290,7 @@ mod tests {
         assert_eq!(REORDER_EVERY.parse_count("16"), Ok(16));
         assert_eq!(
             REORDER_EVERY.parse_count("10001"),
-            Err("must be between 1 and 10000".to_string())
+            Err("must be 1 to 10,000".to_string())
         );
         assert_eq!(
             THREADS.parse_count("x"),
@@ -304,11 +298,11 @@ mod tests {
         );
         assert_eq!(
             WORLD.parse_number("0.5"),
-            Err("must be between 1 and 1000000 world units, got 0.5".to_string())
+            Err("must be 1 to 1,000,000 world units, got 0.5".to_string())
         );
         assert_eq!(
             SEPARATION.parse_number("6"),
-            Err("must be between 0 and 5, got 6".to_string())
+            Err("must be 0 to 5, got 6".to_string())
         );
         assert!(!UNITS.allows(2.5));
     }

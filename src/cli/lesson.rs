@@ -1,7 +1,7 @@
 //! `spatial-query-lab lesson [NAME|FILE]`: a lesson run headless through
-//! the measurement engine (each step on a fresh simulation, as `bench`),
-//! printing each step's text with this machine's numbers as soon as the
-//! step is measured, then the lesson's table.
+//! the measurement engine (each step on a fresh simulation, as `bench`,
+//! the steps in interleaved rounds), then each step's text with this
+//! machine's numbers, the lesson's table and, with `--chart`, its chart.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -30,12 +30,14 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
     if let Err(code) = print_steps(&run, a.format == TableFormat::Md, machine) {
         return code;
     }
-    if let Some(path) = &a.chart {
-        if let Err(code) = write_lesson_chart(&run, machine, &a, path) {
-            return code;
-        }
+    // The table comes first: a chart that fails to write loses no numbers.
+    let code = print_table(&run, a.format, machine);
+    match &a.chart {
+        Some(path) if code == ExitCode::SUCCESS => write_lesson_chart(&run, machine, &a, path)
+            .err()
+            .unwrap_or(code),
+        _ => code,
     }
-    print_table(&run, a.format, machine)
 }
 
 /// Prints the bundled lessons in teaching order, one line each, and how to
@@ -197,8 +199,12 @@ fn print_table(run: &LessonRun, format: TableFormat, machine: &Machine) -> ExitC
     ExitCode::SUCCESS
 }
 
-/// Checks that `path` names an SVG or PNG file in a folder that exists.
+/// Checks that `path` names an SVG or PNG file (not a folder) in a folder
+/// that exists.
 fn chart_path_ok(path: &std::path::Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("{}: is a folder, not a file", path.display()));
+    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())

@@ -57,7 +57,7 @@ pub(crate) struct LessonArgs {
     /// A bundled lesson (algorithms, simd, layouts, memory-order, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml).
     #[arg(value_name = "NAME|FILE")]
     pub(crate) lesson: Option<String>,
-    /// Output: md (the texts and the table as Markdown), json (texts, rows with bench's keys and their rounds, sweeps, verdicts) or csv (the table, or a sweep lesson's curves; the texts go to stderr).
+    /// Output on stdout: md (the texts and the table as Markdown), json (texts, rows with bench's keys and their rounds, sweeps, verdicts) or csv (the table, or a sweep lesson's curves). With json and csv the texts are also printed plain on stderr; progress always goes to stderr.
     #[arg(long, value_enum, default_value_t = TableFormat::Md)]
     pub(crate) format: TableFormat,
     #[arg(help = format!("Cap every step's unit count ({}), for a quick run.", schema::UNITS.span_text()))]

@@ -15,7 +15,10 @@ pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> 
         .parse()
         .map_err(|_| format!("expected a whole number of {what}"))?;
     if v < 1 || v > max as i128 {
-        return Err(format!("must be between 1 and {max}"));
+        return Err(format!(
+            "must be 1 to {}",
+            spatial_query_lab::format::thousands(max)
+        ));
     }
     Ok(v as u64)
 }

@@ -54,12 +54,13 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
 }
 
 /// The end of the Markdown document: the filled conclusion and the table
-/// (the compare panel's, [`crate::measure::compare::Comparison::to_markdown`]).
+/// (the compare panel's, [`crate::measure::compare::Comparison::table_markdown`];
+/// the machine is named once, in [`markdown_head`]).
 pub fn markdown_tail(run: &LessonRun, machine: &Machine) -> String {
     format!(
         "## What it showed\n\n{}\n\nThe table compares whole steps (\"vs baseline\": the first step's, a verdict from the rounds); every phase has its rounds' range; the texts quote the phase they name.\n\n{}",
         plain(&run.conclusion()),
-        run.comparison().to_markdown(machine)
+        run.comparison().table_markdown(machine)
     )
 }
 

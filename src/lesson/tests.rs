@@ -342,4 +342,9 @@ fn user_text_does_not_break_the_markdown() {
     let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
     assert!(table.len() >= 4, "{md}");
     assert!(table.iter().all(|l| cells(l) == cells(table[0])), "{md}");
+    assert_eq!(
+        md.matches("Measured on ").count(),
+        1,
+        "the machine once: {md}"
+    );
 }

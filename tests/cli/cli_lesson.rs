@@ -145,3 +145,45 @@ fn a_teachers_file_runs_and_a_bad_one_is_one_line() {
     assert!(err.starts_with("error: --lesson: "), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A `--chart` path that cannot be written (wrong extension, a missing
+/// folder, a folder itself) is one line and exit 2 before any measuring;
+/// a good one is written after the table, which is printed in full.
+#[test]
+fn a_chart_path_is_checked_before_measuring_and_written_after_the_table() {
+    let dir = std::env::temp_dir().join(format!("sql-cli-chart-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("a-folder.svg")).unwrap();
+    let cases = [
+        (
+            dir.join("chart.txt"),
+            "the chart is written as FILE.svg or FILE.png",
+        ),
+        (dir.join("missing/chart.svg"), "does not exist"),
+        (dir.join("a-folder.svg"), "is a folder, not a file"),
+    ];
+    for (path, says) in cases {
+        let (code, out, err) = run(&["lesson", "simd", "--chart", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--chart") && err.contains(says), "{err}");
+    }
+    let good = dir.join("simd.svg");
+    let (code, out, err) = run(&[
+        "lesson",
+        "simd",
+        "--max-units",
+        "1000",
+        "--frames",
+        "1",
+        "--rounds",
+        "1",
+        "--chart",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("| Scalar kernel |"), "{out}");
+    assert!(std::fs::read_to_string(&good).unwrap().starts_with("<svg"));
+    assert!(err.contains("chart written to"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

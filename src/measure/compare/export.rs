@@ -53,7 +53,13 @@ impl Comparison {
     /// tables of cell / r against query ms with their range and candidates
     /// per neighbor.
     pub fn to_markdown(&self, machine: &Machine) -> String {
-        let mut s = format!("Measured on {}.\n\n", machine.summary());
+        format!("Measured on {}.\n\n", machine.summary()) + &self.table_markdown(machine)
+    }
+
+    /// [`Self::to_markdown`] without its first line (the machine), for a
+    /// document that names the machine in its own heading.
+    pub fn table_markdown(&self, machine: &Machine) -> String {
+        let mut s = String::new();
         if !self.rows.is_empty() {
             s += &format!("Every row: {}.\n\n", self.common());
         }
