@@ -53,9 +53,10 @@ pub fn all() -> Result<Vec<Lesson>, LessonError> {
     names().map(|n| get(n).expect("listed")).collect()
 }
 
-/// The lesson `which` names: a lesson file when it ends in `.toml`,
-/// holds a `/` or names an existing file ([`Lesson::load`]); else the
-/// bundled lesson of that name.
+/// The lesson `which` names: a lesson file ([`Lesson::load`]) when it
+/// ends in `.toml`, holds a path separator, or names an existing file
+/// whose name is no bundled lesson's (a bare bundled name is the bundled
+/// lesson; `./NAME` is the file); else the bundled lesson of that name.
 ///
 /// # Errors
 /// One line: the file's error, or that no bundled lesson has that name
@@ -63,7 +64,7 @@ pub fn all() -> Result<Vec<Lesson>, LessonError> {
 pub fn resolve(which: &str) -> Result<Lesson, String> {
     let names = || names().collect::<Vec<&str>>().join(", ");
     let path = std::path::Path::new(which);
-    let looks_like_file = which.ends_with(".toml") || which.contains('/');
+    let looks_like_file = which.ends_with(".toml") || which.contains(['/', '\\']);
     if crate::browser::IN_BROWSER {
         // No file system: name the bundled lessons instead of the OS error.
         return match get(which) {
@@ -75,7 +76,7 @@ pub fn resolve(which: &str) -> Result<Lesson, String> {
             None => Err(format!("no bundled lesson \"{which}\"; one of {}", names())),
         };
     }
-    if looks_like_file || path.is_file() {
+    if looks_like_file || (path.is_file() && !LESSONS.iter().any(|l| l.0 == which)) {
         return Lesson::load(path).map_err(|e| e.to_string());
     }
     match get(which) {

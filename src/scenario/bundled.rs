@@ -50,11 +50,12 @@ pub fn get(name: &str) -> Option<Result<Scenario, ScenarioError>> {
 }
 
 /// Whether `which` names a file rather than a preset: it ends in `.toml`,
-/// holds a path separator, or is an existing file.
+/// holds a path separator, or is an existing file whose name is no
+/// preset's (a bare preset name is the preset; `./NAME` is the file).
 pub fn is_file(which: &Path) -> bool {
     which.extension().is_some_and(|e| e == "toml")
         || which.components().count() > 1
-        || which.is_file()
+        || (which.is_file() && !names().any(|n| *which == *n))
 }
 
 /// The scenario `which` names: a scenario file ([`Scenario::load`]) when

@@ -187,3 +187,62 @@ fn a_chart_path_is_checked_before_measuring_and_written_after_the_table() {
     assert!(err.contains("chart written to"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file in the working folder named like a bundled lesson (or a
+/// preset scenario) does not shadow it: the bare name runs the bundled lesson, `./NAME` reads the
+/// file (here, its one-line error).
+#[test]
+fn a_bare_bundled_name_beats_a_file_of_that_name() {
+    let dir = std::env::temp_dir().join(format!("sql-cli-shadow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("simd"), "not a lesson\n").unwrap();
+    std::fs::write(dir.join("battle"), "not a scenario\n").unwrap();
+    let preset = exe()
+        .current_dir(&dir)
+        .args([
+            "bench",
+            "--scenario",
+            "battle",
+            "--units",
+            "500",
+            "--frames",
+            "1",
+        ])
+        .args([
+            "--strategies",
+            "grid",
+            "--kernels",
+            "scalar",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&preset.stderr);
+    assert!(
+        preset.status.success() && err.contains("scenario battle"),
+        "{err}"
+    );
+    let quick = ["--max-units", "1000", "--frames", "1", "--rounds", "1"];
+    let bare = exe()
+        .current_dir(&dir)
+        .args(["lesson", "simd"])
+        .args(quick)
+        .output()
+        .unwrap();
+    assert!(
+        bare.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bare.stderr)
+    );
+    assert!(String::from_utf8_lossy(&bare.stdout).contains("| Scalar kernel |"));
+    let file = exe()
+        .current_dir(&dir)
+        .args(["lesson", "./simd"])
+        .output()
+        .unwrap();
+    assert_eq!(file.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&file.stderr);
+    assert!(err.starts_with("error: lesson: ./simd:1:"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
