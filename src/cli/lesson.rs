@@ -97,7 +97,7 @@ fn start(lesson: Lesson, a: &LessonArgs, machine: &Machine) -> LessonRun {
         run.rounds(),
         run.spec().frames,
         if run.row_steps().len() < run.len() {
-            "; sweep steps measure 13 cell sizes the same way"
+            "; each sweep step after them, its 13 cell sizes in interleaved rounds of its own"
         } else {
             ""
         }

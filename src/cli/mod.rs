@@ -66,7 +66,7 @@ pub(crate) struct LessonArgs {
     /// Counted frames per step and round instead of the lesson's (1 to 1,000).
     #[arg(long, value_name = "N", value_parser = parse_lesson_frames)]
     pub(crate) frames: Option<usize>,
-    /// Rounds instead of the lesson's (1 to 50; default 5): every step once per round, the steps in turn, so each comparison its texts state is a verdict from interleaved rounds (--repeats is the same flag).
+    /// Rounds instead of the lesson's (1 to 50; default 5): every step once per round, the steps in turn, so each comparison its texts state is a verdict from interleaved rounds; a sweep step runs after them, its cell sizes in turn (--repeats is the same flag).
     #[arg(long, alias = "repeats", value_name = "R", value_parser = parse_rounds)]
     pub(crate) rounds: Option<usize>,
     /// Also write the lesson's chart to FILE.svg or FILE.png (1920x1080): its steps' bars with their rounds' range, or its sweeps' curves; titled, with the machine, date and settings in the caption.

@@ -671,7 +671,8 @@ mod tests {
         );
         assert!(md.contains("| 5 x 3 |"), "rounds x frames: {md}");
         assert!(
-            md.contains("\"Measure all\" measures every row again together"),
+            md.contains("\"Measure all\" measures every row again together")
+                && md.contains("not measured in the baseline's interleaved rounds"),
             "{md}"
         );
         let csv = c.to_csv();

@@ -31,7 +31,7 @@ fn notes(c: &Comparison) -> String {
         s += &format!("\"(busy)\": that row's slowest counted frame took more than {}x its fastest; something else was using the machine, so its times are less certain.\n", crate::measure::spread::BUSY_SPREAD);
     }
     if !c.all_interleaved() {
-        s += "Rows marked \"measured apart\" were measured at different times, not in interleaved rounds: \"Measure all\" measures every row again together.\n";
+        s += "Rows marked \"measured apart\" were not measured in the baseline's interleaved rounds (a lesson's sweep runs on its own, after its other steps), so they do not share the machine's drift; in the window, the compare panel's \"Measure all\" measures every row again together.\n";
     }
     for (i, m) in c.rows.iter().enumerate() {
         if let Some(cut) = m.cut_note() {
