@@ -49,6 +49,10 @@ pub struct Cache {
     pub bytes: u64,
     /// Logical CPUs sharing it (CPU 0 included); 0 if unknown.
     pub shared_by: usize,
+    /// Lines per set (associativity); 0 if unknown.
+    pub ways: usize,
+    /// Line size, bytes; 0 if unknown.
+    pub line: usize,
 }
 
 /// This machine's CPU and caches: what `bench` names on its first line and
@@ -120,11 +124,12 @@ impl Machine {
 
     /// The machine described by a Linux sysfs cache directory
     /// (`/sys/devices/system/cpu/cpu0/cache`: one `index<N>` directory per
-    /// cache with `level`, `type`, `size` such as `32K` and
-    /// `shared_cpu_list` such as `0-1`), the text of `/proc/cpuinfo` and a
-    /// core count. A missing directory gives no caches; an index whose
-    /// level, type or size is missing or malformed is left out (a malformed
-    /// `shared_cpu_list` gives `shared_by` 0). Reads the files; allocates
+    /// cache with `level`, `type`, `size` such as `32K`,
+    /// `shared_cpu_list` such as `0-1`, `ways_of_associativity` and
+    /// `coherency_line_size`), the text of `/proc/cpuinfo` and a core
+    /// count. A missing directory gives no caches; an index whose level,
+    /// type or size is missing or malformed is left out (a malformed
+    /// `shared_cpu_list`, ways or line size gives 0 for it). Reads the files; allocates
     /// the result. Never panics.
     pub fn read_from(sysfs_cpu0_cache: &Path, cpuinfo: &str, cores: usize) -> Machine {
         let mut dirs: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir(sysfs_cpu0_cache)
@@ -151,6 +156,12 @@ impl Machine {
                     kind: CacheKind::parse(&read(d, "type")?)?,
                     bytes: parse_size(&read(d, "size")?)?,
                     shared_by: read(d, "shared_cpu_list").map_or(0, |t| count_cpu_list(&t)),
+                    ways: read(d, "ways_of_associativity")
+                        .and_then(|t| t.trim().parse().ok())
+                        .unwrap_or(0),
+                    line: read(d, "coherency_line_size")
+                        .and_then(|t| t.trim().parse().ok())
+                        .unwrap_or(0),
                 })
             })
             .collect();
@@ -182,6 +193,8 @@ impl Machine {
                     },
                     bytes,
                     shared_by: 0,
+                    ways: 0,
+                    line: 0,
                 })
             })
             .collect();
@@ -401,6 +414,8 @@ mod tests {
                 [Some("3"), Some("Unified"), Some("32768K"), Some("0-1")],
             ],
         );
+        std::fs::write(dir.join("index3/ways_of_associativity"), "16\n").unwrap();
+        std::fs::write(dir.join("index3/coherency_line_size"), "64\n").unwrap();
         let m = Machine::read_from(&dir, EPYC_CPUINFO, 2);
         let _ = std::fs::remove_dir_all(&dir);
         m
@@ -445,7 +460,9 @@ mod tests {
                 level: 3,
                 kind: CacheKind::Unified,
                 bytes: 32 << 20,
-                shared_by: 2
+                shared_by: 2,
+                ways: 16,
+                line: 64,
             }
         );
         assert_eq!(m.caches[1].kind, CacheKind::Instruction);
@@ -547,7 +564,9 @@ mod tests {
                 level: 1,
                 kind: CacheKind::Data,
                 bytes: 32 << 10,
-                shared_by: 0
+                shared_by: 0,
+                ways: 0,
+                line: 0,
             }]
         );
         assert_eq!(m.summary(), "unknown CPU, 2 cores, L1d 32 KiB");

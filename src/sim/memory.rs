@@ -7,6 +7,9 @@ use super::layout::Region;
 use super::Simulation;
 use crate::spatial::Query;
 
+pub mod address_map;
+pub mod cache_model;
+pub mod modeled;
 mod working_set;
 pub use working_set::{working_set, WorkingSet};
 

@@ -44,6 +44,11 @@ pub struct Objects<T> {
     pub units: Vec<T>,
     /// Allocations interleaved with boxed units to scatter them (never read).
     pub(crate) _interleaved: Vec<Box<[u8]>>,
+    /// Each boxed object's address as allocated and its chunk's offset in
+    /// a model heap that packs the allocations in their order (the cache
+    /// model's placement, `crate::sim::memory::address_map`), sorted by
+    /// address; empty for objects held in place.
+    pub heap_plan: Vec<(usize, u64)>,
 }
 
 /// One contiguous `Vec` of the 328-byte unit structs.
@@ -57,6 +62,7 @@ impl Aos {
                 .map(|i| UnitObject::new(units.get(i)))
                 .collect(),
             _interleaved: Vec::new(),
+            heap_plan: Vec::new(),
         }
     }
 }

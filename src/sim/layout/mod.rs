@@ -18,7 +18,7 @@ pub mod hot_cold;
 pub mod soa;
 
 pub use aos::{Aos, ObjectSlot, Objects};
-pub use aos_pointers::AosPointers;
+pub use aos_pointers::{malloc_chunk, AosPointers};
 pub use hot_cold::HotCold;
 pub use soa::Units;
 
