@@ -10,7 +10,9 @@ use crate::format::{length, thousands};
 use crate::measure::run::run_fresh;
 use crate::measure::{Estimate, Guards, Measurement, Outcome, Plan, Predictor, Spec, Variant};
 use crate::sim::budget::NaiveCost;
-use crate::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
+use crate::sim::memory::cache_model::Geometry;
+use crate::sim::memory::modeled::{model_queries, Modeled, QuerySample};
+use crate::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
 /// Time step of a benchmark frame, seconds (`docs/workloads.md`).
@@ -88,6 +90,9 @@ pub struct BenchConfig {
     pub radius: f32,
     /// World edge, world units (`None`: the standard density for each unit count).
     pub world: Option<f32>,
+    /// The cache geometry each measured row's query phase is modeled with
+    /// ([`crate::sim::memory::modeled`]); `None`: not modeled.
+    pub cache_model: Option<Geometry>,
 }
 
 impl Default for BenchConfig {
@@ -111,6 +116,7 @@ impl Default for BenchConfig {
             separation: 0.0,
             radius: STANDARD_RADIUS,
             world: None,
+            cache_model: Some(Geometry::Machine),
         }
     }
 }
@@ -386,16 +392,47 @@ pub fn plan(cfg: &BenchConfig) -> Plan {
 }
 
 /// Runs every combination of `cfg` ([`plan`]), calling `progress` with each
-/// finished row (for live output), and returns all rows in run order.
+/// finished row (for live output), and returns all rows in run order. Each
+/// measured row carries its query phase's cache model when `cfg` asks for
+/// one ([`model_row`]).
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
     let mut plan = plan(cfg);
     let mut rows = Vec::with_capacity(plan.variants().len());
+    let mut models = Vec::new();
     run_fresh(&mut plan, BENCH_DT, |o| {
-        let row = BenchRow::of(o);
+        let mut row = BenchRow::of(o);
+        if let (Some(g), None) = (cfg.cache_model, &row.skipped) {
+            row.model = model_row(o.settings(), g, &mut models);
+        }
         progress(&row);
         rows.push(row);
     });
     rows
+}
+
+/// The cache model of the query phase of `s` with geometry `g`: a fresh
+/// simulation of `s` after one frame, through [`model_queries`] with the
+/// default sample. Kernel and thread count change no modeled read, so a
+/// model already in `done` for the same other settings is reused (and a
+/// new one kept there). `None` when the geometry cannot be modeled.
+pub fn model_row(
+    s: &Settings,
+    g: Geometry,
+    done: &mut Vec<(Settings, Modeled)>,
+) -> Option<Modeled> {
+    let key = Settings {
+        kernel: Kernel::Scalar,
+        threads: 1,
+        ..s.clone()
+    };
+    if let Some((_, m)) = done.iter().find(|(k, m)| *k == key && m.geometry == g) {
+        return Some(m.clone());
+    }
+    let mut sim = Simulation::new(&key);
+    sim.step(BENCH_DT, &key);
+    let m = model_queries(&sim, key.radius, g, QuerySample::default()).ok()?;
+    done.push((key, m.clone()));
+    Some(m)
 }
 
 impl BenchRow {

@@ -173,6 +173,7 @@ mod tests {
         round_trips::<ColorMode>();
         round_trips::<VertexLayout>();
         round_trips::<UnitMeshKind>();
+        round_trips::<crate::sim::memory::cache_model::Geometry>();
     }
 
     #[test]

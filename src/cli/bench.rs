@@ -86,6 +86,7 @@ fn config(b: &BenchArgs, m: &ArgMatches, file: &Scenario) -> BenchConfig {
         units: list(g("units"), unique(b.units.clone()), file.units),
         frames: b.frames as usize,
         rounds: b.rounds,
+        cache_model: b.cache_model.0,
         warmup: b.warmup as usize,
         seed: one(g("seed"), b.seed, file.seed),
         workload: one(g("workload"), b.workload, file.workload),

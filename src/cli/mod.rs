@@ -286,6 +286,9 @@ pub(crate) struct BenchArgs {
     /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).
     #[arg(long)]
     pub(crate) roofline: bool,
+    /// Model each measured row's query phase with a set-associative LRU cache (the row's `model` in the JSON; the same counts on every machine for the same settings): machine (this machine's L1d, L2 and last-level cache sizes and ways), classroom (32 KiB / 512 KiB / 8 MiB, the same everywhere) or off.
+    #[arg(long = "cache-model", value_name = "GEOMETRY", value_parser = parse_cache_model, default_value = "machine")]
+    pub(crate) cache_model: CacheModelChoice,
     /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0); one estimated above a twentieth of it times only its last 3 frames.
     #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
     pub(crate) skip_above: f64,

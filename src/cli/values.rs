@@ -3,6 +3,7 @@
 
 use spatial_query_lab::named::Named;
 use spatial_query_lab::schema;
+use spatial_query_lab::sim::memory::cache_model::Geometry;
 use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel};
 #[cfg(feature = "window")]
 use spatial_query_lab::ui::UI_SCALE_RANGE;
@@ -125,6 +126,19 @@ pub(crate) fn parse_kernel(s: &str) -> Result<Kernel, String> {
 /// lists the keys: `expected naive, grid or sorted-grid`.
 pub(crate) fn parse_named<T: Named>(s: &str) -> Result<T, String> {
     T::parse(s).ok_or_else(|| format!("expected {}", T::keys_text(None)))
+}
+
+/// A cache model geometry or none: `machine`, `classroom` or `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CacheModelChoice(pub(crate) Option<Geometry>);
+
+pub(crate) fn parse_cache_model(s: &str) -> Result<CacheModelChoice, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(CacheModelChoice(None));
+    }
+    Geometry::parse(s)
+        .map(|g| CacheModelChoice(Some(g)))
+        .ok_or_else(|| "expected machine, classroom or off".to_string())
 }
 
 pub(crate) fn parse_normal_bits(s: &str) -> Result<NormalPrecision, String> {

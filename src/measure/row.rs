@@ -8,6 +8,7 @@ use super::plan::{Outcome, Skipped};
 use super::recorder::{Measurement, Round};
 pub use super::spread::PhaseMs;
 use crate::machine::Machine;
+use crate::sim::memory::modeled::Modeled;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy};
 
@@ -90,6 +91,11 @@ pub struct Row {
     /// Median last-level cache misses per query of the query phase
     /// (hardware counters); `null` where the counters are unavailable.
     pub llc_misses_per_query: Option<f64>,
+    /// The query phase through the cache model (labeled "modeled"
+    /// wherever shown): lines touched, misses per level per query, bytes
+    /// brought in per candidate; the same on every machine for the same
+    /// settings and geometry. `null` when skipped or not modeled.
+    pub model: Option<Modeled>,
     /// Units that died over the counted frames (`battle` churn; 0 otherwise).
     pub deaths: u64,
     /// Reinforcements spawned over the counted frames (`battle`; equals `deaths`).
@@ -167,6 +173,7 @@ impl Row {
             working_set_bytes: None,
             l1d_misses_per_query: None,
             llc_misses_per_query: None,
+            model: None,
             deaths: 0,
             spawns: 0,
             sliced_frames: 0,

@@ -273,3 +273,65 @@ fn without_the_window_feature_the_window_modes_say_so_in_one_line() {
         );
     }
 }
+
+/// Every measured row carries the cache model of its query phase; two runs
+/// give identical counts, and in spawn order the layouts' modeled misses
+/// follow the lines each reads (AoS pointers at least AoS in L1d; SoA
+/// below AoS in L2, its positions fitting there).
+#[test]
+fn every_row_carries_the_same_cache_model_on_every_run() {
+    use spatial_query_lab::sim::memory::cache_model::Geometry;
+    use spatial_query_lab::sim::Layout;
+    let cfg = BenchConfig {
+        units: vec![20_000],
+        frames: 1,
+        warmup: 0,
+        strategies: vec![Strategy::Grid],
+        kernels: vec![Kernel::Scalar],
+        reorders: vec![Reorder::Off],
+        layouts: vec![Layout::AosPointers, Layout::Aos, Layout::Soa],
+        threads: vec![1, 2],
+        cache_model: Some(Geometry::Classroom),
+        ..BenchConfig::default()
+    };
+    let models = |rows: &[spatial_query_lab::bench::BenchRow]| {
+        rows.iter()
+            .map(|r| {
+                let m = r.model.clone().expect("every measured row is modeled");
+                ((r.layout, r.threads), m)
+            })
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let first = models(&spatial_query_lab::bench::run(&cfg, |_| {}));
+    let again = models(&spatial_query_lab::bench::run(&cfg, |_| {}));
+    assert_eq!(first.len(), 6);
+    assert_eq!(first, again, "the same counts on a second run");
+    let at = |l: Layout, t: usize| &first[&(l, t)];
+    let json = serde_json::to_value(at(Layout::Soa, 1)).unwrap();
+    assert_eq!(json["geometry"], "classroom");
+    assert_eq!(json["levels"][0]["bytes"], 32768);
+    for l in [Layout::AosPointers, Layout::Aos, Layout::Soa] {
+        assert_eq!(
+            at(l, 1),
+            at(l, 2),
+            "{l:?}: thread count changes no modeled read"
+        );
+    }
+    let (ptrs, aos, soa) = (
+        at(Layout::AosPointers, 1),
+        at(Layout::Aos, 1),
+        at(Layout::Soa, 1),
+    );
+    assert!(ptrs.misses[0] >= aos.misses[0], "L1d: {ptrs:?} vs {aos:?}");
+    assert!(soa.misses[1] < aos.misses[1], "L2: {soa:?} vs {aos:?}");
+    let off = spatial_query_lab::bench::run(
+        &BenchConfig {
+            cache_model: None,
+            threads: vec![1],
+            layouts: vec![Layout::Soa],
+            ..cfg
+        },
+        |_| {},
+    );
+    assert!(off[0].model.is_none());
+}

@@ -72,6 +72,31 @@ pub const CLASSROOM: [CacheLevel; 3] = [
     },
 ];
 
+/// Which cache geometry the model uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Geometry {
+    /// This machine's caches ([`machine_levels`]).
+    #[default]
+    Machine,
+    /// The same on every machine ([`CLASSROOM`]).
+    Classroom,
+}
+
+crate::named! { Geometry {
+    Machine => "machine", "this machine";
+    Classroom => "classroom", "classroom";
+} }
+
+impl Geometry {
+    /// The levels this geometry models, nearest first. Allocates the list.
+    pub fn levels(self) -> Vec<CacheLevel> {
+        match self {
+            Geometry::Machine => machine_levels(crate::machine::Machine::current()),
+            Geometry::Classroom => CLASSROOM.to_vec(),
+        }
+    }
+}
+
 /// This machine's L1d, L2 and L3 as model levels: each level's size, ways
 /// and line as the system reports them, the classroom level's where it
 /// reports none (or a geometry the model cannot take), a level the machine

@@ -6,7 +6,7 @@
 //! every machine, thread count and kernel.
 
 use super::address_map::AddressMap;
-use super::cache_model::{CacheLevel, CacheModel};
+use super::cache_model::{CacheLevel, CacheModel, Geometry};
 use super::{distinct_lines, index_regions, trace_query, QueryTrace};
 use crate::sim::layout::{UnitObject, UnitStore};
 use crate::sim::Simulation;
@@ -41,8 +41,12 @@ const CANDIDATE_BUDGET: usize = 8_000_000;
 /// What the model found, per counted query.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Modeled {
-    /// The geometry modeled, nearest level first.
+    /// Which geometry (its key in the JSON: `machine`, `classroom`).
+    pub geometry: Geometry,
+    /// Its levels, nearest first.
     pub levels: Vec<CacheLevel>,
+    /// The queries modeled.
+    pub sample: QuerySample,
     /// Queries counted.
     pub queries: usize,
     /// Candidates tested per query.
@@ -99,7 +103,7 @@ pub fn address_map(sim: &Simulation) -> AddressMap {
 }
 
 /// Runs `sample`'s queries of radius `r` over `sim` through a cache of
-/// `levels` (nearest first) and returns the counts per counted query. The
+/// `geometry`'s levels and returns the counts per counted query. The
 /// model starts from every placed array and block read once in model
 /// order (what the phases before the query leave in the caches), then runs
 /// the warm-up queries, then counts. Allocates the model (8 bytes per
@@ -110,13 +114,16 @@ pub fn address_map(sim: &Simulation) -> AddressMap {
 pub fn model_queries(
     sim: &Simulation,
     r: f32,
-    levels: &[CacheLevel],
+    geometry: Geometry,
     sample: QuerySample,
 ) -> Result<Modeled, String> {
-    let mut model = CacheModel::new(levels)?;
+    let levels = geometry.levels();
+    let mut model = CacheModel::new(&levels)?;
     let n = sim.len();
     let mut out = Modeled {
-        levels: levels.to_vec(),
+        geometry,
+        sample,
+        levels: levels.clone(),
         misses: vec![0.0; levels.len()],
         ..Modeled::default()
     };
@@ -182,7 +189,6 @@ fn splitmix(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::memory::cache_model::CLASSROOM;
     use crate::sim::{Layout, Reorder, Settings};
     use crate::spatial::{Kernel, Strategy};
 
@@ -199,7 +205,7 @@ mod tests {
     fn modeled(s: &Settings) -> Modeled {
         let mut sim = Simulation::new(s);
         sim.step(1.0 / 60.0, s);
-        model_queries(&sim, s.radius, &CLASSROOM, QuerySample::default()).unwrap()
+        model_queries(&sim, s.radius, Geometry::Classroom, QuerySample::default()).unwrap()
     }
 
     #[test]
