@@ -85,6 +85,13 @@ pub struct Row {
     /// Bytes of unit storage and index the query phase reads (whole cache
     /// lines; `null` when skipped).
     pub working_set_bytes: Option<u64>,
+    /// Median query-phase nanoseconds per unit (each unit queries once
+    /// per frame): the y of a working-set sweep against
+    /// `working_set_bytes`. `null` when skipped or empty.
+    pub ns_per_unit: Option<f64>,
+    /// Median query-phase nanoseconds per candidate tested (the last
+    /// frame's candidates). `null` when skipped or none was tested.
+    pub ns_per_candidate: Option<f64>,
     /// Median L1D read misses per query of the query phase (hardware
     /// counters); `null` where the counters are unavailable.
     pub l1d_misses_per_query: Option<f64>,
@@ -171,6 +178,8 @@ impl Row {
             result_bytes: 0,
             allocations: None,
             working_set_bytes: None,
+            ns_per_unit: None,
+            ns_per_candidate: None,
             l1d_misses_per_query: None,
             llc_misses_per_query: None,
             model: None,
@@ -216,6 +225,9 @@ impl Row {
         self.result_bytes = m.result_bytes;
         self.allocations = m.allocations;
         self.working_set_bytes = Some(m.working_set.total());
+        let query_ns = m.ms.query.median * 1e6;
+        self.ns_per_unit = (m.settings.units > 0).then(|| query_ns / m.settings.units as f64);
+        self.ns_per_candidate = (m.candidates > 0).then(|| query_ns / m.candidates as f64);
         self.l1d_misses_per_query = m.query_misses.map(|q| q.0);
         self.llc_misses_per_query = m.query_misses.map(|q| q.1);
         self.deaths = m.deaths;

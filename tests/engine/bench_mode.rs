@@ -335,3 +335,29 @@ fn every_row_carries_the_same_cache_model_on_every_run() {
     );
     assert!(off[0].model.is_none());
 }
+
+/// A working-set sweep's curve data: each row's query median per unit and
+/// per candidate, beside its working set, for any list of unit counts.
+#[test]
+fn rows_carry_ns_per_unit_and_per_candidate_beside_the_working_set() {
+    let cfg = BenchConfig {
+        units: vec![1_000, 4_000],
+        frames: 2,
+        warmup: 0,
+        strategies: vec![Strategy::SortedGrid],
+        kernels: vec![Kernel::Scalar],
+        cache_model: None,
+        ..BenchConfig::default()
+    };
+    let rows = spatial_query_lab::bench::run(&cfg, |_| {});
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        let q = r.median_ms.unwrap().query * 1e6;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert!(close(r.ns_per_unit.unwrap(), q / r.units as f64), "{r:?}");
+        assert!(close(r.ns_per_candidate.unwrap(), q / r.candidates as f64));
+        let json = serde_json::to_value(r).unwrap();
+        assert!(json["ns_per_unit"].is_f64() && json["working_set_bytes"].is_u64());
+    }
+    assert!(rows[1].working_set_bytes > rows[0].working_set_bytes);
+}
