@@ -209,6 +209,9 @@ struct App {
     churn: ChurnMeter,
     /// The reads of the query drawn in the memory view (kept for its buffers).
     trace: memory::QueryTrace,
+    /// The memory view's cache model: the settings (kernel and threads
+    /// left out) and the frame it was made at, and its counts.
+    modeled: Option<(Settings, u64, memory::modeled::Modeled)>,
     /// Frames run so far (the first is 1).
     frame: u64,
     /// The frame after which the program ends (`--frames`, `--screenshot`).
@@ -321,6 +324,7 @@ impl App {
             inspected: None,
             churn: ChurnMeter::default(),
             trace: memory::QueryTrace::default(),
+            modeled: None,
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
             exports: Exports::new(opts.screenshot),

@@ -220,8 +220,11 @@ impl App {
             256
         };
         let max = memory_view::STRIP_WIDTH * memory_view::STRIP_ROWS;
+        let modeled = self.refresh_model();
+        let sim = &self.sim;
         let store = sim.store();
         MemoryView {
+            modeled,
             layout: self.settings.layout.name(),
             strategy: self.settings.strategy.name(),
             unit: (store.hot(i).id, selected.is_some()),
@@ -240,5 +243,34 @@ impl App {
             },
             bytes_per_unit: store.bytes_per_unit(),
         }
+    }
+
+    /// The memory view's cache model and the frame it was made at: made
+    /// again when the settings (kernel and threads aside, which change no
+    /// modeled read) differ from the last one's, or
+    /// [`memory_view::MODEL_EVERY`] frames
+    /// after it.
+    fn refresh_model(&mut self) -> Option<(memory::modeled::Modeled, u64)> {
+        use crate::sim::memory::cache_model::Geometry;
+        use crate::sim::memory::modeled::{model_queries, QuerySample};
+        let key = Settings {
+            kernel: crate::spatial::Kernel::Scalar,
+            threads: 1,
+            ..self.settings.clone()
+        };
+        let stale = self
+            .modeled
+            .as_ref()
+            .is_none_or(|(k, at, _)| *k != key || self.frame >= at + memory_view::MODEL_EVERY);
+        if stale {
+            let m = model_queries(
+                &self.sim,
+                key.radius,
+                Geometry::Machine,
+                QuerySample::default(),
+            );
+            self.modeled = m.ok().map(|m| (key, self.frame, m));
+        }
+        self.modeled.as_ref().map(|(_, at, m)| (m.clone(), *at))
     }
 }

@@ -5,6 +5,7 @@
 use egui_macroquad::egui;
 
 use crate::format::thousands;
+use crate::sim::memory::modeled::Modeled;
 use crate::sim::memory::{LineCounts, RegionStrip};
 
 /// What the memory view shows, computed by the frame loop after a step
@@ -32,7 +33,14 @@ pub struct MemoryView {
     pub index_bytes_per_candidate: usize,
     /// Bytes of unit storage per unit (all arrays, cold data included).
     pub bytes_per_unit: usize,
+    /// The cache model of the query phase and the frame it was made at
+    /// (`None`: pending).
+    pub modeled: Option<(Modeled, u64)>,
 }
+
+/// Frames between two cache models of unchanged settings (the units move;
+/// the model reads the whole storage once).
+pub const MODEL_EVERY: u64 = 120;
 
 /// Buckets per row of a strip, and the strip's pixel width.
 pub const STRIP_WIDTH: usize = 320;
@@ -105,6 +113,7 @@ fn body(ui: &mut egui::Ui, v: &MemoryView) {
         ui.label("");
         ui.end_row();
     });
+    modeled(ui, v.modeled.as_ref());
     let fetched = 64.0 * (v.drawn.unit + v.drawn.index);
     let used =
         v.drawn.candidates * (v.unit_bytes_per_candidate + v.index_bytes_per_candidate) as f64;
@@ -167,4 +176,38 @@ fn strips(ui: &mut egui::Ui, what: &str, strips: &[RegionStrip], lit: egui::Colo
             );
         }
     }
+}
+
+/// The cache model's counts per query, labeled modeled, or "pending".
+fn modeled(ui: &mut egui::Ui, m: Option<&(Modeled, u64)>) {
+    let Some((m, frame)) = m else {
+        ui.label("modeled cache misses: pending");
+        return;
+    };
+    let names = ["L1d", "L2", "L3"];
+    let misses: Vec<String> = m
+        .misses
+        .iter()
+        .zip(names)
+        .map(|(x, n)| format!("{n} {x:.1}"))
+        .collect();
+    let sizes: Vec<String> = m
+        .levels
+        .iter()
+        .zip(names)
+        .map(|(l, n)| format!("{n} {} {}-way", crate::format::bytes(l.bytes), l.ways))
+        .collect();
+    ui.label(format!(
+        "modeled misses / query: {}; {:.0} bytes brought in / candidate",
+        misses.join(", "),
+        m.bytes_in_per_candidate
+    ))
+    .on_hover_text(format!(
+        "A cache model, not hardware counters: {} consecutive queries of frame {frame} (after {} warm-up ones) through an LRU model of {} ({} geometry). The same settings give the same counts on every machine, thread count and kernel; it is made again when the settings change and every {} frames.",
+        m.queries,
+        m.sample.warmup,
+        sizes.join(", "),
+        m.geometry.key(),
+        MODEL_EVERY,
+    ));
 }

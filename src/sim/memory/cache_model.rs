@@ -88,11 +88,18 @@ crate::named! { Geometry {
 } }
 
 impl Geometry {
-    /// The levels this geometry models, nearest first. Allocates the list.
+    /// The levels this geometry models, nearest first: for `Machine`, the
+    /// classroom's when the machine reports no cache at all (the browser).
+    /// Allocates the list.
     pub fn levels(self) -> Vec<CacheLevel> {
-        match self {
+        let machine = match self {
             Geometry::Machine => machine_levels(crate::machine::Machine::current()),
-            Geometry::Classroom => CLASSROOM.to_vec(),
+            Geometry::Classroom => Vec::new(),
+        };
+        if machine.is_empty() {
+            CLASSROOM.to_vec()
+        } else {
+            machine
         }
     }
 }

@@ -104,9 +104,9 @@ pub fn address_map(sim: &Simulation) -> AddressMap {
 
 /// Runs `sample`'s queries of radius `r` over `sim` through a cache of
 /// `geometry`'s levels and returns the counts per counted query. The
-/// model starts from every placed array and block read once in model
-/// order (what the phases before the query leave in the caches), then runs
-/// the warm-up queries, then counts. Allocates the model (8 bytes per
+/// model starts from the placed arrays and blocks read once in model
+/// order (what the phases before the query leave in the caches; see
+/// [`prefill`]), then runs the warm-up queries, then counts. Allocates the model (8 bytes per
 /// modeled line of every level), the map and its scratch.
 ///
 /// # Errors
@@ -131,9 +131,7 @@ pub fn model_queries(
         return Ok(out);
     }
     let map = address_map(sim);
-    for (a, bytes) in map.model_spans() {
-        model.read(a, bytes);
-    }
+    prefill(&mut model, &map.model_spans(), &levels);
     model.reset_counts();
     let start = (splitmix(sample.seed) % n as u64) as usize;
     let (mut trace, mut lines, mut model_reads) = (QueryTrace::default(), Vec::new(), Vec::new());
@@ -176,6 +174,30 @@ pub fn model_queries(
     Ok(out)
 }
 
+/// Reads `spans` (model address, bytes; in model order) into `model`, but
+/// only their last twice-the-largest-level bytes: reading a line evicts
+/// at most one line per level, so whatever came before is all but gone from
+/// every level after that many bytes, and the model's start-up stays a few
+/// milliseconds however large the world.
+fn prefill(model: &mut CacheModel, spans: &[(u64, usize)], levels: &[CacheLevel]) {
+    let keep = 2 * levels.iter().map(|l| l.bytes).max().unwrap_or(0);
+    // spans[from..] hold `tail` bytes, at least `keep` unless they are all.
+    let (mut from, mut tail) = (spans.len(), 0usize);
+    while from > 0 && tail < keep {
+        from -= 1;
+        tail += spans[from].1;
+    }
+    for (k, &(a, bytes)) in spans.iter().enumerate().skip(from) {
+        // The first span kept is read in its last bytes only.
+        let skip = if k == from {
+            tail.saturating_sub(keep)
+        } else {
+            0
+        };
+        model.read(a + skip as u64, bytes - skip);
+    }
+}
+
 /// SplitMix64's output for `x` (Steele, Lea & Flood, "Fast splittable
 /// pseudorandom number generators", OOPSLA 2014): a seed spread over all
 /// 64 bits.
@@ -189,6 +211,7 @@ fn splitmix(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::memory::cache_model::CLASSROOM;
     use crate::sim::{Layout, Reorder, Settings};
     use crate::spatial::{Kernel, Strategy};
 
@@ -294,6 +317,25 @@ mod tests {
             cells.bytes_in_per_candidate * 2.0 < spawn.bytes_in_per_candidate,
             "{cells:?} vs {spawn:?}"
         );
+    }
+
+    #[test]
+    fn a_prefill_of_the_last_bytes_leaves_the_caches_as_a_full_one() {
+        let levels = [CLASSROOM[0], CLASSROOM[1]];
+        let spans = [(0u64, 3 << 20), (4 << 20, 100), (5 << 20, 2 << 20)];
+        let mut full = CacheModel::new(&levels).unwrap();
+        for &(a, n) in &spans {
+            full.read(a, n);
+        }
+        let mut capped = CacheModel::new(&levels).unwrap();
+        prefill(&mut capped, &spans, &levels);
+        for m in [&mut full, &mut capped] {
+            m.reset_counts();
+            for k in 0..20_000u64 {
+                m.read(k * 4099 % (8 << 20), 8);
+            }
+        }
+        assert_eq!(full.counts(), capped.counts());
     }
 
     #[test]
