@@ -105,9 +105,10 @@ pub fn address_map(sim: &Simulation) -> AddressMap {
 /// Runs `sample`'s queries of radius `r` over `sim` through a cache of
 /// `geometry`'s levels and returns the counts per counted query. The
 /// model starts from the placed arrays and blocks read once in model
-/// order (what the phases before the query leave in the caches; see
-/// [`prefill`]), then runs the warm-up queries, then counts. Allocates the model (8 bytes per
-/// modeled line of every level), the map and its scratch.
+/// order (what the phases before the query leave in the caches; only the
+/// last twice-the-largest-level bytes, which decide what the levels hold),
+/// then runs the warm-up queries, then counts. Allocates the model (8
+/// bytes per modeled line of every level), the map and its scratch.
 ///
 /// # Errors
 /// A level the model cannot take ([`CacheLevel::problem`]).
