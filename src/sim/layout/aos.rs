@@ -147,8 +147,12 @@ impl<T: ObjectSlot> UnitLayout for Objects<T> {
 
     fn position_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
         if T::BOXED {
-            // The pointer in the Vec, then the object it points to.
-            out.push((std::ptr::from_ref(&self.units[i]) as usize, 8));
+            // The pointer in the Vec (4 bytes on 32-bit targets), then the
+            // object it points to.
+            out.push((
+                std::ptr::from_ref(&self.units[i]) as usize,
+                std::mem::size_of::<T>(),
+            ));
         }
         out.push((
             std::ptr::from_ref(&self.units[i].borrow().hot.x) as usize,
@@ -186,6 +190,10 @@ impl<T: ObjectSlot> UnitLayout for Objects<T> {
     }
 
     fn bytes_read_per_candidate(&self) -> usize {
-        8 + 8 * T::BOXED as usize
+        8 + if T::BOXED {
+            std::mem::size_of::<T>()
+        } else {
+            0
+        }
     }
 }

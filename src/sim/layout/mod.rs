@@ -380,7 +380,7 @@ pub trait UnitLayout: Positions + Send + Sync {
     fn bytes_per_unit(&self) -> usize;
 
     /// Bytes the query loop reads per candidate (what a cache line is
-    /// fetched for): 8 bytes of position, plus the 8-byte pointer behind a `Box`.
+    /// fetched for): 8 bytes of position, plus the pointer behind a `Box` (8 bytes; 4 on 32-bit targets).
     fn bytes_read_per_candidate(&self) -> usize;
 }
 
