@@ -11,7 +11,7 @@ use crate::measure::run::run_fresh;
 use crate::measure::{Estimate, Guards, Measurement, Outcome, Plan, Predictor, Spec, Variant};
 use crate::sim::budget::NaiveCost;
 use crate::sim::memory::cache_model::Geometry;
-use crate::sim::memory::modeled::{model_queries, Modeled, QuerySample};
+use crate::sim::memory::modeled::{model_key, model_queries, Modeled, QuerySample};
 use crate::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS};
 use crate::spatial::{Kernel, Strategy};
 
@@ -420,11 +420,7 @@ pub fn model_row(
     g: Geometry,
     done: &mut Vec<(Settings, Modeled)>,
 ) -> Option<Modeled> {
-    let key = Settings {
-        kernel: Kernel::Scalar,
-        threads: 1,
-        ..s.clone()
-    };
+    let key = model_key(s);
     if let Some((_, m)) = done.iter().find(|(k, m)| *k == key && m.geometry == g) {
         return Some(m.clone());
     }

@@ -252,12 +252,8 @@ impl App {
     /// after it.
     fn refresh_model(&mut self) -> Option<(memory::modeled::Modeled, u64)> {
         use crate::sim::memory::cache_model::Geometry;
-        use crate::sim::memory::modeled::{model_queries, QuerySample};
-        let key = Settings {
-            kernel: crate::spatial::Kernel::Scalar,
-            threads: 1,
-            ..self.settings.clone()
-        };
+        use crate::sim::memory::modeled::{model_key, model_queries, QuerySample};
+        let key = model_key(&self.settings);
         let stale = self
             .modeled
             .as_ref()

@@ -13,6 +13,11 @@ pub mod modeled;
 mod working_set;
 pub use working_set::{working_set, WorkingSet};
 
+/// The name of the region [`index_regions`] gives for the uniform grid's
+/// cell buffers: the span from the lowest to the highest, other
+/// allocations between them included.
+pub const CELL_BUFFERS_SPAN: &str = "cell id buffers (heap span)";
+
 /// Bytes per cache line on every x86-64 and most ARM cores.
 pub const LINE: usize = 64;
 
@@ -51,7 +56,7 @@ pub fn index_regions(sim: &Simulation) -> Vec<Region> {
                 });
         if hi > lo {
             out.push(Region {
-                name: "cell id buffers (heap span)",
+                name: CELL_BUFFERS_SPAN,
                 start: lo,
                 bytes: hi - lo,
             });

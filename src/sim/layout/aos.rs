@@ -51,6 +51,11 @@ pub struct Objects<T> {
     pub heap_plan: Vec<(usize, u64)>,
 }
 
+/// The name of the region [`Objects::regions`] gives for the boxed
+/// objects: the span from the lowest to the highest, other allocations
+/// between them included.
+pub const OBJECTS_SPAN: &str = "objects (heap span)";
+
 /// One contiguous `Vec` of the 328-byte unit structs.
 pub type Aos = Objects<UnitObject>;
 
@@ -177,7 +182,7 @@ impl<T: ObjectSlot> UnitLayout for Objects<T> {
         let mut r = vec![array];
         if hi > lo {
             r.push(Region {
-                name: "objects (heap span)",
+                name: OBJECTS_SPAN,
                 start: lo,
                 bytes: hi - lo,
             });

@@ -17,7 +17,7 @@ pub mod aos_pointers;
 pub mod hot_cold;
 pub mod soa;
 
-pub use aos::{Aos, ObjectSlot, Objects};
+pub use aos::{Aos, ObjectSlot, Objects, OBJECTS_SPAN};
 pub use aos_pointers::{malloc_chunk, AosPointers};
 pub use hot_cold::HotCold;
 pub use soa::Units;

@@ -7,9 +7,9 @@
 
 use super::address_map::AddressMap;
 use super::cache_model::{CacheLevel, CacheModel, Geometry};
-use super::{distinct_lines, index_regions, trace_query, QueryTrace};
-use crate::sim::layout::{UnitObject, UnitStore};
-use crate::sim::Simulation;
+use super::{distinct_lines, index_regions, trace_query, QueryTrace, CELL_BUFFERS_SPAN};
+use crate::sim::layout::{UnitObject, UnitStore, OBJECTS_SPAN};
+use crate::sim::{Settings, Simulation};
 
 /// Which queries are modeled: `warmup` consecutive queries (not counted),
 /// then up to `count` counted ones, starting at a unit chosen by `seed`.
@@ -67,7 +67,7 @@ pub fn address_map(sim: &Simulation) -> AddressMap {
     let mut m = AddressMap::new();
     let store = sim.store();
     for r in store.regions() {
-        if r.name != "objects (heap span)" {
+        if r.name != OBJECTS_SPAN {
             m.add_array(r.start, r.bytes);
         }
     }
@@ -85,7 +85,7 @@ pub fn address_map(sim: &Simulation) -> AddressMap {
         m.add_blocks(&unplanned);
     }
     for r in index_regions(sim) {
-        if r.name != "cell id buffers (heap span)" {
+        if r.name != CELL_BUFFERS_SPAN {
             m.add_array(r.start, r.bytes);
         }
     }
@@ -196,6 +196,17 @@ fn prefill(model: &mut CacheModel, spans: &[(u64, usize)], levels: &[CacheLevel]
             0
         };
         model.read(a + skip as u64, bytes - skip);
+    }
+}
+
+/// The settings a model depends on: `s` with kernel and thread count set
+/// to fixed values, as neither changes a modeled read (two settings with
+/// the same key model the same counts).
+pub fn model_key(s: &Settings) -> Settings {
+    Settings {
+        kernel: crate::spatial::Kernel::Scalar,
+        threads: 1,
+        ..s.clone()
     }
 }
 
