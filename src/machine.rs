@@ -234,7 +234,7 @@ impl Machine {
 
     /// The known data caches as `(name, bytes)`: `L1d`, `L2`, `L3`, in that
     /// order, unknown ones left out.
-    fn levels(&self) -> Vec<(&'static str, u64)> {
+    pub fn levels(&self) -> Vec<(&'static str, u64)> {
         [("L1d", self.l1d()), ("L2", self.l2()), ("L3", self.l3())]
             .into_iter()
             .filter_map(|(n, b)| Some((n, b?)))

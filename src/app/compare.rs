@@ -41,6 +41,7 @@ impl App {
                 CompareAction::MoveUp(i) => c.move_up(i),
                 CompareAction::Baseline(i) => c.set_baseline(i),
                 CompareAction::RemoveCurve(i) => c.remove_curve(i),
+                CompareAction::RemoveWsCurve(i) => c.remove_ws_curve(i),
                 CompareAction::Clear => c.clear(),
                 CompareAction::CopyMarkdown => {
                     let md = c.to_markdown(Machine::current());
@@ -49,7 +50,9 @@ impl App {
                     self.toast(said);
                 }
                 CompareAction::SaveCsv => {
-                    let text = if c.rows().is_empty() {
+                    let text = if c.rows().is_empty() && c.curves().is_empty() {
+                        c.ws_csv()
+                    } else if c.rows().is_empty() {
                         c.curves_csv()
                     } else {
                         c.to_csv()
@@ -62,7 +65,9 @@ impl App {
                 }
                 CompareAction::SaveChart => {
                     let m = Machine::current();
-                    let chart = if c.rows().is_empty() {
+                    let chart = if c.rows().is_empty() && c.curves().is_empty() {
+                        crate::chart::working_set_curves(c.ws_curves(), m, "Working-set sweeps")
+                    } else if c.rows().is_empty() {
                         crate::chart::sweep_curves(c.curves(), m, "Cell-size sweeps")
                     } else {
                         crate::chart::comparison_bars(c, m, "Compare", self.view.chart_scale)

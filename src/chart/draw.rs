@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Bars, Body, Chart, Curves, Series};
+use super::{Bars, Body, Chart, Curves, Series, XAxis};
 
 /// The font family every text uses.
 const FONT: &str = "sans-serif";
@@ -153,7 +153,15 @@ fn draw<DB: DrawingBackend>(
     let sz = Sizes::of(size.1);
     root.fill(&WHITE).map_err(e)?;
     let title_h = (sz.title * 1.8) as u32;
-    let caption_h = (sz.small * 1.5 * chart.caption.len() as f64 + sz.small) as u32;
+    // Caption lines wrapped to the width (a character is about half the
+    // text size wide).
+    let chars = ((f64::from(size.0) - sz.small * 4.0) / (sz.small * 0.5)).max(20.0) as usize;
+    let caption: Vec<String> = chart
+        .caption
+        .iter()
+        .flat_map(|l| wrap(&plain(l), chars))
+        .collect();
+    let caption_h = (sz.small * 1.5 * caption.len() as f64 + sz.small) as u32;
     let (top, rest) = root.split_vertically(title_h);
     let (body, bottom) = rest.split_vertically(size.1.saturating_sub(title_h + caption_h));
     top.draw(&Text::new(
@@ -162,11 +170,11 @@ fn draw<DB: DrawingBackend>(
         style(sz.title, &BLACK, Pos::new(HPos::Center, VPos::Center)),
     ))
     .map_err(e)?;
-    for (i, line) in chart.caption.iter().enumerate() {
+    for (i, line) in caption.iter().enumerate() {
         let y = (sz.small * 0.5 + sz.small * 1.5 * i as f64) as i32;
         bottom
             .draw(&Text::new(
-                plain(line),
+                line.clone(),
                 ((sz.small * 2.0) as i32, y),
                 style(
                     sz.small,
@@ -553,20 +561,23 @@ fn curves<DB: DrawingBackend>(
         Some(lower) => {
             let h = area.dim_in_pixel().1;
             let (a, b) = area.split_vertically((f64::from(h) * 0.62) as u32);
-            panel(&a, x, &c.upper, None, sz)?;
-            panel(&b, x, lower, Some(&c.x_label), sz)
+            panel(&a, x, &c.upper, None, c, true, sz)?;
+            panel(&b, x, lower, Some(&c.x_label), c, false, sz)
         }
-        None => panel(area, x, &c.upper, Some(&c.x_label), sz),
+        None => panel(area, x, &c.upper, Some(&c.x_label), c, true, sz),
     }
 }
 
-/// One panel of curves: `x` is the log2 range of cell / r; the x labels
-/// only when `x_label` is given (the bottom panel).
+/// One panel of curves: `x` is the log2 range of the x values; the x
+/// labels only when `x_label` is given (the bottom panel); `c`'s markers in
+/// every panel, their labels when `marker_labels` (the top panel).
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     x: (f64, f64),
     (y_label, series): &(String, Vec<Series>),
     x_label: Option<&String>,
+    c: &Curves,
+    marker_labels: bool,
     sz: &Sizes,
 ) -> Result<(), String> {
     let axis = curve_axis(series);
@@ -578,11 +589,20 @@ fn panel<DB: DrawingBackend>(
     let mut chart = chart_on(area, x.0..x.1, &axis, 0.6, below, sz)?;
     axes(&mut chart, y_label, axis.log, x_label, sz)?;
     value_ticks(area, &mut chart, &axis, x, sz)?;
-    cell_ticks(area, &mut chart, x, &axis, x_label.is_some(), sz)?;
+    x_ticks(area, &mut chart, x, &axis, x_label.is_some(), c.x_axis, sz)?;
+    markers(area, &mut chart, x, &axis, &c.markers, marker_labels, sz)?;
     for (k, s) in series.iter().enumerate() {
         curve(&mut chart, k, s, &axis)?;
     }
-    legend(&mut chart, SeriesLabelPosition::UpperMiddle, sz.small)
+    match c.x_axis {
+        XAxis::CellOverR => legend(&mut chart, SeriesLabelPosition::UpperMiddle, sz.small),
+        // Left of the middle, where a working-set curve is still low; once,
+        // in the top panel.
+        XAxis::Bytes if marker_labels => {
+            legend(&mut chart, SeriesLabelPosition::MiddleLeft, sz.small)
+        }
+        XAxis::Bytes => Ok(()),
+    }
 }
 
 /// The value axis of a panel's `series` (values and whisker ends): on a log
@@ -601,19 +621,29 @@ fn curve_axis(series: &[Series]) -> ValueAxis {
     ValueAxis { log, y0, y1 }
 }
 
-/// Cell / r ticks at the powers of two within `x` (log2): a grid line in
-/// every panel, and its "N r" label under the axis when `labels`.
-fn cell_ticks<DB: DrawingBackend>(
+/// X ticks within `x` (log2): for cell / r at the powers of two, labeled
+/// "N r"; for bytes at the powers of four, labeled as sizes; a grid line
+/// in every panel, the label under the axis when `labels`.
+fn x_ticks<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &mut Chart2d<'_, DB>,
     x: (f64, f64),
     axis: &ValueAxis,
     labels: bool,
+    kind: XAxis,
     sz: &Sizes,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (y0, y1) = (axis.t(axis.y0), axis.t(axis.y1));
-    let mut q = 2f64.powf(x.0.ceil());
+    let (step, first) = match kind {
+        XAxis::CellOverR => (2.0, 2f64.powf(x.0.ceil())),
+        XAxis::Bytes => (4.0, 4f64.powf((x.0 / 2.0).ceil())),
+    };
+    let text = |q: f64| match kind {
+        XAxis::CellOverR => format!("{} r", number(q)),
+        XAxis::Bytes => crate::format::size(q as u64),
+    };
+    let mut q = first;
     while q.log2() <= x.1 {
         let l = q.log2();
         chart
@@ -622,13 +652,53 @@ fn cell_ticks<DB: DrawingBackend>(
         if labels {
             let (px, py) = at(area, chart.backend_coord(&(l, y0)));
             area.draw(&Text::new(
-                format!("{} r", number(q)),
+                text(q),
                 (px, py + (sz.small * 0.4) as i32),
                 style(sz.small, &BLACK, Pos::new(HPos::Center, VPos::Top)),
             ))
             .map_err(e)?;
         }
-        q *= 2.0;
+        q *= step;
+    }
+    Ok(())
+}
+
+/// The vertical `marks` within `x` (log2): a dashed line across the panel
+/// each, labeled just inside the top when `labels`.
+fn markers<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &mut Chart2d<'_, DB>,
+    x: (f64, f64),
+    axis: &ValueAxis,
+    marks: &[(f64, String)],
+    labels: bool,
+    sz: &Sizes,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (y0, y1) = (axis.t(axis.y0), axis.t(axis.y1));
+    let color = RGBColor(200, 40, 40);
+    for (v, label) in marks.iter().filter(|m| m.0 > 0.0) {
+        let l = v.log2();
+        if l < x.0 || l > x.1 {
+            continue;
+        }
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(l, y0), (l, y1)],
+                8,
+                6,
+                color.stroke_width(2),
+            ))
+            .map_err(e)?;
+        if labels {
+            let (px, py) = at(area, chart.backend_coord(&(l, y1)));
+            area.draw(&Text::new(
+                label.clone(),
+                (px + (sz.small * 0.3) as i32, py + (sz.small * 0.3) as i32),
+                style(sz.small, &color, Pos::new(HPos::Left, VPos::Top)),
+            ))
+            .map_err(e)?;
+        }
     }
     Ok(())
 }

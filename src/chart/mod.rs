@@ -14,6 +14,7 @@ pub mod draw;
 
 use crate::machine::Machine;
 use crate::measure::compare::{Comparison, SweepCurve};
+use crate::measure::working_set_sweep::{WsCurve, WsPoint};
 use crate::measure::Measurement;
 
 /// PNG size of an exported chart unless asked otherwise, pixels.
@@ -95,11 +96,26 @@ pub struct Series {
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
+/// What the x values of curves are, for their tick labels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum XAxis {
+    /// Cell / r: a tick at every power of two, "2 r".
+    #[default]
+    CellOverR,
+    /// Bytes: a tick at every power of four, "256 KiB".
+    Bytes,
+}
+
 /// Curves over a log2 x axis, in one or two panels sharing it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Curves {
     /// The x axis' name.
     pub x_label: String,
+    /// What the x values are.
+    pub x_axis: XAxis,
+    /// Vertical lines across every panel, each labeled at the top: `(x,
+    /// label)` (the cache sizes of a working-set chart).
+    pub markers: Vec<(f64, String)>,
     /// The upper panel's value axis name and curves.
     pub upper: (String, Vec<Series>),
     /// The lower panel's, if there is one.
@@ -243,6 +259,8 @@ pub fn sweep_curves(curves: &[SweepCurve], machine: &Machine, title: &str) -> Ch
         title: title.to_string(),
         body: Body::Curves(Curves {
             x_label: "cell / r (log scale)".to_string(),
+            x_axis: XAxis::CellOverR,
+            markers: Vec::new(),
             upper: (
                 "median query ms".to_string(),
                 series(|p| (p.query_ms, p.low_ms, p.high_ms)),
@@ -270,12 +288,75 @@ pub fn sweep_curves(curves: &[SweepCurve], machine: &Machine, title: &str) -> Ch
     }
 }
 
-/// The chart of a lesson's run: its sweeps' curves when it has any, else
-/// its steps' bars; titled with the lesson's title.
+/// The chart of working-set sweeps: median query ns per unit (with the
+/// rounds' range) against the working set in bytes (log scale) above, ns
+/// per distance test below, a labeled vertical line at each of
+/// `machine`'s cache sizes.
+pub fn working_set_curves(curves: &[WsCurve], machine: &Machine, title: &str) -> Chart {
+    let series = |y: fn(&WsPoint) -> (f64, (f64, f64))| -> Vec<Series> {
+        curves
+            .iter()
+            .map(|c| Series {
+                label: c.label.clone(),
+                points: c
+                    .points
+                    .iter()
+                    .map(|p| {
+                        let (v, (lo, hi)) = y(p);
+                        (p.working_set_bytes as f64, v, lo, hi)
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
+    let rounds = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.rounds_ns_per_unit.len()))
+        .max()
+        .unwrap_or(0);
+    let mut caption = vec![machine_line(machine)];
+    caption.push(if rounds >= 2 {
+        format!("Each working set measured in {rounds} rounds, every unit count of every curve in turn; whiskers: smallest to largest round median. Vertical lines: this machine's cache sizes.")
+    } else {
+        "Each working set measured in one round; whiskers: fastest to slowest frame. Vertical lines: this machine's cache sizes.".to_string()
+    });
+    caption.extend(
+        curves
+            .iter()
+            .filter_map(|c| c.note.as_ref().map(|n| format!("{}: {n}.", c.label))),
+    );
+    Chart {
+        title: title.to_string(),
+        body: Body::Curves(Curves {
+            x_label: "working set of the query (log scale)".to_string(),
+            x_axis: XAxis::Bytes,
+            markers: machine
+                .levels()
+                .into_iter()
+                .map(|(name, b)| (b as f64, format!("{name} {}", crate::format::size(b))))
+                .collect(),
+            upper: (
+                "query ns per unit".to_string(),
+                series(|p| (p.ns_per_unit, p.ns_per_unit_range)),
+            ),
+            lower: Some((
+                "query ns per distance test".to_string(),
+                series(|p| (p.ns_per_candidate, p.ns_per_candidate_range)),
+            )),
+        }),
+        caption,
+    }
+}
+
+/// The chart of a lesson's run: its working-set sweeps' curves when it has
+/// any, else its cell-size sweeps' curves, else its steps' bars; titled
+/// with the lesson's title.
 pub fn lesson_chart(run: &crate::lesson::LessonRun, machine: &Machine, scale: Scale) -> Chart {
     let c = run.comparison();
     let title = &run.lesson().title;
-    if !c.curves().is_empty() {
+    if !c.ws_curves().is_empty() {
+        working_set_curves(c.ws_curves(), machine, title)
+    } else if !c.curves().is_empty() {
         sweep_curves(c.curves(), machine, title)
     } else {
         comparison_bars(&c, machine, title, scale)

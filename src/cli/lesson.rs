@@ -90,14 +90,22 @@ fn start(lesson: Lesson, a: &LessonArgs, machine: &Machine) -> LessonRun {
     if let Some(c) = run.unit_choice() {
         let _ = writeln!(std::io::stderr(), "lesson: {}", c.why);
     }
+    let ws_steps = (0..run.len()).filter(|&k| run.span(k).is_some()).count();
+    let ws_counts = run.plan_entries().len() - run.row_steps().len();
+    let cell_sweeps = (0..run.len()).filter(|&k| run.step(k).sweep).count();
     let _ = writeln!(
         std::io::stderr(),
-        "lesson: {} step(s) in {} interleaved round(s) of {} counted frame(s) each, every visit on a fresh simulation{}",
+        "lesson: {} step(s) in {} interleaved round(s) of {} counted frame(s) each, every visit on a fresh simulation{}{}",
         run.len(),
         run.rounds(),
         run.spec().frames,
-        if run.row_steps().len() < run.len() {
-            "; each sweep step after them, its 13 cell sizes in interleaved rounds of its own"
+        if ws_steps > 0 {
+            format!("; the {ws_steps} working-set sweep step(s) are {ws_counts} unit counts in those rounds")
+        } else {
+            String::new()
+        },
+        if cell_sweeps > 0 {
+            "; each cell-size sweep step after them, its 13 cell sizes in interleaved rounds of its own"
         } else {
             ""
         }

@@ -5,7 +5,7 @@
 use super::{Lesson, LessonError};
 
 /// (name, file text), in teaching order.
-pub const LESSONS: [(&str, &str); 9] = [
+pub const LESSONS: [(&str, &str); 10] = [
     (
         "algorithms",
         include_str!("../../assets/lessons/algorithms.toml"),
@@ -16,6 +16,7 @@ pub const LESSONS: [(&str, &str); 9] = [
         "memory-order",
         include_str!("../../assets/lessons/memory-order.toml"),
     ),
+    ("caches", include_str!("../../assets/lessons/caches.toml")),
     (
         "cell-size",
         include_str!("../../assets/lessons/cell-size.toml"),

@@ -9,6 +9,7 @@ use super::{LessonRun, StepResult};
 use crate::machine::Machine;
 use crate::measure::compare::SweepCurve;
 use crate::measure::verdict::Verdict;
+use crate::measure::working_set_sweep::WsCurve;
 use crate::measure::{Outcome, Row};
 
 /// `t` for a Markdown heading, which ends at its line: line breaks as spaces.
@@ -73,12 +74,15 @@ pub fn to_markdown(run: &LessonRun, machine: &Machine) -> String {
     s + &markdown_tail(run, machine)
 }
 
-/// The lesson's table as CSV: its sweeps' curves (cell / r, median query
-/// ms with its range, candidates per neighbor) when it has sweeps, else its
-/// steps' rows ([`crate::measure::compare::Comparison::to_csv`]).
+/// The lesson's table as CSV: its working-set sweeps' points when it has
+/// any ([`crate::measure::compare::Comparison::ws_csv`]), else its cell-size
+/// sweeps' curves (cell / r, median query ms with its range, candidates per
+/// neighbor) when it has sweeps, else its steps' rows ([`crate::measure::compare::Comparison::to_csv`]).
 pub fn to_csv(run: &LessonRun) -> String {
     let c = run.comparison();
-    if c.curves().is_empty() {
+    if !c.ws_curves().is_empty() {
+        c.ws_csv()
+    } else if c.curves().is_empty() {
         c.to_csv()
     } else {
         c.curves_csv()
@@ -92,6 +96,10 @@ pub fn skipped(run: &LessonRun, k: usize) -> Option<String> {
         StepResult::Sweep(sw) if sw.points().is_empty() => {
             Some("the sweep measured no cell size".to_string())
         }
+        StepResult::WorkingSet(c) if c.points.is_empty() => Some(match c.skipped.first() {
+            Some((_, why)) => format!("the sweep measured no unit count ({why})"),
+            None => "the sweep measured no unit count".to_string(),
+        }),
         _ => None,
     }
 }
@@ -99,8 +107,9 @@ pub fn skipped(run: &LessonRun, k: usize) -> Option<String> {
 /// The lesson as JSON: name, title, the machine, the unit choice, the
 /// rounds, each step's id, title, filled text and index into `rows`, the
 /// conclusion, `rows` ([`Row`], `bench`'s keys, each with its `rounds`; a
-/// sweep step's fastest cell size; a step that could not run as a skipped
-/// row), the sweep curves, and `verdicts`: one entry per comparison the
+/// sweep step's fastest cell size; a working-set sweep step's unit counts,
+/// indexed by its `sweep_rows`; a step that could not run as a skipped
+/// row), the sweep curves, the working-set sweeps' curves, and `verdicts`: one entry per comparison the
 /// texts state ([`LessonRun::verdicts`]: `a`, `b`, `metric`, `ratio`, `low`,
 /// `high`, `verdict` as `a-faster`, `b-faster` or `within-noise`).
 ///
@@ -113,6 +122,8 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         title: String,
         text: String,
         row: Option<usize>,
+        /// A working-set sweep step's rows, one per unit count, ascending.
+        sweep_rows: Vec<usize>,
     }
     #[derive(Serialize)]
     struct Doc<'a> {
@@ -127,6 +138,7 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         conclusion: String,
         rows: Vec<Row>,
         sweeps: Vec<SweepCurve>,
+        working_set_sweeps: Vec<WsCurve>,
         verdicts: Vec<Verdict>,
     }
     let mut rows = Vec::new();
@@ -139,11 +151,25 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
             rows.push(r);
             rows.len() - 1
         });
+        let mut sweep_rows = Vec::new();
+        if let Some(StepResult::WorkingSet(c)) = run.result(k) {
+            for o in &c.outcomes {
+                let mut r = Row::of(o);
+                r.label = format!(
+                    "{}, {} units",
+                    step.title,
+                    crate::format::thousands(o.settings().units as u64)
+                );
+                rows.push(r);
+                sweep_rows.push(rows.len() - 1);
+            }
+        }
         steps.push(StepDoc {
             id: step.id.clone(),
             title: step.title.clone(),
             text: plain(&run.text(k)),
             row,
+            sweep_rows,
         });
     }
     let doc = Doc {
@@ -158,6 +184,7 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         conclusion: plain(&run.conclusion()),
         rows,
         sweeps: run.comparison().curves().to_vec(),
+        working_set_sweeps: run.comparison().ws_curves().to_vec(),
         verdicts: run.verdicts(),
     };
     serde_json::to_string_pretty(&doc)

@@ -19,6 +19,8 @@
 //! title = "Naive: every pair"
 //! settings = { strategy = "naive" }        # what this step changes
 //! sweep = false                            # optional: a cell-size sweep (not on Naive)
+//! working_set_sweep = false                # optional: a working-set sweep (not on Naive):
+//!                                          # unit counts from this machine's caches
 //! memory_view = false                      # optional: open the memory view
 //! all_threads = false                      # optional: as many threads as cores
 //! absent = "..."                           # optional: shown instead of `text`
@@ -60,7 +62,7 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 pub const MAX_STEPS: usize = 64;
 
 /// The lesson's own fields and what each takes, for messages.
-const FIELDS: [(&str, &str); 16] = [
+const FIELDS: [(&str, &str); 17] = [
     ("title", "text in quotes"),
     ("summary", "text in quotes"),
     ("conclusion", "text in quotes"),
@@ -73,6 +75,7 @@ const FIELDS: [(&str, &str); 16] = [
     ("id", "text in quotes: letters, digits, '_' and '-'"),
     ("text", "text in quotes"),
     ("sweep", "true or false"),
+    ("working_set_sweep", "true or false"),
     ("memory_view", "true or false"),
     ("all_threads", "true or false"),
     ("absent", "text in quotes"),
@@ -103,6 +106,7 @@ struct RawStep {
     text: Spanned<String>,
     settings: Option<Raw>,
     sweep: Option<Spanned<bool>>,
+    working_set_sweep: Option<Spanned<bool>>,
     memory_view: Option<Spanned<bool>>,
     all_threads: Option<Spanned<bool>>,
     absent: Option<Spanned<String>>,
@@ -266,13 +270,29 @@ impl Source<'_> {
         let known: HashSet<&str> = ids.iter().map(String::as_str).collect();
         let template = Template::parse(&st.text, self.text, self.file, &known, Some(&id))?;
         let step_settings = self.scenario(st.settings)?;
-        self.check_sweep(&id, st.sweep.as_ref(), &settings.overlay(&step_settings))?;
+        let effective = settings.overlay(&step_settings);
+        self.check_sweep(&id, "sweep", st.sweep.as_ref(), &effective)?;
+        self.check_sweep(
+            &id,
+            "working_set_sweep",
+            st.working_set_sweep.as_ref(),
+            &effective,
+        )?;
+        let on = |b: &Option<Spanned<bool>>| b.as_ref().is_some_and(|b| *b.get_ref());
+        if on(&st.sweep) && on(&st.working_set_sweep) {
+            return Err(self.error(
+                st.working_set_sweep.as_ref().map(Spanned::span),
+                "working_set_sweep",
+                format!("step \"{id}\" sets both sweep and working_set_sweep; a step measures one sweep: make two steps"),
+            ));
+        }
         Ok(Step {
             id,
             title: st.title.into_inner(),
             text: template,
             settings: step_settings,
-            sweep: st.sweep.is_some_and(|b| *b.get_ref()),
+            sweep: on(&st.sweep),
+            working_set_sweep: on(&st.working_set_sweep),
             memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
             all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),
             absent: st.absent.map(|a| a.into_inner()),
@@ -310,11 +330,14 @@ impl Source<'_> {
         Ok(id)
     }
 
-    /// Checks that step `id`, when it sets `sweep = true`, does not run
-    /// Naive under its effective scenario `effective` (Naive has no cells).
+    /// Checks that step `id`, when it sets `field` (`sweep` or
+    /// `working_set_sweep`) to true, does not run Naive under its effective
+    /// scenario `effective` (Naive has no cells, and its cost grows with
+    /// the square of the units, not with the working set).
     fn check_sweep(
         &self,
         id: &str,
+        field: &str,
         sweep: Option<&Spanned<bool>>,
         effective: &Scenario,
     ) -> Result<(), LessonError> {
@@ -324,11 +347,16 @@ impl Source<'_> {
         let mut eff = crate::sim::Settings::default();
         effective.apply(&mut eff);
         if eff.strategy == crate::spatial::Strategy::Naive {
+            let what = if field == "sweep" {
+                "sweeps the cell size, but its strategy is Naive, which has no cells"
+            } else {
+                "sweeps the working set, but its strategy is Naive, whose cost grows with the square of the units"
+            };
             return Err(self.error(
                 Some(sweep.span()),
-                "sweep",
+                field,
                 format!(
-                    "step \"{id}\" sweeps the cell size, but its strategy is Naive, which has no cells: set strategy = \"grid\" or \"sorted-grid\" in its settings"
+                    "step \"{id}\" {what}: set strategy = \"grid\" or \"sorted-grid\" in its settings"
                 ),
             ));
         }

@@ -23,6 +23,7 @@ use crate::measure::compare::Comparison;
 use crate::measure::run::Task;
 use crate::measure::sweep::CellSweep;
 use crate::measure::verdict::Verdict;
+use crate::measure::working_set_sweep::{self as ws, Span, WsCurve};
 use crate::measure::{Outcome, Plan, Spec, Variant};
 use crate::scenario::{Scenario, ScenarioView};
 use crate::sim::budget::Budget;
@@ -57,6 +58,11 @@ pub struct Step {
     /// The step measures a cell-size sweep (the standard ratios) instead of
     /// one row.
     pub sweep: bool,
+    /// The step measures a working-set sweep (its unit counts chosen from
+    /// this machine's caches, [`crate::measure::working_set_sweep`]) instead
+    /// of one row; its counts are variants of the lesson's plan, so they
+    /// interleave with the other steps' rounds.
+    pub working_set_sweep: bool,
     /// The window opens the memory view for this step.
     pub memory_view: bool,
     /// Shown instead of `text` where the step cannot run here (a kernel
@@ -108,6 +114,8 @@ pub enum StepResult {
     Row(Outcome),
     /// A cell-size sweep (finished or stopped).
     Sweep(Box<CellSweep>),
+    /// A working-set sweep: its curve and the outcomes it came from.
+    WorkingSet(Box<WsCurve>),
 }
 
 impl StepResult {
@@ -123,6 +131,7 @@ impl StepResult {
                     .cloned()
                     .map(Outcome::Measured)
             }
+            StepResult::WorkingSet(_) => None,
         }
     }
 }
@@ -145,6 +154,8 @@ pub struct LessonOptions {
 pub struct LessonRun {
     lesson: Lesson,
     units: Option<UnitChoice>,
+    /// Per step: the unit counts of its working-set sweep, if it is one.
+    spans: Vec<Option<Span>>,
     options: LessonOptions,
     results: Vec<Option<StepResult>>,
 }
@@ -170,12 +181,30 @@ impl LessonRun {
             let cap = caps.into_iter().flatten().min_by_key(|c| c.units);
             units::choose(factor, &base, crate::machine::Machine::current(), cap)
         });
-        LessonRun {
+        let mut run = LessonRun {
             results: vec![None; lesson.steps.len()],
+            spans: vec![None; lesson.steps.len()],
             lesson,
             units,
             options,
+        };
+        // The working set per unit depends on the step's layout and order.
+        for k in 0..run.len() {
+            if run.lesson.steps[k].working_set_sweep {
+                let bpu = ws::bytes_per_unit(&run.settings(k));
+                run.spans[k] = Some(ws::unit_counts(
+                    bpu,
+                    crate::machine::Machine::current(),
+                    options.max_units,
+                ));
+            }
         }
+        run
+    }
+
+    /// The unit counts of step `k`'s working-set sweep, if it is one.
+    pub fn span(&self, k: usize) -> Option<&Span> {
+        self.spans.get(k).and_then(Option::as_ref)
     }
 
     /// The lesson.
@@ -275,26 +304,48 @@ impl LessonRun {
         self.options.rounds.unwrap_or(self.lesson.rounds).max(1)
     }
 
-    /// The steps measured as rows (not sweeps), in order.
+    /// The steps measured as rows (not sweeps of either kind), in order.
     pub fn row_steps(&self) -> Vec<usize> {
         (0..self.len())
-            .filter(|&k| !self.lesson.steps[k].sweep)
+            .filter(|&k| !self.lesson.steps[k].sweep && !self.lesson.steps[k].working_set_sweep)
             .collect()
     }
 
+    /// What each variant of [`LessonRun::plan`] measures, in the plan's
+    /// order: `(step, None)` for a row step, `(step, Some(i))` for the
+    /// `i`-th unit count of a working-set sweep step; the row steps first.
+    pub fn plan_entries(&self) -> Vec<(usize, Option<usize>)> {
+        let mut out: Vec<(usize, Option<usize>)> =
+            self.row_steps().into_iter().map(|k| (k, None)).collect();
+        for k in 0..self.len() {
+            if let Some(span) = self.span(k) {
+                out.extend((0..span.units.len()).map(|i| (k, Some(i))));
+            }
+        }
+        out
+    }
+
     /// The plan measuring every row step ([`LessonRun::row_steps`], one
-    /// variant each, labeled with the step's title; marked skipped when
-    /// [`LessonRun::cannot_run`]) in [`LessonRun::rounds`] rounds that visit
-    /// the steps in turn, so that every comparison between them rests on
-    /// interleaved rounds; with the compare panel's guards and `bench`'s
-    /// naive predictor, so a naive step whose frame would take over a minute
-    /// is skipped with the estimate, not run for hours.
+    /// variant each, labeled with the step's title) and every unit count of
+    /// every working-set sweep step ([`LessonRun::plan_entries`]), each
+    /// marked skipped when its step [`LessonRun::cannot_run`], in
+    /// [`LessonRun::rounds`] rounds that visit them in turn, so that every
+    /// comparison between them rests on interleaved rounds; with the compare
+    /// panel's guards and `bench`'s naive predictor, so a naive step whose
+    /// frame would take over a minute is skipped with the estimate, not run
+    /// for hours.
     pub fn plan(&self) -> Plan {
         let variants: Vec<Variant> = self
-            .row_steps()
+            .plan_entries()
             .into_iter()
-            .map(|k| {
-                let mut v = Variant::new(self.lesson.steps[k].title.clone(), self.settings(k));
+            .map(|(k, point)| {
+                let title = &self.lesson.steps[k].title;
+                let mut v = match (point, self.span(k)) {
+                    (Some(i), Some(span)) => {
+                        ws::variants(title, &self.settings(k), &span.units[i..=i]).remove(0)
+                    }
+                    _ => Variant::new(title.clone(), self.settings(k)),
+                };
                 v.skip = self.cannot_run(k);
                 v
             })
@@ -328,7 +379,7 @@ impl LessonRun {
     /// takes them back.
     pub fn tasks(&self) -> Vec<Task> {
         let mut out = Vec::new();
-        if !self.row_steps().is_empty() {
+        if !self.plan_entries().is_empty() {
             out.push(Task::Plan(self.plan()));
         }
         out.extend((0..self.len()).filter_map(|k| self.sweep(k).map(Task::Sweep)));
@@ -336,10 +387,11 @@ impl LessonRun {
     }
 
     /// Keeps what [`LessonRun::tasks`]' measurements found: each row step's
-    /// outcome (all its rounds) and each sweep step's sweep. A task not done
-    /// (stopped) leaves its steps pending.
+    /// outcome (all its rounds), each working-set sweep step's curve and
+    /// each sweep step's sweep. A task not done (stopped) leaves its steps
+    /// pending.
     pub fn record_tasks(&mut self, tasks: &[Task]) {
-        let rows = self.row_steps();
+        let entries = self.plan_entries();
         let sweeps: Vec<usize> = (0..self.len())
             .filter(|&k| self.lesson.steps[k].sweep)
             .collect();
@@ -347,10 +399,21 @@ impl LessonRun {
         for t in tasks {
             match t {
                 Task::Plan(p) if p.is_done() && p.stopped().is_none() => {
-                    for (v, &k) in rows.iter().enumerate() {
-                        if let Some(o) = p.outcome_of(v) {
-                            self.record(k, StepResult::Row(o.clone()));
+                    let mut curves: Vec<Vec<&Outcome>> = vec![Vec::new(); self.len()];
+                    for (v, &(k, point)) in entries.iter().enumerate() {
+                        match (p.outcome_of(v), point) {
+                            (Some(o), None) => self.record(k, StepResult::Row(o.clone())),
+                            (Some(o), Some(_)) => curves[k].push(o),
+                            (None, _) => {}
                         }
+                    }
+                    for (k, outcomes) in curves.into_iter().enumerate() {
+                        if outcomes.is_empty() {
+                            continue;
+                        }
+                        let note = self.span(k).and_then(|s| s.note.clone());
+                        let curve = WsCurve::of(&self.lesson.steps[k].title, outcomes, note);
+                        self.record(k, StepResult::WorkingSet(Box::new(curve)));
                     }
                 }
                 Task::Plan(_) => {}
@@ -463,6 +526,11 @@ impl LessonRun {
             c.add_group(rows);
         }
         for r in self.results.iter().flatten() {
+            if let StepResult::WorkingSet(curve) = r {
+                c.add_ws_curve((**curve).clone());
+            }
+        }
+        for r in self.results.iter().flatten() {
             if let StepResult::Sweep(sw) = r {
                 c.add_sweep(sw);
             }
@@ -473,7 +541,13 @@ impl LessonRun {
     /// The settings of step `k` that `live` does not have ([`differences`]
     /// against [`LessonRun::settings`]). Empty when they agree.
     pub fn differences(&self, k: usize, live: &Settings) -> Vec<&'static str> {
-        differences(&self.settings(k), live, self.lesson.steps[k].sweep)
+        let step = &self.lesson.steps[k];
+        let mut out = differences(&self.settings(k), live, step.sweep);
+        if step.working_set_sweep {
+            // The sweep sets the unit count.
+            out.retain(|d| *d != "units");
+        }
+        out
     }
 }
 

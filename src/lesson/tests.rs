@@ -48,7 +48,7 @@ fn measured(run: &LessonRun, k: usize, query_ms: f64) -> StepResult {
 #[test]
 fn every_bundled_lesson_parses_and_every_file_is_bundled() {
     let all = bundled::all().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(all.len(), 9);
+    assert_eq!(all.len(), 10);
     for (l, name) in all.iter().zip(bundled::names()) {
         assert_eq!(l.name, name);
         assert!(!l.steps.is_empty() && !l.title.is_empty(), "{name}");
@@ -347,4 +347,54 @@ fn user_text_does_not_break_the_markdown() {
         1,
         "the machine once: {md}"
     );
+}
+
+#[test]
+fn a_working_set_step_is_refused_on_naive_or_with_a_cell_sweep() {
+    let base = "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\n";
+    let naive = format!("{base}settings = {{ strategy = \"naive\" }}\nworking_set_sweep = true\n");
+    let e = parse(&naive).unwrap_err().to_string();
+    assert!(e.starts_with("l.toml:7: working_set_sweep:"), "{e}");
+    assert!(e.contains("square of the units"), "{e}");
+    let both = format!(
+        "{base}settings = {{ strategy = \"grid\" }}\nsweep = true\nworking_set_sweep = true\n"
+    );
+    let e = parse(&both).unwrap_err().to_string();
+    assert!(e.starts_with("l.toml:8: working_set_sweep:"), "{e}");
+    assert!(e.contains("make two steps"), "{e}");
+    let ok = format!("{base}settings = {{ strategy = \"grid\" }}\nworking_set_sweep = true\n");
+    let l = parse(&ok).unwrap();
+    assert!(l.steps[0].working_set_sweep && !l.steps[0].sweep);
+}
+
+#[test]
+fn a_working_set_step_is_one_variant_per_unit_count_of_its_span() {
+    let text = "title = \"t\"\n[settings]\nstrategy = \"grid\"\nunits = 3000\n\
+        [[steps]]\nid = \"row\"\ntitle = \"Row\"\ntext = \"{query_ms}\"\n\
+        [[steps]]\nid = \"ws\"\ntitle = \"WS\"\nworking_set_sweep = true\ntext = \"{ws_rise}\"\n";
+    let l = parse(text).unwrap();
+    let options = LessonOptions {
+        max_units: Some(4_000),
+        ..Default::default()
+    };
+    let run = LessonRun::new(l, options);
+    let span = run.span(1).expect("the sweep step has a span");
+    assert!(run.span(0).is_none());
+    assert!(span.units.len() >= 2 && *span.units.last().unwrap() == 4_000);
+    let entries = run.plan_entries();
+    assert_eq!(entries[0], (0, None));
+    assert_eq!(entries.len(), 1 + span.units.len());
+    let plan = run.plan();
+    for (v, &(k, point)) in plan.variants().iter().zip(&entries) {
+        let want = match point {
+            Some(i) => span.units[i],
+            None => run.settings(k).units,
+        };
+        assert_eq!(v.settings.units, want, "{}", v.label);
+    }
+    // The sweep sets the unit count: a different live count is no difference.
+    let mut live = run.settings(1);
+    live.units = 123;
+    assert!(run.differences(1, &live).is_empty());
+    assert_eq!(run.differences(0, &live), vec!["units"]);
 }

@@ -60,6 +60,9 @@ pub const NOT_RUN: &str = "(not run)";
 pub enum Kind {
     /// Milliseconds: 3 significant digits, at most 3 decimals.
     Ms,
+    /// Nanoseconds (per unit, per candidate test): written as milliseconds
+    /// are; a time, so its verdicts say faster and slower.
+    Ns,
     /// A whole count with thousands separators.
     Count,
     /// A per-unit or per-frame mean: whole from 100 up, else 1 decimal.
@@ -297,7 +300,7 @@ impl Template {
                         Decision::Pending => (Value::Pending, PENDING.to_string()),
                         Decision::Nothing => (Value::NotRun, NOT_RUN.to_string()),
                         Decision::Judged(v) => {
-                            let words = if a.kind() == Kind::Ms {
+                            let words = if matches!(a.kind(), Kind::Ms | Kind::Ns) {
                                 Words::Time
                             } else {
                                 Words::Count
@@ -501,13 +504,13 @@ pub fn show(v: &Value, k: Kind) -> String {
 /// A number written as kind `k` says.
 pub fn number_text(x: f64, k: Kind) -> String {
     match k {
-        Kind::Ms | Kind::Degrees => {
+        Kind::Ms | Kind::Ns | Kind::Degrees => {
             let a = x.abs();
             if a >= 100.0 {
                 thousands(x.round() as u64)
             } else if a >= 10.0 {
                 format!("{x:.1}")
-            } else if a >= 1.0 || k == Kind::Ms {
+            } else if a >= 1.0 || k != Kind::Degrees {
                 format!("{x:.2}")
             } else {
                 format!("{x:.3}")

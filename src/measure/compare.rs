@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::row::Row;
 use super::sweep::CellSweep;
 use super::verdict::{judge, Basis, Judgement, Words};
+use super::working_set_sweep::WsCurve;
 use super::{Guards, Measurement, Plan, Spec, Variant};
 use crate::format::{length, thousands};
 use crate::machine::Machine;
@@ -77,6 +78,7 @@ pub struct Comparison {
     /// Index of the baseline row (the first row until the user picks one).
     baseline: usize,
     curves: Vec<SweepCurve>,
+    ws_curves: Vec<WsCurve>,
 }
 
 impl Comparison {
@@ -90,9 +92,26 @@ impl Comparison {
         &self.curves
     }
 
-    /// True when there is neither a row nor a curve.
+    /// The working-set sweep curves, oldest first.
+    pub fn ws_curves(&self) -> &[WsCurve] {
+        &self.ws_curves
+    }
+
+    /// True when there is neither a row nor a curve of either kind.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty() && self.curves.is_empty()
+        self.rows.is_empty() && self.curves.is_empty() && self.ws_curves.is_empty()
+    }
+
+    /// Keeps a working-set sweep's curve (after the others).
+    pub fn add_ws_curve(&mut self, curve: WsCurve) {
+        self.ws_curves.push(curve);
+    }
+
+    /// Removes working-set curve `i` (nothing when out of range).
+    pub fn remove_ws_curve(&mut self, i: usize) {
+        if i < self.ws_curves.len() {
+            self.ws_curves.remove(i);
+        }
     }
 
     /// Adds a row at the end, measured on its own (the first row becomes

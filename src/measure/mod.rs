@@ -19,6 +19,7 @@ pub mod self_check;
 pub mod spread;
 pub mod sweep;
 pub mod verdict;
+pub mod working_set_sweep;
 
 pub use plan::{Estimate, Guards, Outcome, Plan, Predictor, Skipped, Variant};
 pub use recorder::{FrameRecord, Measurement, Recorder, Round, Spec};

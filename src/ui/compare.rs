@@ -49,6 +49,8 @@ pub enum CompareAction {
     Baseline(usize),
     /// Remove sweep curve `i`.
     RemoveCurve(usize),
+    /// Remove working-set sweep curve `i`.
+    RemoveWsCurve(usize),
     /// Remove every row and curve.
     Clear,
     /// Copy the rows as a Markdown table to the clipboard.
@@ -143,6 +145,9 @@ fn body(
     }
     if !c.curves().is_empty() {
         curves(ui, c, acts);
+    }
+    if !c.ws_curves().is_empty() {
+        ws_curves(ui, c, acts);
     }
     ui.separator();
     export_row(ui, acts);
@@ -387,6 +392,78 @@ fn curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
         });
     }
     curves_plot(ui, c, "compare sweeps");
+}
+
+/// Every kept working-set sweep's median query ns per unit against its
+/// working set (log scale), one color each, with a remove button per curve.
+fn ws_curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
+    ui.label("Working-set sweeps: query ns per unit against the working set")
+        .on_hover_text("Each point: one unit count, its query's median ns per unit over the rounds. The red lines are this machine's cache sizes: a curve steps up where its working set outgrows one.");
+    for (i, curve) in c.ws_curves().iter().enumerate() {
+        ui.horizontal(|ui| {
+            ui.colored_label(
+                CURVE_COLORS[i % CURVE_COLORS.len()],
+                format!("— {}", curve.label),
+            );
+            if ui
+                .small_button("x")
+                .on_hover_text("Remove this curve.")
+                .clicked()
+            {
+                acts.push(CompareAction::RemoveWsCurve(i));
+            }
+        });
+    }
+    ws_curves_plot(ui, c, Machine::current(), "compare working-set sweeps");
+}
+
+/// Every working-set sweep of `c` as one colored curve of median query ns
+/// per unit against the working set (log2 of bytes on the axis, labeled as
+/// sizes), a red vertical line at each of `machine`'s cache sizes, as the
+/// plot `id`; returns its rectangle.
+pub(crate) fn ws_curves_plot(
+    ui: &mut egui::Ui,
+    c: &Comparison,
+    machine: &Machine,
+    id: &str,
+) -> egui::Rect {
+    let size = |x: f64| crate::format::size(x.exp2().max(0.0) as u64);
+    super::plot::fixed(id, 170.0)
+        .include_y(0.0)
+        .x_axis_label("working set (log scale)")
+        .y_axis_label("ns per unit")
+        .x_axis_formatter(move |m, _| size(m.value))
+        .label_formatter(move |_, v| format!("{}\n{:.1} ns per unit", size(v.x), v.y))
+        .show(ui, |p| {
+            for (name, bytes) in machine.levels() {
+                p.vline(
+                    egui_plot::VLine::new((bytes as f64).log2())
+                        .color(egui::Color32::from_rgb(220, 70, 70))
+                        .name(format!("{name} {}", crate::format::size(bytes))),
+                );
+            }
+            for (i, curve) in c.ws_curves().iter().enumerate() {
+                let color = CURVE_COLORS[i % CURVE_COLORS.len()];
+                let pts: Vec<[f64; 2]> = curve
+                    .points
+                    .iter()
+                    .map(|p| [(p.working_set_bytes.max(1) as f64).log2(), p.ns_per_unit])
+                    .collect();
+                p.line(
+                    Line::new(PlotPoints::from(pts.clone()))
+                        .color(color)
+                        .name(&curve.label),
+                );
+                p.points(
+                    Points::new(PlotPoints::from(pts))
+                        .color(color)
+                        .radius(3.0)
+                        .filled(true),
+                );
+            }
+        })
+        .response
+        .rect
 }
 
 /// Every kept sweep of `c` as one colored curve of median query ms

@@ -301,7 +301,15 @@ fn summary(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) -> O
     pieces(ui, &p.text);
     measuring(ui, p, acts);
     let mut rect = None;
-    if !p.chart.curves().is_empty() {
+    if !p.chart.ws_curves().is_empty() {
+        ui.label("Working-set sweeps: query ns per unit against the working set; red lines: this machine's caches");
+        rect = Some(super::compare::ws_curves_plot(
+            ui,
+            &p.chart,
+            crate::machine::Machine::current(),
+            LESSON_CHART,
+        ));
+    } else if !p.chart.curves().is_empty() {
         ui.label("Cell-size sweeps: median query ms against cell / r");
         rect = Some(super::compare::curves_plot(ui, &p.chart, LESSON_CHART));
     } else if !p.chart.rows().is_empty() {

@@ -16,6 +16,7 @@ use spatial_query_lab::lesson::text::{Context, Piece, Ref, Value};
 use spatial_query_lab::lesson::{bundled, Lesson, LessonOptions, LessonRun, StepResult};
 use spatial_query_lab::measure::spread::PhaseMs;
 use spatial_query_lab::measure::verdict::Direction;
+use spatial_query_lab::measure::working_set_sweep::WsCurve;
 use spatial_query_lab::measure::{Measurement, Outcome, Round, Skipped};
 use spatial_query_lab::sim::StepStats;
 use spatial_query_lab::spatial::{GridGeometry, QueryStats};
@@ -73,6 +74,8 @@ impl Shape {
 /// other metric is the same for every step (or not compared).
 fn follows_level(metric: &str) -> bool {
     metric.ends_with("_ms")
+        || metric.ends_with("_ns_per_unit")
+        || metric.ends_with("_ns_per_candidate")
         || metric.starts_with("candidates")
         || metric.starts_with("sweep_cpn")
         || matches!(metric, "allocations" | "deaths" | "spawns")
@@ -134,6 +137,53 @@ fn fabricated_sweep(run: &LessonRun, k: usize, shape: Shape) -> StepResult {
     StepResult::Sweep(Box::new(sw))
 }
 
+/// How much a fabricated working-set curve grows from its first point to
+/// its last under `shape`: up, down (so a text's "last against first" is
+/// fabricated both ways), or not at all where every pair overlaps.
+fn ws_growth(shape: Shape) -> f64 {
+    match shape {
+        Shape::Overlapping => 1.0,
+        Shape::Descending => 0.25,
+        Shape::Ascending | Shape::Mixed(_) => 4.0,
+    }
+}
+
+/// The working-set sweep of step `k`: one measurement per unit count of its
+/// span, the cost per unit the step's level times a growth from 1 at the
+/// first count to [`ws_growth`] at the last, with the round's noise.
+fn fabricated_ws(run: &LessonRun, k: usize, shape: Shape) -> StepResult {
+    let level = shape.level(k, run.len());
+    let span = run.span(k).expect("a working-set step");
+    let n = span.units.len();
+    let outcomes: Vec<Outcome> = span
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, &units)| {
+            let g = ws_growth(shape).powf(i as f64 / (n - 1).max(1) as f64);
+            let rounds: Vec<Round> = (0..ROUNDS)
+                .map(|r| {
+                    let t = level * g * units as f64 * 1e-4 * (1.0 + shape.noise(k, r));
+                    Round {
+                        median_ms: PhaseMs {
+                            query: t,
+                            total: 1.5 * t,
+                            ..Default::default()
+                        },
+                        candidates: units as u64 * 40,
+                        neighbors: NEIGHBORS,
+                    }
+                })
+                .collect();
+            let mut s = run.settings(k);
+            s.units = units;
+            Outcome::Measured(Measurement::from_rounds(&run.step(k).title, s, 4, rounds))
+        })
+        .collect();
+    let curve = WsCurve::of(&run.step(k).title, &outcomes, None);
+    StepResult::WorkingSet(Box::new(curve))
+}
+
 /// A run of `lesson` holding fabricated results of `shape` for every step.
 fn fabricated(lesson: &Lesson, shape: Shape) -> LessonRun {
     let options = LessonOptions {
@@ -145,6 +195,8 @@ fn fabricated(lesson: &Lesson, shape: Shape) -> LessonRun {
     for k in 0..run.len() {
         let result = if run.step(k).sweep {
             fabricated_sweep(&run, k, shape)
+        } else if run.step(k).working_set_sweep {
+            fabricated_ws(&run, k, shape)
         } else {
             StepResult::Row(Outcome::Measured(fabricated_row(&run, k, shape)))
         };
@@ -160,8 +212,13 @@ fn truth(run: &LessonRun, shape: Shape, a: &Ref, factor: f64, b: &Ref) -> Option
     };
     let (_, metric_a) = a.names();
     let (_, metric_b) = b.names();
-    assert_eq!(
-        ma, mb,
+    // A working-set curve's last point against its first is the one
+    // comparison of two metrics: the same quantity at two ends.
+    fn end(m: &str) -> Option<&str> {
+        m.strip_prefix("ws_first_").or(m.strip_prefix("ws_last_"))
+    }
+    assert!(
+        ma == mb || (end(&metric_a).is_some() && end(&metric_a) == end(&metric_b)),
         "a comparison of two different metrics: {metric_a} and {metric_b}"
     );
     if !follows_level(&metric_a) {
@@ -169,7 +226,17 @@ fn truth(run: &LessonRun, shape: Shape, a: &Ref, factor: f64, b: &Ref) -> Option
     }
     let step = |id: &str| run.lesson().steps.iter().position(|s| s.id == id).unwrap();
     let n = run.len();
-    let (la, lb) = (factor * shape.level(step(ia), n), shape.level(step(ib), n));
+    let grown = |m: &str| {
+        if m.starts_with("ws_last_") {
+            ws_growth(shape)
+        } else {
+            1.0
+        }
+    };
+    let (la, lb) = (
+        factor * shape.level(step(ia), n) * grown(&metric_a),
+        shape.level(step(ib), n) * grown(&metric_b),
+    );
     let close = (la / lb).ln().abs() < 0.05;
     Some(if close {
         Direction::WithinNoise

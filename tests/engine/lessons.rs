@@ -45,6 +45,19 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
         _ => {}
     }
     let result = run.result(k)?;
+    if let Some(m) = metric.strip_prefix("ws_") {
+        let (rows, end, what) = ws_rows(result, m)?;
+        if m == "points" {
+            return Some(rows.len() as f64);
+        }
+        let row = &rows[end];
+        return match what {
+            "working_set" => row.working_set_bytes.map(|b| b as f64),
+            "ns_per_unit" => row.ns_per_unit,
+            "ns_per_candidate" => row.ns_per_candidate,
+            _ => None,
+        };
+    }
     if let Some(m) = metric.strip_prefix("sweep_") {
         let StepResult::Sweep(sw) = result else {
             return None;
@@ -107,6 +120,31 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
     })
 }
 
+/// A working-set sweep step's rows (`bench`'s keys, one per measured unit
+/// count, ascending by units), which end metric `m` (`ws_` stripped) reads
+/// (0 first, the last index last) and what it reads there.
+fn ws_rows<'a>(result: &StepResult, m: &'a str) -> Option<(Vec<Row>, usize, &'a str)> {
+    let StepResult::WorkingSet(c) = result else {
+        return None;
+    };
+    let mut rows: Vec<Row> = c
+        .outcomes
+        .iter()
+        .filter(|o| o.measured().is_some())
+        .map(Row::of)
+        .collect();
+    rows.sort_by_key(|r| r.units);
+    if rows.is_empty() {
+        return None;
+    }
+    let last = rows.len() - 1;
+    Some(match m.split_once('_') {
+        Some(("first", what)) => (rows, 0, what),
+        Some(("last", what)) => (rows, last, what),
+        _ => (rows, 0, m),
+    })
+}
+
 /// The value of `reference` in each round, from the run's rows (times: the
 /// rows' `rounds`; everything else one exact value), and whether exact.
 fn expected_rounds(run: &LessonRun, this: usize, reference: &str) -> Option<(Vec<f64>, bool)> {
@@ -121,6 +159,21 @@ fn expected_rounds(run: &LessonRun, this: usize, reference: &str) -> Option<(Vec
         "move_ms" => |p| p.move_,
         "rebuild_ms" => |p| p.rebuild,
         "apply_ms" => |p| p.apply,
+        m if m.starts_with("ws_")
+            && (m.ends_with("_ns_per_unit") || m.ends_with("_ns_per_candidate")) =>
+        {
+            let (rows, end, what) = ws_rows(run.result(k)?, &m[3..])?;
+            let row = &rows[end];
+            let values = row.rounds.iter().map(|r| {
+                let per = if what == "ns_per_unit" {
+                    row.units as f64
+                } else {
+                    r.candidates as f64
+                };
+                r.median_ms.query * 1e6 / per
+            });
+            return Some((values.collect(), false));
+        }
         _ => return expected(run, this, reference).map(|v| (vec![v], true)),
     };
     let row = Row::of(&run.result(k)?.outcome()?);
@@ -227,6 +280,11 @@ fn every_bundled_lesson_measures_its_steps_and_quotes_its_rows() {
             let want = run.settings(k);
             let what = format!("{name} step {}", run.step(k).id);
             let result = run.result(k).unwrap();
+            if let StepResult::WorkingSet(c) = result {
+                check_ws_step(&run, k, c, &what);
+                quoted += check(&run, k, &run.text(k), &what);
+                continue;
+            }
             let outcome = result.outcome().unwrap_or_else(|| panic!("{what}: no row"));
             let s = outcome.settings();
             assert_eq!(s.units, want.units.min(2_000), "{what}");
@@ -260,7 +318,12 @@ fn every_bundled_lesson_measures_its_steps_and_quotes_its_rows() {
             &format!("{name} conclusion"),
         );
         assert!(quoted >= 3, "{name}: only {quoted} numbers quoted");
-        // The chart holds one row per measured step, in step order.
+        // The chart holds one row per measured row step, in step order, and
+        // one curve per working-set step.
+        let curves = (0..run.len())
+            .filter(|&k| matches!(run.result(k), Some(StepResult::WorkingSet(_))))
+            .count();
+        assert_eq!(run.comparison().ws_curves().len(), curves, "{name}");
         let measured = (0..run.len())
             .filter(|&k| {
                 matches!(
@@ -271,6 +334,50 @@ fn every_bundled_lesson_measures_its_steps_and_quotes_its_rows() {
             .count();
         assert_eq!(run.comparison().rows().len(), measured, "{name}");
     }
+}
+
+/// A working-set sweep step measured every unit count of its span, each
+/// with the step's settings but the count, every round kept, and its curve
+/// ascends in working set.
+fn check_ws_step(
+    run: &LessonRun,
+    k: usize,
+    c: &spatial_query_lab::measure::working_set_sweep::WsCurve,
+    what: &str,
+) {
+    let want = run.settings(k);
+    let span = run.span(k).expect("a working-set step has a span");
+    assert!(span.units.len() >= 2, "{what}: {:?}", span.units);
+    assert!(
+        span.units.iter().all(|&u| u <= 2_000),
+        "{what}: the cap holds"
+    );
+    let units: Vec<usize> = c.outcomes.iter().map(|o| o.settings().units).collect();
+    assert_eq!(units, span.units, "{what}: every count measured, ascending");
+    for o in &c.outcomes {
+        let s = o.settings();
+        assert_eq!(
+            (s.strategy, s.layout, s.reorder, s.pass, s.threads),
+            (
+                want.strategy,
+                want.layout,
+                want.reorder,
+                want.pass,
+                want.threads
+            ),
+            "{what}"
+        );
+        let m = o.measured().unwrap_or_else(|| panic!("{what}: {o:?}"));
+        assert_eq!(m.rounds.len(), 3, "{what}: every round kept");
+        assert!(m.neighbors > 0, "{what}");
+    }
+    assert_eq!(c.points.len(), span.units.len(), "{what}");
+    assert!(
+        c.points
+            .windows(2)
+            .all(|w| w[0].working_set_bytes < w[1].working_set_bytes),
+        "{what}: the working set grows with the units"
+    );
 }
 
 /// Every strategy, kernel and layout finds the same neighbors at the same

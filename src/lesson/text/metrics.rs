@@ -11,6 +11,7 @@ use crate::lesson::{LessonRun, StepResult};
 use crate::machine::Machine;
 use crate::measure::sweep::CellSweep;
 use crate::measure::verdict::{judge, Direction};
+use crate::measure::working_set_sweep::{self as ws, WsCurve, WsPoint};
 use crate::measure::{Measurement, Outcome};
 use crate::view::{NormalPrecision, VertexLayout};
 
@@ -20,8 +21,9 @@ pub const NORMAL_DIRECTIONS: usize = 4096;
 /// Every metric a placeholder may name: (name, kind, what it is). Row
 /// metrics come from the step's measurement (a sweep step's: its fastest
 /// cell size); the vertex metrics from the step's vertex layout and normal
-/// bits; the `sweep_` metrics only from a sweep step.
-pub const METRICS: [(&str, Kind, &str); 36] = [
+/// bits; the `sweep_` metrics only from a sweep step, the `ws_` metrics
+/// only from a working-set sweep step.
+pub const METRICS: [(&str, Kind, &str); 45] = [
     ("query_ms", Kind::Ms, "median query phase (of the round medians), ms"),
     ("total_ms", Kind::Ms, "median whole step (of the round medians), ms"),
     ("move_ms", Kind::Ms, "median move phase (of the round medians), ms"),
@@ -146,6 +148,51 @@ pub const METRICS: [(&str, Kind, &str); 36] = [
         Kind::Fixed2,
         "cell / r where the sweep tested the most per neighbor",
     ),
+    (
+        "ws_points",
+        Kind::Count,
+        "unit counts the working-set sweep measured",
+    ),
+    (
+        "ws_span",
+        Kind::Words,
+        "the working sets the sweep spans and where they sit in this machine's caches (and the limit that stopped it short, if one did)",
+    ),
+    (
+        "ws_first_working_set",
+        Kind::Bytes,
+        "the sweep's smallest working set",
+    ),
+    (
+        "ws_last_working_set",
+        Kind::Bytes,
+        "the sweep's largest working set",
+    ),
+    (
+        "ws_first_ns_per_unit",
+        Kind::Ns,
+        "query ns per unit at the sweep's smallest working set (median of the round medians)",
+    ),
+    (
+        "ws_last_ns_per_unit",
+        Kind::Ns,
+        "query ns per unit at the sweep's largest working set",
+    ),
+    (
+        "ws_first_ns_per_candidate",
+        Kind::Ns,
+        "query ns per distance test at the sweep's smallest working set",
+    ),
+    (
+        "ws_last_ns_per_candidate",
+        Kind::Ns,
+        "query ns per distance test at the sweep's largest working set",
+    ),
+    (
+        "ws_rise",
+        Kind::Words,
+        "where the cost per unit first reaches 1.5x the smallest working set's, beyond this machine's noise (or that it never does)",
+    ),
 ];
 
 /// The global references: (name, kind).
@@ -198,7 +245,7 @@ pub fn metric(name: &str) -> Option<usize> {
 /// True for the metrics that differ from round to round (times); the
 /// others are counts of the same frames, the same in every round.
 pub fn varies(name: &str) -> bool {
-    name.ends_with("_ms")
+    name.ends_with("_ms") || name.ends_with("_ns_per_unit") || name.ends_with("_ns_per_candidate")
 }
 
 /// Reference `r` of a text: `this` is the id of the step whose text it is
@@ -343,6 +390,20 @@ impl<'a> Context<'a> {
             Some(StepResult::Sweep(_)) => 1 + k,
             _ => 0,
         };
+        if let (Some(metric), true) = (name.strip_prefix("ws_"), varies(name)) {
+            return match self.run.result(k) {
+                None => Rounds::Pending,
+                Some(StepResult::WorkingSet(c)) => match ws_point_rounds(c, metric) {
+                    Some(values) if !values.is_empty() => Rounds::Values {
+                        values,
+                        exact: false,
+                        group,
+                    },
+                    _ => Rounds::NotRun,
+                },
+                Some(_) => Rounds::NotRun,
+            };
+        }
         let one = |v: Value| match v {
             Value::Number(x) => Rounds::Values {
                 values: vec![x],
@@ -467,6 +528,12 @@ pub fn step_metric(run: &LessonRun, k: usize, name: &str, machine: &Machine) -> 
     let Some(result) = run.result(k) else {
         return Value::Pending;
     };
+    if let Some(metric) = name.strip_prefix("ws_") {
+        return match result {
+            StepResult::WorkingSet(c) => ws_metric(c, metric, machine),
+            _ => Value::NotRun,
+        };
+    }
     if let Some(sweep_metric) = name.strip_prefix("sweep_") {
         let StepResult::Sweep(sw) = result else {
             return Value::NotRun;
@@ -538,6 +605,72 @@ fn measured(m: &Measurement, name: &str, machine: &Machine) -> Value {
         "strategy" => Value::Words(m.settings.strategy.name().to_string()),
         "kernel" => Value::Words(m.settings.kernel.name().to_string()),
         "layout" => Value::Words(m.settings.layout.name().to_string()),
+        _ => Value::NotRun,
+    }
+}
+
+/// Each round's value of time metric `metric` (`ws_` stripped:
+/// `first_ns_per_unit`, ...) of curve `c`; `None` for another metric or an
+/// empty curve.
+fn ws_point_rounds(c: &WsCurve, metric: &str) -> Option<Vec<f64>> {
+    let (end, what) = metric.split_once('_')?;
+    let p = match end {
+        "first" => c.first()?,
+        "last" => c.last()?,
+        _ => return None,
+    };
+    match what {
+        "ns_per_unit" => Some(p.rounds_ns_per_unit.clone()),
+        "ns_per_candidate" => Some(p.rounds_ns_per_candidate.clone()),
+        _ => None,
+    }
+}
+
+/// Working-set sweep metric `metric` (`ws_` stripped) of curve `c`.
+fn ws_metric(c: &WsCurve, metric: &str, machine: &Machine) -> Value {
+    let n = Value::Number;
+    let (Some(first), Some(last)) = (c.first(), c.last()) else {
+        return Value::NotRun;
+    };
+    let at = |p: &WsPoint| {
+        format!(
+            "{} ({})",
+            size(p.working_set_bytes),
+            machine.fit(p.working_set_bytes)
+        )
+    };
+    match metric {
+        "points" => n(c.points.len() as f64),
+        "span" => {
+            let mut t = format!("from {} to {}", at(first), at(last));
+            if let Some(note) = &c.note {
+                t += &format!("; {note}");
+            }
+            Value::Words(t)
+        }
+        "first_working_set" => n(first.working_set_bytes as f64),
+        "last_working_set" => n(last.working_set_bytes as f64),
+        "first_ns_per_unit" => n(first.ns_per_unit),
+        "last_ns_per_unit" => n(last.ns_per_unit),
+        "first_ns_per_candidate" => n(first.ns_per_candidate),
+        "last_ns_per_candidate" => n(last.ns_per_candidate),
+        "rise" => match c.rise() {
+            ws::Rise::At(p) => Value::Words(format!(
+                "at {}, where a unit cost {}x what it did at {}",
+                at(p),
+                super::ratio_text(p.ns_per_unit / first.ns_per_unit),
+                size(first.working_set_bytes)
+            )),
+            ws::Rise::Flat => Value::Words(format!(
+                "nowhere in the sweep: no working set up to {} cost {}x the smallest's per unit beyond this machine's noise",
+                size(last.working_set_bytes),
+                ws::RISE
+            )),
+            ws::Rise::TooFewRounds => Value::Words(format!(
+                "somewhere this run cannot place: fewer than {} rounds cannot tell a rise from noise",
+                crate::measure::verdict::MIN_ROUNDS
+            )),
+        },
         _ => Value::NotRun,
     }
 }

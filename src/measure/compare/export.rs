@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::{working_set_text, Comparison, SweepCurve};
 use crate::machine::Machine;
 use crate::measure::row::{PhaseMs, Row};
+use crate::measure::working_set_sweep::WsCurve;
 
 /// "0.372 (0.360-0.373)": a median with its range, ms to the microsecond;
 /// the range only when there is one to show.
@@ -63,6 +64,17 @@ impl Comparison {
         if !self.rows.is_empty() {
             s += &format!("Every row: {}.\n\n", self.common());
         }
+        let curves_only =
+            self.rows.is_empty() && !(self.curves.is_empty() && self.ws_curves.is_empty());
+        if !curves_only {
+            s += &self.rows_markdown(machine);
+        }
+        s + &self.curves_markdown(machine)
+    }
+
+    /// The rows' table and its notes, for [`Comparison::table_markdown`].
+    fn rows_markdown(&self, machine: &Machine) -> String {
+        let mut s = String::new();
         s += "| row | step ms | move ms | rebuild ms | query ms | apply ms | tested per hit | query reads | results | rounds x frames | vs baseline |\n";
         s += "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n";
         for (i, r) in self.rows.iter().enumerate() {
@@ -88,6 +100,12 @@ impl Comparison {
             );
         }
         s += &notes(self);
+        s
+    }
+
+    /// The cell-size and working-set curves of [`Comparison::table_markdown`].
+    fn curves_markdown(&self, machine: &Machine) -> String {
+        let mut s = String::new();
         for c in &self.curves {
             s += &format!(
                 "\n{}\n\n| cell / r | query ms | range | tested per hit | rounds |\n|---:|---:|---:|---:|---:|\n",
@@ -103,6 +121,37 @@ impl Comparison {
                     p.candidates_per_neighbor,
                     p.rounds
                 );
+            }
+        }
+        for c in &self.ws_curves {
+            s += &format!(
+                "\n{}\n\n| units | working set | ns per unit | range | ns per test | range | rounds |\n|---:|---|---:|---:|---:|---:|---:|\n",
+                md_cell(&c.label)
+            );
+            for p in &c.points {
+                s += &format!(
+                    "| {} | {}: {} | {:.1} | {:.1}-{:.1} | {:.2} | {:.2}-{:.2} | {} |\n",
+                    crate::format::thousands(p.units as u64),
+                    crate::format::size(p.working_set_bytes),
+                    machine.fit(p.working_set_bytes),
+                    p.ns_per_unit,
+                    p.ns_per_unit_range.0,
+                    p.ns_per_unit_range.1,
+                    p.ns_per_candidate,
+                    p.ns_per_candidate_range.0,
+                    p.ns_per_candidate_range.1,
+                    p.rounds_ns_per_unit.len()
+                );
+            }
+            for (u, why) in &c.skipped {
+                s += &format!(
+                    "\n{} units not measured: {}.\n",
+                    crate::format::thousands(*u as u64),
+                    md_cell(why)
+                );
+            }
+            if let Some(note) = &c.note {
+                s += &format!("\n{}: {}.\n", md_cell(&c.label), md_cell(note));
             }
         }
         s
@@ -122,6 +171,13 @@ impl Comparison {
     /// its range, candidates per neighbor and rounds, one line per point.
     pub fn curves_csv(&self) -> String {
         curves_csv(&self.curves)
+    }
+
+    /// CSV of every working-set sweep's points: curve, units, working-set
+    /// bytes, ns per unit and per distance test with their rounds' ranges,
+    /// rounds, one line per point.
+    pub fn ws_csv(&self) -> String {
+        ws_csv(&self.ws_curves)
     }
 
     /// JSON: `{"rows": [...], "sweeps": [...]}` with [`Row`]s (each naming
@@ -160,6 +216,24 @@ pub fn curves_csv(curves: &[SweepCurve]) -> String {
             high_query_ms: format!("{:.4}", p.high_ms),
             candidates_per_neighbor: format!("{:.4}", p.candidates_per_neighbor),
             rounds: p.rounds,
+        })
+    }))
+}
+
+/// CSV of the points of working-set `curves` (see [`Comparison::ws_csv`]).
+pub fn ws_csv(curves: &[WsCurve]) -> String {
+    csv_text(curves.iter().flat_map(|c| {
+        c.points.iter().map(|p| WsCsvRow {
+            curve: &c.label,
+            units: p.units,
+            working_set_bytes: p.working_set_bytes,
+            ns_per_unit: format!("{:.4}", p.ns_per_unit),
+            low_ns_per_unit: format!("{:.4}", p.ns_per_unit_range.0),
+            high_ns_per_unit: format!("{:.4}", p.ns_per_unit_range.1),
+            ns_per_candidate: format!("{:.4}", p.ns_per_candidate),
+            low_ns_per_candidate: format!("{:.4}", p.ns_per_candidate_range.0),
+            high_ns_per_candidate: format!("{:.4}", p.ns_per_candidate_range.1),
+            rounds: p.rounds_ns_per_unit.len(),
         })
     }))
 }
@@ -348,6 +422,32 @@ struct CurveCsvRow<'a> {
     high_query_ms: String,
     /// Distance tests per neighbor found.
     candidates_per_neighbor: String,
+    /// Rounds measured.
+    rounds: usize,
+}
+
+/// One line of [`ws_csv`]: a point of a working-set sweep, its times to 4
+/// decimals.
+#[derive(Default, Serialize)]
+struct WsCsvRow<'a> {
+    /// The curve's label.
+    curve: &'a str,
+    /// Units.
+    units: usize,
+    /// The query's working set, bytes.
+    working_set_bytes: u64,
+    /// Median query ns per unit.
+    ns_per_unit: String,
+    /// Smallest round median, ns per unit.
+    low_ns_per_unit: String,
+    /// Largest round median, ns per unit.
+    high_ns_per_unit: String,
+    /// Median query ns per distance test.
+    ns_per_candidate: String,
+    /// Smallest round median, ns per test.
+    low_ns_per_candidate: String,
+    /// Largest round median, ns per test.
+    high_ns_per_candidate: String,
     /// Rounds measured.
     rounds: usize,
 }
