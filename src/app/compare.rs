@@ -21,6 +21,9 @@ pub(super) struct ComparePanel {
     pub rows: Comparison,
     /// Where the compare chart was drawn in the last overlay pass, points.
     pub chart_rect: Option<egui_macroquad::egui::Rect>,
+    /// The working-set sweep being measured: its curve's label and its
+    /// span's note.
+    pub ws_pending: Option<(String, Option<String>)>,
 }
 
 impl App {
@@ -35,6 +38,7 @@ impl App {
             let c = &mut self.compare.rows;
             match a {
                 CompareAction::Measure => self.start_measuring(),
+                CompareAction::WorkingSetSweep => self.start_ws_sweep(),
                 CompareAction::MeasureAll => self.measure_all(),
                 CompareAction::Cancel => self.cancel_quiet(),
                 CompareAction::Remove(i) => c.remove(i),
@@ -180,6 +184,70 @@ impl App {
         self.view.show_compare = true;
         let tasks = vec![Task::Plan(measure_plan(&self.settings))];
         self.start_quiet(tasks, Purpose::CompareOne);
+    }
+
+    /// Starts the working-set sweep of the current settings (the compare
+    /// panel opens to show its curve): unit counts from this machine's
+    /// caches for the current work's bytes per unit, measured quietly.
+    /// Naive is refused with a toast (its cost grows with the square of
+    /// the units).
+    fn start_ws_sweep(&mut self) {
+        use crate::measure::working_set_sweep as ws;
+        let s = self.settings.clone();
+        if s.strategy == crate::spatial::Strategy::Naive {
+            self.toast("The working-set sweep measures a grid: Naive's cost grows with the square of the units. Choose Grid or SortedGrid.".to_string());
+            return;
+        }
+        let span = ws::unit_counts(ws::bytes_per_unit(&s), Machine::current(), None);
+        let label = format!(
+            "{} / {} / order {}",
+            s.strategy.name(),
+            s.layout.name(),
+            s.reorder.name()
+        );
+        let plan = ws::plan(&label, &s, &span);
+        if self.start_quiet(vec![Task::Plan(plan)], Purpose::WorkingSet) {
+            self.view.show_compare = true;
+            self.compare.ws_pending = Some((label, span.note));
+        }
+    }
+
+    /// Takes back a working-set sweep: its curve in the compare panel, and
+    /// a toast saying where it rose.
+    pub(super) fn finish_ws_sweep(&mut self, tasks: &[Task], stopped: Option<String>) {
+        use crate::measure::working_set_sweep::{Rise, WsCurve};
+        let pending = self.compare.ws_pending.take();
+        if let Some(why) = stopped {
+            self.toast(format!("Working-set sweep {why}; no curve kept."));
+            return;
+        }
+        let (Some(Task::Plan(plan)), Some((label, note))) = (tasks.first(), pending) else {
+            return;
+        };
+        let curve = WsCurve::of(&label, plan.outcomes(), note);
+        let message = match (curve.first(), curve.last(), curve.rise()) {
+            (Some(a), Some(b), rise) => {
+                let size = crate::format::size;
+                let rose = match rise {
+                    Rise::At(p) => format!("; it rose at {}", size(p.working_set_bytes)),
+                    Rise::Flat => "; no rise beyond the noise".to_string(),
+                    Rise::TooFewRounds => String::new(),
+                };
+                format!(
+                    "Working-set sweep of {label}: {:.0} ns per unit at {} to {:.0} ns at {}{rose}.",
+                    a.ns_per_unit,
+                    size(a.working_set_bytes),
+                    b.ns_per_unit,
+                    size(b.working_set_bytes)
+                )
+            }
+            _ => "The working-set sweep measured no unit count.".to_string(),
+        };
+        if !curve.points.is_empty() {
+            self.compare.rows.add_ws_curve(curve);
+        }
+        self.toast(message);
+        self.stats.comparison.clone_from(&self.compare.rows);
     }
 
     /// Measures every row's settings again, together, in interleaved rounds.

@@ -36,6 +36,8 @@ pub(super) enum Purpose {
     CompareOne,
     /// The compare panel's "measure all": every row again, interleaved.
     CompareAll,
+    /// The overlay's working-set sweep: a curve in the compare panel.
+    WorkingSet,
 }
 
 /// What the job's thread reports to the window.
@@ -216,6 +218,7 @@ impl App {
                 Purpose::CompareOne | Purpose::CompareAll => {
                     self.finish_compare_measure(&tasks, purpose, stopped);
                 }
+                Purpose::WorkingSet => self.finish_ws_sweep(&tasks, stopped),
             }
             // The scene starts again from here: the time spent waiting is
             // not simulated.

@@ -54,7 +54,7 @@ pub(crate) enum Command {
 
 #[derive(Args, Debug)]
 pub(crate) struct LessonArgs {
-    /// A bundled lesson (algorithms, simd, layouts, memory-order, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml).
+    /// A bundled lesson (algorithms, simd, layouts, memory-order, caches, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml).
     #[arg(value_name = "NAME|FILE")]
     pub(crate) lesson: Option<String>,
     /// Output on stdout: md (the texts and the table as Markdown), json (texts, rows with bench's keys and their rounds, sweeps, verdicts) or csv (the table, or a sweep lesson's curves). With json and csv the texts are also printed plain on stderr; progress always goes to stderr.
@@ -135,7 +135,7 @@ pub(crate) struct RenderBenchArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct WindowArgs {
-    /// Open the lessons panel at the first step of this lesson: a bundled one (algorithms, simd, layouts, memory-order, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml). Page Down / Page Up step through it.
+    /// Open the lessons panel at the first step of this lesson: a bundled one (algorithms, simd, layouts, memory-order, caches, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml). Page Down / Page Up step through it.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) lesson: Option<String>,
     /// Load a scenario: a built-in preset by name (battle, clustered, hotspot, sparse-huge-world, uniform) or a scenario file (TOML, e.g. my-class.toml); flags given next to it override its values.

@@ -36,6 +36,14 @@ pub const MIN_UNITS: usize = 64;
 /// A curve "rises" at the first point whose cost per unit is at least this
 /// many times its smallest working set's, beyond the noise ([`WsCurve::rise`]).
 pub const RISE: f64 = 1.5;
+/// Settling frames per unit count of the window's sweep (as the `caches`
+/// lesson's file sets).
+pub const SETTLE: usize = 2;
+/// Counted frames per unit count and round of the window's sweep.
+pub const FRAMES: usize = 3;
+/// Rounds of the window's sweep: every unit count once per round.
+pub const ROUNDS: usize = 3;
+
 /// Units of the simulation that measures the working-set bytes per unit.
 pub const PROBE_UNITS: usize = 20_000;
 /// L1d and last-level sizes assumed where this machine reports none, bytes
@@ -175,6 +183,21 @@ pub enum Rise<'a> {
     /// The rounds are fewer than [`MIN_ROUNDS`] (or there is no point):
     /// no rise can be told from noise.
     TooFewRounds,
+}
+
+/// The plan of the window's sweep of `base` over `span`'s unit counts
+/// ([`variants`] labeled `label`): [`ROUNDS`] rounds of [`SETTLE`] then
+/// [`FRAMES`] frames, with the compare panel's guards (a count whose frame
+/// would take over a minute is skipped, a slow one measured over fewer
+/// frames) and `bench`'s naive predictor.
+pub fn plan(label: &str, base: &Settings, span: &Span) -> super::Plan {
+    super::Plan::new(
+        variants(label, base, &span.units),
+        super::Spec::new(SETTLE, FRAMES),
+        crate::measure::compare::MEASURE_GUARDS,
+    )
+    .with_predictor(crate::bench::naive_predictor(base.seed, base.workload))
+    .with_rounds(ROUNDS)
 }
 
 /// One measured unit count of a sweep.

@@ -39,6 +39,8 @@ pub enum CompareAction {
     Measure,
     /// Measure every row again, together, in interleaved rounds.
     MeasureAll,
+    /// Measure a working-set sweep of the current settings (a curve).
+    WorkingSetSweep,
     /// Cancel the measurement in progress.
     Cancel,
     /// Remove row `i`.

@@ -367,7 +367,7 @@ impl Overlay {
                     }
                     Section::Grid => {
                         let asked = radius_and_cell_rows(ui, s, stats);
-                        act.actions.extend(asked.map(OverlayAction::Sweep));
+                        act.actions.extend(asked);
                         ui.horizontal(|ui| {
                             ui.checkbox(&mut view.show_grid, "grid lines")
                                 .on_hover_text("Draw the grid at the cell size (G).");

@@ -246,3 +246,86 @@ fn a_bare_bundled_name_beats_a_file_of_that_name() {
     assert!(err.starts_with("error: lesson: ./simd:1:"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `lesson caches --format json` at a cap: every working-set step's rows
+/// are unit counts of its layout and order, ascending in working set from
+/// below the L1d named in `machine`, each a `bench` row with
+/// `ns_per_unit`; the cap is said in the texts.
+#[test]
+fn the_caches_lesson_json_sweeps_the_working_set_of_each_layout_and_order() {
+    let (code, out, err) = run(&[
+        "lesson",
+        "caches",
+        "--format",
+        "json",
+        "--max-units",
+        "6000",
+        "--frames",
+        "1",
+        "--rounds",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("working-set sweep step(s)"), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let l1d = doc["machine"]["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["level"] == 1 && c["kind"] != "instruction")
+        .map_or(32_768, |c| c["bytes"].as_u64().unwrap());
+    let rows = doc["rows"].as_array().unwrap();
+    let mut seen = Vec::new();
+    for step in doc["steps"].as_array().unwrap() {
+        let idx: Vec<usize> = step["sweep_rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap() as usize)
+            .collect();
+        assert!(idx.len() >= 2, "{}", step["id"]);
+        let of: Vec<&serde_json::Value> = idx.iter().map(|&i| &rows[i]).collect();
+        let ws: Vec<u64> = of
+            .iter()
+            .map(|r| r["working_set_bytes"].as_u64().unwrap())
+            .collect();
+        assert!(ws.windows(2).all(|w| w[0] < w[1]), "{}: {ws:?}", step["id"]);
+        assert!(ws[0] < l1d, "{}: starts inside the L1d: {ws:?}", step["id"]);
+        assert!(of.iter().all(|r| r["units"].as_u64().unwrap() <= 6_000));
+        assert!(of.iter().all(|r| r["ns_per_unit"].as_f64().unwrap() > 0.0));
+        let (layout, reorder) = (of[0]["layout"].clone(), of[0]["reorder"].clone());
+        assert!(of.iter().all(|r| r["layout"] == layout && r["reorder"] == reorder));
+        assert!(
+            step["text"].as_str().unwrap().contains("the cap of 6,000 units"),
+            "{}",
+            step["text"]
+        );
+        seen.push(format!("{layout}/{reorder}"));
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "\"aos\"/\"cells\"",
+            "\"aos\"/\"off\"",
+            "\"soa\"/\"cells\"",
+            "\"soa\"/\"off\""
+        ]
+    );
+    let curves = doc["working_set_sweeps"].as_array().unwrap();
+    assert_eq!(curves.len(), 4);
+}
+
+/// The window's `--lesson` help names every bundled lesson.
+#[test]
+fn the_lesson_flag_help_names_every_bundled_lesson() {
+    let (code, help, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    let line = help
+        .lines()
+        .find(|l| l.contains("--lesson <"))
+        .expect("the --lesson flag");
+    for n in spatial_query_lab::lesson::bundled::names() {
+        assert!(line.contains(n), "--lesson help lacks {n}: {line}");
+    }
+}

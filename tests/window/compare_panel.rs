@@ -249,3 +249,26 @@ fn at_projector_sizes_the_export_buttons_are_reached_with_six_rows() {
         );
     }
 }
+
+#[test]
+fn a_working_set_curve_is_listed_plotted_and_removable() {
+    use spatial_query_lab::measure::working_set_sweep::WsCurve;
+    use spatial_query_lab::measure::Outcome;
+    let outcomes: Vec<Outcome> = [1_000usize, 2_000, 4_000]
+        .iter()
+        .map(|&u| {
+            let mut m = row("p", u as f64 * 1e-4, u as f64 * 1.1e-4);
+            m.settings.units = u;
+            Outcome::Measured(m)
+        })
+        .collect();
+    let mut c = Comparison::default();
+    c.add_ws_curve(WsCurve::of("Grid / SoA / order off", &outcomes, None));
+    let mut h = harness(c);
+    h.run();
+    assert!(has_label(&h, "Working-set sweeps: query ns per unit"));
+    assert!(has_label(&h, "— Grid / SoA / order off"));
+    h.get_by_label("x").simulate_click();
+    h.run();
+    assert_eq!(h.state().done, vec![CompareAction::RemoveWsCurve(0)]);
+}

@@ -1027,3 +1027,23 @@ fn every_available_kernel_is_chosen_by_a_click() {
         assert_eq!(h.state().settings.kernel, k, "clicking {}", k.name());
     }
 }
+
+#[test]
+fn the_working_set_button_asks_for_a_sweep_except_on_naive() {
+    use spatial_query_lab::ui::compare::CompareAction;
+    let mut h = harness(stats_with_grid());
+    click(&mut h, "Working-set sweep");
+    assert!(h
+        .state()
+        .actions
+        .iter()
+        .any(|a| a.contains(OverlayAction::Compare(CompareAction::WorkingSetSweep))));
+    let naive = Settings {
+        strategy: Strategy::Naive,
+        units: 2_000,
+        ..Settings::default()
+    };
+    let mut h = harness_with(stats(), naive);
+    h.run();
+    assert!(button_node(&h, "Working-set sweep").is_disabled());
+}

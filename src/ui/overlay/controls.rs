@@ -5,7 +5,6 @@
 
 use super::*;
 use crate::schema;
-use crate::ui::sweep::SweepAction;
 
 /// The slider range of a numeric setting, as `f32`.
 fn slider_f32(r: schema::Ranged) -> std::ops::RangeInclusive<f32> {
@@ -258,7 +257,7 @@ pub(super) fn radius_and_cell_rows(
     ui: &mut egui::Ui,
     s: &mut Settings,
     stats: &FrameStats,
-) -> Option<SweepAction> {
+) -> Option<OverlayAction> {
     let r_max = radius_top(stats.radius_max);
     let range = widened(RADIUS_RANGE.0, r_max, s.radius);
     ui.add(
@@ -317,9 +316,39 @@ pub(super) fn radius_and_cell_rows(
                 "The grid the last frame used: columns x rows, and the cell edge in world units.",
             );
         }
-        sweep::button(ui, s, stats)
+        let cell = sweep::button(ui, s, stats).map(OverlayAction::Sweep);
+        let ws = ws_button(ui, s, stats).then_some(OverlayAction::Compare(
+            crate::ui::compare::CompareAction::WorkingSetSweep,
+        ));
+        cell.or(ws)
     })
     .inner
+}
+
+/// The "Working-set sweep" button with its tooltip; true when clicked.
+/// Disabled for Naive and while a measurement runs.
+fn ws_button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> bool {
+    use crate::measure::working_set_sweep as ws;
+    let busy = stats.quiet.is_some();
+    ui.add_enabled(
+        s.strategy != Strategy::Naive && !busy,
+        egui::Button::new("Working-set sweep"),
+    )
+    .on_hover_text(format!(
+        "Measure the query at unit counts chosen from this machine's caches, so the working set runs from {}x the L1d to {}x the last-level cache (or the {} unit limit), for the current strategy, layout and order: {} rounds of {} frames after {} settling ones per count, each on a fresh simulation with the scene paused. The curve of ns per unit against the working set, with the cache sizes marked, goes to the compare panel, where sweeps of other layouts or orders overlay it. The `caches` lesson does this for AoS and SoA in both orders.",
+        ws::FROM_L1D,
+        ws::TO_LLC,
+        thousands(crate::scenario::MAX_UNITS as u64),
+        ws::ROUNDS,
+        ws::FRAMES,
+        ws::SETTLE
+    ))
+    .on_disabled_hover_text(if busy {
+        "A measurement is running: wait for it or cancel it."
+    } else {
+        "Naive's cost grows with the square of the units: choose Grid or SortedGrid."
+    })
+    .clicked()
 }
 
 /// How units are colored.
