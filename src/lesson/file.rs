@@ -9,6 +9,8 @@
 //! rounds = 5                               # rounds, the steps in turn (1 to 50)
 //! units_from_cache = 4.0                   # optional (0.1 to 64): see `super::units`
 //! max_units = 150000                       # optional: the most units that choice gives
+//! cache_model = "machine"                  # optional: the model_* placeholders' caches:
+//!                                          # "machine" (this one's) or "classroom"
 //! conclusion = "Grid against Naive: {verdict(grid.query_ms, naive.query_ms)}."
 //!
 //! [settings]                               # every step starts from these
@@ -51,6 +53,7 @@ use crate::measure::Spec;
 use crate::scenario::{
     de_error, line_of, one_line_error, read_toml_file, Raw, Scenario, ScenarioError,
 };
+use crate::sim::memory::cache_model::Geometry;
 
 /// Why a lesson could not be read; `Display` gives `FILE:LINE: FIELD: MESSAGE`
 /// (the scenario files' error).
@@ -62,7 +65,7 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 pub const MAX_STEPS: usize = 64;
 
 /// The lesson's own fields and what each takes, for messages.
-const FIELDS: [(&str, &str); 17] = [
+const FIELDS: [(&str, &str); 18] = [
     ("title", "text in quotes"),
     ("summary", "text in quotes"),
     ("conclusion", "text in quotes"),
@@ -71,6 +74,7 @@ const FIELDS: [(&str, &str); 17] = [
     ("rounds", "a whole number from 1 to 50"),
     ("units_from_cache", "a number from 0.1 to 64"),
     ("max_units", "a whole number from 10000 to 1000000"),
+    ("cache_model", "\"machine\" or \"classroom\""),
     ("steps", "a list of [[steps]] tables"),
     ("id", "text in quotes: letters, digits, '_' and '-'"),
     ("text", "text in quotes"),
@@ -94,6 +98,7 @@ struct RawLesson {
     rounds: Option<Spanned<i64>>,
     units_from_cache: Option<Spanned<f64>>,
     max_units: Option<Spanned<i64>>,
+    cache_model: Option<Spanned<String>>,
     settings: Option<Raw>,
     steps: Spanned<Vec<Spanned<RawStep>>>,
 }
@@ -143,6 +148,7 @@ impl Lesson {
             Some(_) => Some(src.whole("max_units", &raw.max_units, (10_000, 1_000_000), 0)?),
         };
         let units_from_cache = src.units_from_cache(&raw.units_from_cache)?;
+        let cache_model = src.cache_model(&raw.cache_model)?;
         let settings = src.scenario(raw.settings)?;
         src.check_step_count(&raw.steps)?;
         let mut ids: Vec<String> = Vec::new();
@@ -171,6 +177,7 @@ impl Lesson {
             rounds,
             steps,
             conclusion,
+            cache_model,
         })
     }
 }
@@ -222,6 +229,26 @@ impl Source<'_> {
                 "units_from_cache",
                 format!("must be a number from 0.1 to 64, got {}", v.get_ref()),
             )),
+        }
+    }
+
+    /// The optional `cache_model`: a geometry's key or name
+    /// ([`Geometry`]); this machine's when absent.
+    fn cache_model(&self, v: &Option<Spanned<String>>) -> Result<Geometry, LessonError> {
+        use crate::named::Named;
+        match v {
+            None => Ok(Geometry::default()),
+            Some(v) => Geometry::parse(v.get_ref()).ok_or_else(|| {
+                self.error(
+                    Some(v.span()),
+                    "cache_model",
+                    format!(
+                        "must be {}, got \"{}\"",
+                        Geometry::one_of(None),
+                        v.get_ref()
+                    ),
+                )
+            }),
         }
     }
 

@@ -20,6 +20,7 @@ pub mod text;
 pub mod units;
 
 use crate::measure::compare::Comparison;
+use crate::measure::model_task::ModelTask;
 use crate::measure::run::Task;
 use crate::measure::sweep::CellSweep;
 use crate::measure::verdict::Verdict;
@@ -27,6 +28,8 @@ use crate::measure::working_set_sweep::{self as ws, Span, WsCurve};
 use crate::measure::{Outcome, Plan, Spec, Variant};
 use crate::scenario::{Scenario, ScenarioView};
 use crate::sim::budget::Budget;
+use crate::sim::memory::cache_model::Geometry;
+use crate::sim::memory::modeled::Modeled;
 use crate::sim::Settings;
 use crate::spatial::Strategy;
 
@@ -102,6 +105,9 @@ pub struct Lesson {
     pub steps: Vec<Step>,
     /// Closing text shown with the chart, with placeholders.
     pub conclusion: Template,
+    /// The cache geometry of the `model_*` placeholders (the file's
+    /// `cache_model`; this machine's unless it says `classroom`).
+    pub cache_model: Geometry,
 }
 
 /// What a step measured.
@@ -156,6 +162,8 @@ pub struct LessonRun {
     units: Option<UnitChoice>,
     /// Per step: the unit counts of its working-set sweep, if it is one.
     spans: Vec<Option<Span>>,
+    /// Per step: the cache model of its query phase, once made.
+    models: Vec<Option<Modeled>>,
     options: LessonOptions,
     results: Vec<Option<StepResult>>,
 }
@@ -184,6 +192,7 @@ impl LessonRun {
         let mut run = LessonRun {
             results: vec![None; lesson.steps.len()],
             spans: vec![None; lesson.steps.len()],
+            models: vec![None; lesson.steps.len()],
             lesson,
             units,
             options,
@@ -374,13 +383,42 @@ impl LessonRun {
         })
     }
 
+    /// True when a text of the lesson quotes a `model_*` metric.
+    pub fn needs_model(&self) -> bool {
+        let l = &self.lesson;
+        l.steps
+            .iter()
+            .map(|s| &s.text)
+            .chain(std::iter::once(&l.conclusion))
+            .flat_map(Template::refs)
+            .any(|r| matches!(r, text::Ref::Step(_, m) if text::METRICS[m].0.starts_with("model_")))
+    }
+
+    /// The row steps whose query the cache model models (those that can
+    /// run here), in order; none when no text quotes the model.
+    pub fn model_steps(&self) -> Vec<usize> {
+        if !self.needs_model() {
+            return Vec::new();
+        }
+        self.row_steps()
+            .into_iter()
+            .filter(|&k| self.cannot_run(k).is_none())
+            .collect()
+    }
+
     /// What measures the whole lesson, in order: the plan of its row steps
-    /// (when it has any), then each sweep step's sweep. [`LessonRun::record_tasks`]
-    /// takes them back.
+    /// and working-set sweeps (when it has any), the cache model of its row
+    /// steps (when a text quotes it), then each sweep step's sweep.
+    /// [`LessonRun::record_tasks`] takes them back.
     pub fn tasks(&self) -> Vec<Task> {
         let mut out = Vec::new();
         if !self.plan_entries().is_empty() {
             out.push(Task::Plan(self.plan()));
+        }
+        let modeled = self.model_steps();
+        if !modeled.is_empty() {
+            let items = modeled.iter().map(|&k| self.settings(k)).collect();
+            out.push(Task::Model(ModelTask::new(items, self.lesson.cache_model)));
         }
         out.extend((0..self.len()).filter_map(|k| self.sweep(k).map(Task::Sweep)));
         out
@@ -417,6 +455,14 @@ impl LessonRun {
                     }
                 }
                 Task::Plan(_) => {}
+                Task::Model(m) if m.is_done() && m.stopped().is_none() => {
+                    for (i, k) in self.model_steps().into_iter().enumerate() {
+                        if let Some(model) = m.result(i) {
+                            self.models[k] = Some(model.clone());
+                        }
+                    }
+                }
+                Task::Model(_) => {}
                 Task::Sweep(sw) => {
                     let Some(k) = sweeps.next() else { continue };
                     if sw.is_done() {
@@ -472,9 +518,22 @@ impl LessonRun {
         }
     }
 
-    /// Forgets every result (restart).
+    /// Forgets every result and model (restart).
     pub fn clear(&mut self) {
         self.results.iter_mut().for_each(|r| *r = None);
+        self.models.iter_mut().for_each(|m| *m = None);
+    }
+
+    /// Keeps the cache model of step `k`'s query (replacing an earlier one).
+    pub fn record_model(&mut self, k: usize, model: Modeled) {
+        if let Some(slot) = self.models.get_mut(k) {
+            *slot = Some(model);
+        }
+    }
+
+    /// The cache model of step `k`'s query, once made.
+    pub fn model(&self, k: usize) -> Option<&Modeled> {
+        self.models.get(k).and_then(Option::as_ref)
     }
 
     /// What step `k` measured, if it has.

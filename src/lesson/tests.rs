@@ -1,8 +1,10 @@
 //! Tests of lesson files, settings and bookkeeping (the headless runs of
 //! every bundled lesson are in `tests/lessons.rs`).
 use super::*;
+use crate::measure::run::Task;
 use crate::measure::spread::PhaseMs;
 use crate::measure::{Measurement, Round, Skipped};
+use crate::sim::memory::cache_model::Geometry;
 use crate::sim::{Layout, Workload};
 use crate::spatial::Kernel;
 
@@ -397,4 +399,49 @@ fn a_working_set_step_is_one_variant_per_unit_count_of_its_span() {
     live.units = 123;
     assert!(run.differences(1, &live).is_empty());
     assert_eq!(run.differences(0, &live), vec!["units"]);
+}
+
+#[test]
+fn the_cache_model_is_modeled_only_where_a_text_quotes_it_and_its_geometry_is_the_files() {
+    let l = bundled::get("layouts").unwrap().unwrap();
+    assert_eq!(l.cache_model, Geometry::Machine);
+    let run = LessonRun::new(
+        l,
+        LessonOptions {
+            max_units: Some(2_000),
+            ..Default::default()
+        },
+    );
+    assert!(run.needs_model());
+    assert_eq!(run.model_steps(), run.row_steps());
+    assert!(run.tasks().iter().any(|t| matches!(t, Task::Model(_))));
+    let plain = LessonRun::new(
+        bundled::get("algorithms").unwrap().unwrap(),
+        LessonOptions::default(),
+    );
+    assert!(!plain.needs_model() && plain.model_steps().is_empty());
+    assert!(!plain.tasks().iter().any(|t| matches!(t, Task::Model(_))));
+
+    let text = "title = \"t\"\ncache_model = \"classroom\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"{model_l1d_misses}\"\n";
+    let l = parse(text).unwrap();
+    assert_eq!(l.cache_model, Geometry::Classroom);
+    let bad = text.replace("classroom", "laptop");
+    let e = parse(&bad).unwrap_err().to_string();
+    assert!(e.starts_with("l.toml:2: cache_model:"), "{e}");
+    assert!(e.contains("one of machine, classroom"), "{e}");
+    // Pending until modeled; then the model's counts.
+    let mut run = LessonRun::new(l, LessonOptions::default());
+    run.record(0, measured(&run, 0, 1.0));
+    assert_eq!(plain_text(&run, 0), "\u{2026}");
+    let m = crate::sim::memory::modeled::Modeled {
+        geometry: Geometry::Classroom,
+        misses: vec![12.5, 3.0, 1.0],
+        ..Default::default()
+    };
+    run.record_model(0, m);
+    assert_eq!(plain_text(&run, 0), "12.5");
+}
+
+fn plain_text(run: &LessonRun, k: usize) -> String {
+    text::plain(&run.text(k))
 }

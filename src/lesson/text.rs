@@ -341,6 +341,34 @@ impl Template {
         }
     }
 
+    /// Every reference the template names (values, ratios, verdicts and
+    /// conditions, nested ones too), in text order, repeats kept.
+    pub fn refs(&self) -> Vec<Ref> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(_) => {}
+                Part::Value(_, a, b) => out.extend(std::iter::once(a.clone()).chain(b.clone())),
+                Part::Verdict(_, a, b) => out.extend([a.clone(), b.clone()]),
+                Part::If {
+                    branches,
+                    otherwise,
+                } => {
+                    for (c, t) in branches {
+                        if let Test::Compare { a, b, .. } = &c.test {
+                            out.extend([a.clone(), b.clone()]);
+                        }
+                        out.extend(t.refs());
+                    }
+                    if let Some(t) = otherwise {
+                        out.extend(t.refs());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The pairs of references the template compares (verdicts and
     /// conditions, nested ones too), in text order.
     pub fn compared(&self) -> Vec<(Ref, Ref)> {

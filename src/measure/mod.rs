@@ -11,6 +11,7 @@
 //! plan; headless callers use [`run`].
 
 pub mod compare;
+pub mod model_task;
 pub mod plan;
 pub mod recorder;
 pub mod row;

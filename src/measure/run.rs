@@ -6,6 +6,7 @@
 //! call, so a caller can run it to the end (headless), on a worker thread
 //! or a few frames per refresh (the browser).
 
+use super::model_task::ModelTask;
 use super::plan::{Outcome, Plan};
 use super::recorder::FrameRecord;
 use super::sweep::CellSweep;
@@ -234,6 +235,8 @@ pub enum Task {
     Plan(Plan),
     /// A cell-size sweep.
     Sweep(CellSweep),
+    /// The cache model of a list of settings.
+    Model(ModelTask),
 }
 
 impl Task {
@@ -242,6 +245,7 @@ impl Task {
         match self {
             Task::Plan(p) => p.progress(),
             Task::Sweep(s) => f64::from(s.progress()),
+            Task::Model(m) => m.progress(),
         }
     }
 
@@ -250,6 +254,7 @@ impl Task {
         match self {
             Task::Plan(p) => p.is_done(),
             Task::Sweep(s) => s.is_done(),
+            Task::Model(m) => m.is_done(),
         }
     }
 
@@ -258,6 +263,8 @@ impl Task {
         match self {
             Task::Plan(p) => (p.variants().len() * p.rounds() * p.spec().steps()) as f64,
             Task::Sweep(s) => (s.planned() * s.rounds() * (1 + s.frames_per_point())) as f64,
+            // A model costs about two frames (a spawn and one step).
+            Task::Model(m) => (2 * m.len()) as f64,
         }
     }
 
@@ -277,6 +284,7 @@ impl Task {
                     s.rounds()
                 )
             }),
+            Task::Model(m) => m.now(),
         }
     }
 }
@@ -341,6 +349,9 @@ impl Job {
             Some(Task::Sweep(s)) => {
                 self.fresh.step_sweep(s, dt);
             }
+            Some(Task::Model(m)) => {
+                m.step();
+            }
             None => return false,
         }
         self.skip_done();
@@ -360,6 +371,7 @@ impl Job {
             match t {
                 Task::Plan(p) => p.stop(why.clone()),
                 Task::Sweep(s) => s.stop(why.clone()),
+                Task::Model(m) => m.stop(why.clone()),
             }
         }
         self.fresh = Fresh::default();

@@ -481,7 +481,7 @@ fn a_sliced_job_measures_the_same_frames_as_a_whole_one() {
     assert!(calls > 2, "the frames were spread over calls: {calls}");
     let m = |j: &Job| match &j.tasks()[0] {
         Task::Plan(p) => p.measurements().next().unwrap().clone(),
-        Task::Sweep(_) => unreachable!(),
+        Task::Sweep(_) | Task::Model(_) => unreachable!(),
     };
     let (a, b) = (m(&whole), m(&sliced));
     assert_eq!(a.rounds.len(), 2);

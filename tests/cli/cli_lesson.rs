@@ -294,9 +294,14 @@ fn the_caches_lesson_json_sweeps_the_working_set_of_each_layout_and_order() {
         assert!(of.iter().all(|r| r["units"].as_u64().unwrap() <= 6_000));
         assert!(of.iter().all(|r| r["ns_per_unit"].as_f64().unwrap() > 0.0));
         let (layout, reorder) = (of[0]["layout"].clone(), of[0]["reorder"].clone());
-        assert!(of.iter().all(|r| r["layout"] == layout && r["reorder"] == reorder));
+        assert!(of
+            .iter()
+            .all(|r| r["layout"] == layout && r["reorder"] == reorder));
         assert!(
-            step["text"].as_str().unwrap().contains("the cap of 6,000 units"),
+            step["text"]
+                .as_str()
+                .unwrap()
+                .contains("the cap of 6,000 units"),
             "{}",
             step["text"]
         );

@@ -18,6 +18,7 @@ use spatial_query_lab::measure::spread::PhaseMs;
 use spatial_query_lab::measure::verdict::Direction;
 use spatial_query_lab::measure::working_set_sweep::WsCurve;
 use spatial_query_lab::measure::{Measurement, Outcome, Round, Skipped};
+use spatial_query_lab::sim::memory::modeled::Modeled;
 use spatial_query_lab::sim::StepStats;
 use spatial_query_lab::spatial::{GridGeometry, QueryStats};
 use spatial_query_lab::spatial::{Kernel, Strategy};
@@ -76,6 +77,7 @@ fn follows_level(metric: &str) -> bool {
     metric.ends_with("_ms")
         || metric.ends_with("_ns_per_unit")
         || metric.ends_with("_ns_per_candidate")
+        || (metric.starts_with("model_") && metric != "model_geometry")
         || metric.starts_with("candidates")
         || metric.starts_with("sweep_cpn")
         || matches!(metric, "allocations" | "deaths" | "spawns")
@@ -201,8 +203,25 @@ fn fabricated(lesson: &Lesson, shape: Shape) -> LessonRun {
             StepResult::Row(Outcome::Measured(fabricated_row(&run, k, shape)))
         };
         run.record(k, result);
+        run.record_model(k, fabricated_model(&run, k, shape));
     }
     run
+}
+
+/// A cache model of step `k` whose counts follow the step's level.
+fn fabricated_model(run: &LessonRun, k: usize, shape: Shape) -> Modeled {
+    let level = shape.level(k, run.len());
+    let geometry = run.lesson().cache_model;
+    Modeled {
+        geometry,
+        levels: geometry.levels(),
+        lines_touched: 50.0 * level,
+        misses: vec![40.0 * level, 20.0 * level, 5.0 * level],
+        bytes_in_per_candidate: 60.0 * level,
+        candidates: 45.0,
+        queries: 1024,
+        ..Default::default()
+    }
 }
 
 /// What the fabricated rounds say about `factor * a` against `b`.

@@ -45,6 +45,22 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
         _ => {}
     }
     let result = run.result(k)?;
+    if let Some(m) = metric.strip_prefix("model_") {
+        // Made again here from the step's settings: the model is deterministic.
+        let model = spatial_query_lab::bench::model_row(
+            &run.settings(k),
+            run.lesson().cache_model,
+            &mut Vec::new(),
+        )?;
+        return match m {
+            "lines" => Some(model.lines_touched),
+            "l1d_misses" => model.misses.first().copied(),
+            "l2_misses" => model.misses.get(1).copied(),
+            "llc_misses" => model.misses.last().copied(),
+            "bytes_per_candidate" => Some(model.bytes_in_per_candidate),
+            _ => None,
+        };
+    }
     if let Some(m) = metric.strip_prefix("ws_") {
         let (rows, end, what) = ws_rows(result, m)?;
         if m == "points" {

@@ -13,6 +13,8 @@ use crate::measure::sweep::CellSweep;
 use crate::measure::verdict::{judge, Direction};
 use crate::measure::working_set_sweep::{self as ws, WsCurve, WsPoint};
 use crate::measure::{Measurement, Outcome};
+use crate::sim::memory::cache_model::Geometry;
+use crate::sim::memory::modeled::Modeled;
 use crate::view::{NormalPrecision, VertexLayout};
 
 /// Directions the normal error is taken over ([`NormalPrecision::sphere_error_deg`]).
@@ -22,8 +24,10 @@ pub const NORMAL_DIRECTIONS: usize = 4096;
 /// metrics come from the step's measurement (a sweep step's: its fastest
 /// cell size); the vertex metrics from the step's vertex layout and normal
 /// bits; the `sweep_` metrics only from a sweep step, the `ws_` metrics
-/// only from a working-set sweep step.
-pub const METRICS: [(&str, Kind, &str); 45] = [
+/// only from a working-set sweep step; the `model_` ones from the cache
+/// model of the step's query phase (the same on every run; the lesson's
+/// `cache_model` geometry).
+pub const METRICS: [(&str, Kind, &str); 51] = [
     ("query_ms", Kind::Ms, "median query phase (of the round medians), ms"),
     ("total_ms", Kind::Ms, "median whole step (of the round medians), ms"),
     ("move_ms", Kind::Ms, "median move phase (of the round medians), ms"),
@@ -192,6 +196,36 @@ pub const METRICS: [(&str, Kind, &str); 45] = [
         "ws_rise",
         Kind::Words,
         "where the cost per unit first reaches 1.5x the smallest working set's, beyond this machine's noise (or that it never does)",
+    ),
+    (
+        "model_lines",
+        Kind::Mean,
+        "distinct cache lines a query reads (cache model)",
+    ),
+    (
+        "model_l1d_misses",
+        Kind::Mean,
+        "modeled L1d misses per query",
+    ),
+    (
+        "model_l2_misses",
+        Kind::Mean,
+        "modeled L2 misses per query",
+    ),
+    (
+        "model_llc_misses",
+        Kind::Mean,
+        "modeled last-level cache misses per query",
+    ),
+    (
+        "model_bytes_per_candidate",
+        Kind::Mean,
+        "bytes the model brings into L1d per distance test",
+    ),
+    (
+        "model_geometry",
+        Kind::Words,
+        "the caches the model simulates: this machine's or the classroom's, with their sizes",
     ),
 ];
 
@@ -528,6 +562,14 @@ pub fn step_metric(run: &LessonRun, k: usize, name: &str, machine: &Machine) -> 
     let Some(result) = run.result(k) else {
         return Value::Pending;
     };
+    if let Some(metric) = name.strip_prefix("model_") {
+        return match run.model(k) {
+            Some(m) => model_metric(m, metric),
+            None if run.cannot_run(k).is_some() => Value::NotRun,
+            None if result.outcome().is_some_and(|o| o.measured().is_none()) => Value::NotRun,
+            None => Value::Pending,
+        };
+    }
     if let Some(metric) = name.strip_prefix("ws_") {
         return match result {
             StepResult::WorkingSet(c) => ws_metric(c, metric, machine),
@@ -673,4 +715,31 @@ fn ws_metric(c: &WsCurve, metric: &str, machine: &Machine) -> Value {
         },
         _ => Value::NotRun,
     }
+}
+
+/// Cache-model metric `metric` (`model_` stripped) of `m`.
+fn model_metric(m: &Modeled, metric: &str) -> Value {
+    let level = |i: usize| m.misses.get(i).copied();
+    let v = match metric {
+        "lines" => Some(m.lines_touched),
+        "l1d_misses" => level(0),
+        "l2_misses" => level(1),
+        "llc_misses" => m.misses.last().copied(),
+        "bytes_per_candidate" => Some(m.bytes_in_per_candidate),
+        "geometry" => {
+            let levels: Vec<String> = m
+                .levels
+                .iter()
+                .zip(["L1d", "L2", "L3"])
+                .map(|(l, name)| format!("{name} {} {}-way", size(l.bytes as u64), l.ways))
+                .collect();
+            let whose = match m.geometry {
+                Geometry::Machine => "this machine's caches",
+                Geometry::Classroom => "the classroom caches",
+            };
+            return Value::Words(format!("{whose} ({})", levels.join(", ")));
+        }
+        _ => None,
+    };
+    v.map_or(Value::NotRun, Value::Number)
 }
