@@ -457,6 +457,12 @@ impl SortedGrid {
         (c.x, c.z, c.ids)
     }
 
+    /// The team of each entry in cell order, which the fused kernel reads
+    /// beside the positions; empty when the last rebuild had no teams.
+    pub fn sorted_teams(&self) -> &[u32] {
+        &self.team
+    }
+
     /// When the last rebuild was the merge of last frame's order with the
     /// units that changed cell ([`SortedGrid::rebuild_resident`] from its
     /// second call on, `sorted_grid/incremental.rs`): how many changed

@@ -165,6 +165,14 @@ impl<T: ObjectSlot> UnitLayout for Objects<T> {
         ));
     }
 
+    fn team_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
+        // Through the same pointer as the position (read there).
+        out.push((
+            std::ptr::from_ref(&self.units[i].borrow().hot.team) as usize,
+            1,
+        ));
+    }
+
     fn regions(&self) -> Vec<Region> {
         let array = Region {
             name: if T::BOXED { "pointers" } else { "units" },

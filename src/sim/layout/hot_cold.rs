@@ -101,6 +101,10 @@ impl UnitLayout for HotCold {
         self.hot.position_reads(i, out);
     }
 
+    fn team_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
+        self.hot.team_reads(i, out);
+    }
+
     fn regions(&self) -> Vec<Region> {
         let mut r = soa_regions(&self.hot);
         r.push(Region {

@@ -371,6 +371,13 @@ pub trait UnitLayout: Positions + Send + Sync {
     /// unit `i`'s position (a pointer, then the fields; or one read per array).
     fn position_reads(&self, i: usize, out: &mut Vec<(usize, usize)>);
 
+    /// Appends the read of unit `i`'s team, as `(address, bytes)` (the fused
+    /// pass reads it for the center and every neighbor).
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    fn team_reads(&self, i: usize, out: &mut Vec<(usize, usize)>);
+
     /// The memory that holds the units, one region per array (the boxed
     /// objects of [`AosPointers`] as the span from the lowest to the highest
     /// object). Allocates the returned `Vec`.
@@ -485,6 +492,11 @@ impl UnitStore {
     /// See [`UnitLayout::position_reads`].
     pub fn position_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
         crate::with_layout!(self, l => l.position_reads(i, out))
+    }
+
+    /// Appends the read of unit `i`'s team ([`UnitLayout::team_reads`]).
+    pub fn team_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
+        crate::with_layout!(self, l => l.team_reads(i, out))
     }
 
     /// See [`UnitLayout::regions`].

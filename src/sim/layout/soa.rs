@@ -191,6 +191,10 @@ impl UnitLayout for Units {
         out.push((std::ptr::from_ref(&self.z[i]) as usize, 4));
     }
 
+    fn team_reads(&self, i: usize, out: &mut Vec<(usize, usize)>) {
+        out.push((std::ptr::from_ref(&self.team[i]) as usize, 1));
+    }
+
     fn regions(&self) -> Vec<Region> {
         soa_regions(self)
     }
