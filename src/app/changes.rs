@@ -331,6 +331,9 @@ pub(super) fn apply_view(v: &ScenarioView, view: &mut ViewOptions) {
     if let Some(h) = v.heatmap {
         view.cell_occupancy = h;
     }
+    if let Some(g) = v.cache_model {
+        view.cache_model = g;
+    }
 }
 
 #[cfg(test)]
@@ -340,6 +343,7 @@ mod tests {
 
     #[test]
     fn a_scenarios_view_values_replace_only_what_it_sets() {
+        use crate::sim::memory::cache_model::Geometry;
         let mut view = ViewOptions {
             show_grid: false,
             cell_occupancy: true,
@@ -354,6 +358,7 @@ mod tests {
             normal_bits: Some(NormalPrecision::Oct8),
             mesh: Some(UnitMeshKind::Infantry),
             heatmap: Some(false),
+            cache_model: Some(Geometry::Classroom),
         };
         apply_view(&sc, &mut view);
         assert_eq!(
@@ -364,6 +369,7 @@ mod tests {
                 normal_precision: NormalPrecision::Oct8,
                 unit_mesh: UnitMeshKind::Infantry,
                 cell_occupancy: false,
+                cache_model: Geometry::Classroom,
                 ..before
             }
         );

@@ -101,6 +101,8 @@ pub struct AppOptions {
     pub vertex_layout: VertexLayout,
     /// Normal precision of the compressed layout at start.
     pub normal_precision: NormalPrecision,
+    /// The memory view's cache model geometry.
+    pub cache_model: crate::sim::memory::cache_model::Geometry,
     /// Unit mesh at start.
     pub unit_mesh: UnitMeshKind,
     /// The scenario loaded with `--scenario` (its file and values), already
@@ -248,6 +250,7 @@ impl AppOptions {
             color_mode: self.color,
             vertex_layout: self.vertex_layout,
             normal_precision: self.normal_precision,
+            cache_model: self.cache_model,
             unit_mesh: self.unit_mesh,
             cell_occupancy: self.cell_occupancy,
             show_memory: self.memory_view,

@@ -254,17 +254,12 @@ impl App {
         use crate::sim::memory::cache_model::Geometry;
         use crate::sim::memory::modeled::{model_key, model_queries, QuerySample};
         let key = model_key(&self.settings);
-        let stale = self
-            .modeled
-            .as_ref()
-            .is_none_or(|(k, at, _)| *k != key || self.frame >= at + memory_view::MODEL_EVERY);
+        let geometry: Geometry = self.view.cache_model;
+        let stale = self.modeled.as_ref().is_none_or(|(k, at, m)| {
+            *k != key || m.geometry != geometry || self.frame >= at + memory_view::MODEL_EVERY
+        });
         if stale {
-            let m = model_queries(
-                &self.sim,
-                key.radius,
-                Geometry::Machine,
-                QuerySample::default(),
-            );
+            let m = model_queries(&self.sim, key.radius, geometry, QuerySample::default());
             self.modeled = m.ok().map(|m| (key, self.frame, m));
         }
         self.modeled.as_ref().map(|(_, at, m)| (m.clone(), *at))

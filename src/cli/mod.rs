@@ -20,6 +20,7 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand,
 
 use spatial_query_lab::scenario::Scenario;
 use spatial_query_lab::schema;
+use spatial_query_lab::sim::memory::cache_model::Geometry;
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Workload};
 use spatial_query_lab::spatial::{Kernel, Strategy};
 use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
@@ -207,6 +208,9 @@ pub(crate) struct WindowArgs {
     /// Start with the cell occupancy heat map on the ground (key O toggles).
     #[arg(long)]
     pub(crate) heatmap: bool,
+    /// The caches the memory view's cache model simulates: machine (this machine's L1d, L2 and last level) or classroom (L1d 32 KiB 8-way, L2 512 KiB 8-way, last level 8 MiB 16-way on every machine, so a class sees the same counts); the memory view switches it too.
+    #[arg(long = "cache-model", value_name = "GEOMETRY", value_parser = parse_named::<Geometry>, default_value = "machine")]
+    pub(crate) cache_model: Geometry,
     /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture.
     #[arg(long)]
     pub(crate) paused: bool,

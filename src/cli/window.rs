@@ -196,6 +196,7 @@ fn start_settings(
     w.normal_bits = view.normal_bits.unwrap_or(w.normal_bits);
     w.mesh = view.mesh.unwrap_or(w.mesh);
     w.heatmap = view.heatmap.unwrap_or(w.heatmap);
+    w.cache_model = view.cache_model.unwrap_or(w.cache_model);
     // The overlay says which values are not the file's.
     let mut notes = Vec::new();
     let changed = given_scenario_flags(m);
@@ -297,6 +298,7 @@ fn app_options(
         sweep: w.sweep,
         vertex_layout: w.vertex_layout,
         normal_precision: w.normal_bits,
+        cache_model: w.cache_model,
         unit_mesh: w.mesh,
         scenario,
         lesson,
@@ -533,6 +535,8 @@ mod tests {
             "--mesh",
             "infantry",
             "--heatmap",
+            "--cache-model",
+            "classroom",
         ]);
         let without_flag = ["name", "description", "speed", "separation"];
         let want: Vec<&str> = spatial_query_lab::scenario::FIELDS

@@ -15,6 +15,7 @@ use toml::Spanned;
 
 use super::kind::{Bits, Flag, KernelName, Kind, Name, Real, Source, Whole};
 use super::ScenarioError;
+use crate::sim::memory::cache_model::Geometry;
 use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::spatial::{Kernel, Strategy};
 use crate::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
@@ -217,5 +218,8 @@ scenario_fields! {
         mesh: UnitMeshKind = Name;
         /// Cell occupancy heat map on the ground (`heatmap`, as `--heatmap`).
         heatmap: bool = Flag;
+        /// The caches the memory view's cache model simulates (`cache_model`:
+        /// `machine` or `classroom`, as `--cache-model`).
+        cache_model: Geometry = Name;
     }
 }

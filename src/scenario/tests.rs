@@ -32,7 +32,7 @@ fn a_full_file_round_trips_into_settings() {
 #[test]
 fn engine_and_view_fields_round_trip() {
     let s = parse(
-        "kernel = \"scalar\"\nlayout = \"aos-pointers\"\nreorder = \"morton\"\nreorder_every = 4\npass = \"collect\"\npaused = true\ncolor = \"memory-order\"\nvertex_layout = \"uncompressed\"\nnormal_bits = 8\nmesh = \"vehicle\"\nheatmap = true\n",
+        "kernel = \"scalar\"\nlayout = \"aos-pointers\"\nreorder = \"morton\"\nreorder_every = 4\npass = \"collect\"\npaused = true\ncolor = \"memory-order\"\nvertex_layout = \"uncompressed\"\nnormal_bits = 8\nmesh = \"vehicle\"\nheatmap = true\ncache_model = \"classroom\"\n",
     )
     .unwrap();
     let mut set = Settings::default();
@@ -50,6 +50,7 @@ fn engine_and_view_fields_round_trip() {
             normal_bits: Some(NormalPrecision::Oct8),
             mesh: Some(UnitMeshKind::Vehicle),
             heatmap: Some(true),
+            cache_model: Some(crate::sim::memory::cache_model::Geometry::Classroom),
         }
     );
     // Fields the file leaves out keep their values.

@@ -5,6 +5,7 @@
 use egui_macroquad::egui;
 
 use crate::format::thousands;
+use crate::sim::memory::cache_model::Geometry;
 use crate::sim::memory::modeled::Modeled;
 use crate::sim::memory::{LineCounts, RegionStrip};
 
@@ -52,7 +53,13 @@ pub const WIDTH: f32 = STRIP_WIDTH as f32 + 20.0;
 
 /// Shows the memory view window while `open`: where the user leaves it, or
 /// in `place` (the lessons' docked column), its content scrolling there.
-pub fn show(ctx: &egui::Context, open: &mut bool, v: &MemoryView, place: Option<egui::Rect>) {
+pub fn show(
+    ctx: &egui::Context,
+    open: &mut bool,
+    geometry: &mut Geometry,
+    v: &MemoryView,
+    place: Option<egui::Rect>,
+) {
     match place {
         None => {
             egui::Window::new("Memory view")
@@ -60,7 +67,7 @@ pub fn show(ctx: &egui::Context, open: &mut bool, v: &MemoryView, place: Option<
                 .default_pos([ctx.screen_rect().width() - 370.0, 10.0])
                 .default_width(WIDTH)
                 .resizable(false)
-                .show(ctx, |ui| body(ui, v));
+                .show(ctx, |ui| body(ui, v, geometry));
         }
         Some(r) => {
             // Another id: a docked window does not keep the free one's place.
@@ -74,13 +81,13 @@ pub fn show(ctx: &egui::Context, open: &mut bool, v: &MemoryView, place: Option<
                 .show(ctx, |ui| {
                     egui::ScrollArea::vertical()
                         .id_salt("memory view scroll")
-                        .show(ui, |ui| body(ui, v));
+                        .show(ui, |ui| body(ui, v, geometry));
                 });
         }
     }
 }
 
-fn body(ui: &mut egui::Ui, v: &MemoryView) {
+fn body(ui: &mut egui::Ui, v: &MemoryView, geometry: &mut Geometry) {
     ui.label(format!(
         "{} layout, {}: query of unit #{} ({})",
         v.layout,
@@ -114,6 +121,7 @@ fn body(ui: &mut egui::Ui, v: &MemoryView) {
         ui.end_row();
     });
     modeled(ui, v.modeled.as_ref());
+    geometry_row(ui, geometry);
     let fetched = 64.0 * (v.drawn.unit + v.drawn.index);
     let used =
         v.drawn.candidates * (v.unit_bytes_per_candidate + v.index_bytes_per_candidate) as f64;
@@ -176,6 +184,17 @@ fn strips(ui: &mut egui::Ui, what: &str, strips: &[RegionStrip], lit: egui::Colo
             );
         }
     }
+}
+
+/// The cache model's geometry: this machine's caches or the classroom's.
+fn geometry_row(ui: &mut egui::Ui, geometry: &mut Geometry) {
+    ui.horizontal(|ui| {
+        ui.label("model the caches of");
+        ui.selectable_value(geometry, Geometry::Machine, "this machine")
+            .on_hover_text("The L1d, L2 and last-level sizes, ways and line size this machine reports (the classroom ones where it reports none).");
+        ui.selectable_value(geometry, Geometry::Classroom, "classroom")
+            .on_hover_text("L1d 32 KiB 8-way, L2 512 KiB 8-way, last level 8 MiB 16-way, 64-byte lines: the same counts on every machine of a class (--cache-model classroom).");
+    });
 }
 
 /// The cache model's counts per query, labeled modeled, or "pending".

@@ -68,6 +68,8 @@ pub struct ViewOptions {
     pub vertex_layout: VertexLayout,
     /// Bits per component of the compressed layout's octahedral normals.
     pub normal_precision: NormalPrecision,
+    /// The caches the memory view's cache model simulates.
+    pub cache_model: crate::sim::memory::cache_model::Geometry,
     /// The unit mesh drawn.
     pub unit_mesh: UnitMeshKind,
     /// Heat map of units per grid cell on the ground.
@@ -96,6 +98,7 @@ impl Default for ViewOptions {
             color_mode: ColorMode::Team,
             vertex_layout: VertexLayout::Compressed,
             normal_precision: NormalPrecision::Oct16,
+            cache_model: crate::sim::memory::cache_model::Geometry::Machine,
             unit_mesh: UnitMeshKind::Tank,
             cell_occupancy: false,
             ui_scale: 1.0,
@@ -429,7 +432,7 @@ fn side_windows(
     }
     if let (true, Some(m)) = (view.show_memory, &stats.memory) {
         let place = view.show_lessons.then_some(upper);
-        super::memory_view::show(ctx, &mut view.show_memory, m, place);
+        super::memory_view::show(ctx, &mut view.show_memory, &mut view.cache_model, m, place);
     }
     if view.show_compare {
         let state = CompareState {

@@ -139,7 +139,11 @@ fn a_teachers_file_runs_and_a_bad_one_is_one_line() {
     );
     let (code, out, _) = run(&["lesson"]);
     assert_eq!(code, 0);
-    assert_eq!(out.matches("\n  ").count(), 9, "{out}");
+    assert_eq!(
+        out.matches("\n  ").count(),
+        spatial_query_lab::lesson::bundled::names().count(),
+        "{out}"
+    );
     let (code, _, err) = run(&["--lesson", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "the window refuses it before opening: {err}");
     assert!(err.starts_with("error: --lesson: "), "{err}");
