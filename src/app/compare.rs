@@ -10,6 +10,7 @@ use super::{files, App, STATUS_S};
 use crate::machine::Machine;
 use crate::measure::compare::Comparison;
 use crate::measure::compare::{measure_all_plan, measure_plan, row_label, MEASURE_ROUNDS};
+use crate::measure::model_task::ModelTask;
 use crate::measure::run::Task;
 use crate::measure::Outcome;
 use crate::ui::compare::CompareAction;
@@ -182,7 +183,13 @@ impl App {
     /// the panel).
     pub(super) fn start_measuring(&mut self) {
         self.view.show_compare = true;
-        let tasks = vec![Task::Plan(measure_plan(&self.settings))];
+        let tasks = vec![
+            Task::Plan(measure_plan(&self.settings)),
+            Task::Model(ModelTask::new(
+                vec![self.settings.clone()],
+                self.view.cache_model,
+            )),
+        ];
         self.start_quiet(tasks, Purpose::CompareOne);
     }
 
@@ -262,8 +269,9 @@ impl App {
         if settings.is_empty() {
             return;
         }
+        let model = ModelTask::new(settings.clone(), self.view.cache_model);
         self.start_quiet(
-            vec![Task::Plan(measure_all_plan(&settings))],
+            vec![Task::Plan(measure_all_plan(&settings)), Task::Model(model)],
             Purpose::CompareAll,
         );
     }
@@ -283,6 +291,11 @@ impl App {
         let Some(Task::Plan(plan)) = tasks.first() else {
             return;
         };
+        // The cache model of each variant, where it was made.
+        let model = |i: usize| match tasks.get(1) {
+            Some(Task::Model(t)) => t.result(i).cloned(),
+            _ => None,
+        };
         let mut measured = Vec::new();
         let mut skipped = Vec::new();
         for (i, _) in plan.variants().iter().enumerate() {
@@ -290,6 +303,7 @@ impl App {
                 Some(Outcome::Measured(m)) => {
                     let mut m = m.clone();
                     m.label = row_label(&m.settings, m.threads);
+                    m.model = model(i);
                     measured.push(m);
                 }
                 Some(Outcome::Skipped(s)) => skipped.push(s.why.clone()),

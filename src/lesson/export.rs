@@ -148,6 +148,9 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         let row = run.result(k).and_then(StepResult::outcome).map(|o| {
             let mut r = Row::of(&o);
             r.label.clone_from(&step.title);
+            if r.model.is_none() {
+                r.model = run.model(k).cloned();
+            }
             rows.push(r);
             rows.len() - 1
         });

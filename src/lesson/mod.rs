@@ -574,10 +574,11 @@ impl LessonRun {
         let mut c = Comparison::default();
         // The row steps were measured in one plan: one group, interleaved.
         let mut rows = Vec::new();
-        for (step, r) in self.lesson.steps.iter().zip(&self.results) {
+        for (k, (step, r)) in self.lesson.steps.iter().zip(&self.results).enumerate() {
             if let Some(StepResult::Row(Outcome::Measured(m))) = r {
                 let mut m = m.clone();
                 m.label = step.title.clone();
+                m.model = self.model(k).cloned();
                 rows.push(m);
             }
         }

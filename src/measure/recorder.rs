@@ -140,6 +140,10 @@ pub struct Measurement {
     /// Median hardware cache misses per query of the query phase: L1D and
     /// last level (`None` where the counters are unavailable).
     pub query_misses: Option<(f64, f64)>,
+    /// The query phase through the cache model, when the caller modeled
+    /// it (the compare panel's rows, a lesson's row steps); counts of the
+    /// settings, the same in every round.
+    pub model: Option<crate::sim::memory::modeled::Modeled>,
     /// How the measurement differs from the plan's (fewer frames, and why).
     pub note: Option<String>,
 }
@@ -180,6 +184,7 @@ impl Measurement {
             deaths: 0,
             spawns: 0,
             query_misses: None,
+            model: None,
             note: None,
             settings,
             rounds,
@@ -442,6 +447,7 @@ impl Recorder {
             deaths: self.churn.0,
             spawns: self.churn.1,
             query_misses: misses,
+            model: None,
             note: self.note,
             settings: self.settings,
         };

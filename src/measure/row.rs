@@ -230,6 +230,7 @@ impl Row {
         self.ns_per_candidate = (m.candidates > 0).then(|| query_ns / m.candidates as f64);
         self.l1d_misses_per_query = m.query_misses.map(|q| q.0);
         self.llc_misses_per_query = m.query_misses.map(|q| q.1);
+        self.model.clone_from(&m.model);
         self.deaths = m.deaths;
         self.spawns = m.spawns;
         self.sliced_frames = m.sliced_frames;

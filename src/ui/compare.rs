@@ -198,6 +198,30 @@ fn measure_row(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAc
     });
 }
 
+/// A row's cache model: lines and modeled misses per query, labeled
+/// modeled, with the geometry on hover.
+fn model_line(ui: &mut egui::Ui, m: &crate::sim::memory::modeled::Modeled) {
+    let levels: Vec<String> = m
+        .misses
+        .iter()
+        .zip(["L1d", "L2", "L3"])
+        .map(|(x, n)| format!("{n} {x:.1}"))
+        .collect();
+    ui.add(
+        egui::Label::new(format!(
+            "modeled per query: {:.1} lines, misses {}",
+            m.lines_touched,
+            levels.join(", ")
+        ))
+        .wrap(),
+    )
+    .on_hover_text(format!(
+        "The cache model ({} geometry), not hardware counters: {} queries of a fresh simulation of these settings after one frame; the same on every run.",
+        m.geometry.key(),
+        m.queries
+    ));
+}
+
 /// The export buttons: Markdown to the clipboard, CSV, JSON and the chart.
 fn export_row(ui: &mut egui::Ui, acts: &mut Vec<CompareAction>) {
     ui.horizontal_wrapped(|ui| {
@@ -298,6 +322,9 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
                         crate::format::bytes(m.working_set.index_bytes as usize),
                     ));
                     ui.add(egui::Label::new(format!("query reads {}", working_set_text(m, st.machine))).wrap());
+                    if let Some(model) = &m.model {
+                        model_line(ui, model);
+                    }
                     if let Some(w) = spread_warning(m) {
                         ui.add(egui::Label::new(egui::RichText::new(w).color(super::overlay::NOTICE_COLOR)).wrap());
                     }

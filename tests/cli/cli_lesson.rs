@@ -338,3 +338,32 @@ fn the_lesson_flag_help_names_every_bundled_lesson() {
         assert!(line.contains(n), "--lesson help lacks {n}: {line}");
     }
 }
+
+/// The layouts lesson quotes the cache model: its JSON rows carry the
+/// `model` object, and its texts the modeled misses.
+#[test]
+fn the_layouts_lesson_rows_carry_the_cache_model() {
+    let (code, out, err) = run(&[
+        "lesson",
+        "layouts",
+        "--format",
+        "json",
+        "--max-units",
+        "3000",
+        "--frames",
+        "1",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for r in doc["rows"].as_array().unwrap() {
+        let m = &r["model"];
+        assert!(m["misses"].as_array().is_some_and(|v| !v.is_empty()), "{r}");
+        assert_eq!(m["geometry"], "machine");
+    }
+    assert!(doc["steps"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("L1d misses"));
+}

@@ -272,3 +272,29 @@ fn a_working_set_curve_is_listed_plotted_and_removable() {
     h.run();
     assert_eq!(h.state().done, vec![CompareAction::RemoveWsCurve(0)]);
 }
+
+#[test]
+fn a_row_with_a_cache_model_shows_its_modeled_misses() {
+    use spatial_query_lab::sim::memory::modeled::Modeled;
+    let mut m = row("Grid", 10.0, 11.0);
+    m.model = Some(Modeled {
+        lines_touched: 45.5,
+        misses: vec![40.25, 20.0, 1.0],
+        queries: 1024,
+        ..Default::default()
+    });
+    let mut c = Comparison::default();
+    c.add(m);
+    c.add(row("plain", 5.0, 5.5));
+    let mut h = harness(c);
+    h.run();
+    assert!(has_label(
+        &h,
+        "modeled per query: 45.5 lines, misses L1d 40.2, L2 20.0, L3 1.0"
+    ));
+    assert_eq!(
+        h.query_all_by_label_contains("modeled per query").count(),
+        1,
+        "only the modeled row says so"
+    );
+}
