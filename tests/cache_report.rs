@@ -234,7 +234,7 @@ fn quick_report_counts_the_query_phase_of_every_layout_and_strategy() {
 fn model_agrees_with_valgrind(rows: &HashMap<(String, String), Row>, report: &str) {
     use spatial_query_lab::bench::{bench_settings, BenchConfig, BENCH_DT};
     use spatial_query_lab::named::Named;
-    use spatial_query_lab::sim::memory::cache_model::{CacheLevel, Geometry};
+    use spatial_query_lab::sim::memory::cache_model::{Geometry, CLASSROOM};
     use spatial_query_lab::sim::memory::modeled::{model_with_levels, QuerySample};
     use spatial_query_lab::sim::{Layout, Reorder, Simulation};
     use spatial_query_lab::spatial::{Kernel, Strategy};
@@ -246,18 +246,8 @@ fn model_agrees_with_valgrind(rows: &HashMap<(String, String), Row>, report: &st
         report.contains("LL cache: 8388608 B, 64 B, 16-way"),
         "{report}"
     );
-    let levels = vec![
-        CacheLevel {
-            bytes: 32 << 10,
-            ways: 8,
-            line: 64,
-        },
-        CacheLevel {
-            bytes: 8 << 20,
-            ways: 16,
-            line: 64,
-        },
-    ];
+    // The classroom's L1d and last level are valgrind's D1 and LL.
+    let levels = vec![CLASSROOM[0], CLASSROOM[2]];
     let cfg = BenchConfig {
         seed: 42,
         ..BenchConfig::default()

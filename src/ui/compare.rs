@@ -457,11 +457,29 @@ pub(crate) fn ws_curves_plot(
     id: &str,
 ) -> egui::Rect {
     let size = |x: f64| crate::format::size(x.exp2().max(0.0) as u64);
-    super::plot::fixed(id, 170.0)
+    super::plot::fixed(id, 200.0)
         .include_y(0.0)
+        // Top left: the curves are low there until the working set outgrows L2.
+        .legend(Legend::default().position(egui_plot::Corner::LeftTop))
         .x_axis_label("working set (log scale)")
         .y_axis_label("ns per unit")
-        .x_axis_formatter(move |m, _| size(m.value))
+        // A mark at every power of two, labeled at every power of four.
+        .x_grid_spacer(|input: egui_plot::GridInput| {
+            let (lo, hi) = input.bounds;
+            (lo.ceil() as i64..=hi.floor() as i64)
+                .map(|k| egui_plot::GridMark {
+                    value: k as f64,
+                    step_size: if k % 2 == 0 { 2.0 } else { 1.0 },
+                })
+                .collect()
+        })
+        .x_axis_formatter(move |m, _| {
+            if (m.value.round() as i64) % 2 == 0 {
+                size(m.value)
+            } else {
+                String::new()
+            }
+        })
         .label_formatter(move |_, v| format!("{}\n{:.1} ns per unit", size(v.x), v.y))
         .show(ui, |p| {
             for (name, bytes) in machine.levels() {
@@ -472,23 +490,12 @@ pub(crate) fn ws_curves_plot(
                 );
             }
             for (i, curve) in c.ws_curves().iter().enumerate() {
-                let color = CURVE_COLORS[i % CURVE_COLORS.len()];
-                let pts: Vec<[f64; 2]> = curve
+                let pts = curve
                     .points
                     .iter()
                     .map(|p| [(p.working_set_bytes.max(1) as f64).log2(), p.ns_per_unit])
                     .collect();
-                p.line(
-                    Line::new(PlotPoints::from(pts.clone()))
-                        .color(color)
-                        .name(&curve.label),
-                );
-                p.points(
-                    Points::new(PlotPoints::from(pts))
-                        .color(color)
-                        .radius(3.0)
-                        .filled(true),
-                );
+                plot_curve(p, i, &curve.label, pts);
             }
         })
         .response
@@ -506,27 +513,33 @@ pub(crate) fn curves_plot(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::
         .label_formatter(|_, v| format!("cell {:.2} r\n{:.3} ms", v.x.exp2(), v.y))
         .show(ui, |p| {
             for (i, curve) in c.curves().iter().enumerate() {
-                let color = CURVE_COLORS[i % CURVE_COLORS.len()];
-                let pts: Vec<[f64; 2]> = curve
+                let pts = curve
                     .points
                     .iter()
                     .map(|p| [(p.cell_over_r as f64).log2(), p.query_ms])
                     .collect();
-                p.line(
-                    Line::new(PlotPoints::from(pts.clone()))
-                        .color(color)
-                        .name(&curve.label),
-                );
-                p.points(
-                    Points::new(PlotPoints::from(pts))
-                        .color(color)
-                        .radius(3.0)
-                        .filled(true),
-                );
+                plot_curve(p, i, &curve.label, pts);
             }
         })
         .response
         .rect
+}
+
+/// Curve `i` of a plot: a line through `pts` in the `i`-th curve color,
+/// named `label`, with a dot at every point.
+fn plot_curve(p: &mut egui_plot::PlotUi, i: usize, label: &str, pts: Vec<[f64; 2]>) {
+    let color = CURVE_COLORS[i % CURVE_COLORS.len()];
+    p.line(
+        Line::new(PlotPoints::from(pts.clone()))
+            .color(color)
+            .name(label),
+    );
+    p.points(
+        Points::new(PlotPoints::from(pts))
+            .color(color)
+            .radius(3.0)
+            .filled(true),
+    );
 }
 
 /// Each row's median step and query time as bars on a log scale (the rows
