@@ -14,7 +14,7 @@ use super::text::Piece;
 
 /// Words and phrases that claim a direction between measured values
 /// (matched case-insensitively, as whole words).
-pub const DIRECTION_WORDS: [&str; 52] = [
+pub const DIRECTION_WORDS: [&str; 58] = [
     "faster",
     "slower",
     "quicker",
@@ -67,6 +67,12 @@ pub const DIRECTION_WORDS: [&str; 52] = [
     "twice as",
     "halves",
     "doubles",
+    "rises",
+    "climbs",
+    "flattens",
+    "flatter",
+    "steps up",
+    "steeper",
 ];
 
 /// The direction words of `text`, in order of [`DIRECTION_WORDS`].

@@ -58,10 +58,16 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
 /// (the compare panel's, [`crate::measure::compare::Comparison::table_markdown`];
 /// the machine is named once, in [`markdown_head`]).
 pub fn markdown_tail(run: &LessonRun, machine: &Machine) -> String {
+    let c = run.comparison();
+    let how = if c.rows().is_empty() && !c.ws_curves().is_empty() {
+        "Each working-set sweep's table gives every unit count's query ns per unit and per distance test, the median of the round medians with the smallest and largest round's; the texts' verdicts compare rounds."
+    } else {
+        "The table compares whole steps (\"vs baseline\": the first step's, a verdict from the rounds); every phase has its rounds' range; the texts quote the phase they name."
+    };
     format!(
-        "## What it showed\n\n{}\n\nThe table compares whole steps (\"vs baseline\": the first step's, a verdict from the rounds); every phase has its rounds' range; the texts quote the phase they name.\n\n{}",
+        "## What it showed\n\n{}\n\n{how}\n\n{}",
         plain(&run.conclusion()),
-        run.comparison().table_markdown(machine)
+        c.table_markdown(machine)
     )
 }
 

@@ -195,12 +195,12 @@ pub const METRICS: [(&str, Kind, &str); 51] = [
     (
         "ws_rise",
         Kind::Words,
-        "where the cost per unit first reaches 1.5x the smallest working set's, beyond this machine's noise (or that it never does)",
+        "the first working set whose median cost per unit is at least 1.5x the smallest's, every round above every round of the smallest (or that none is)",
     ),
     (
         "model_lines",
         Kind::Mean,
-        "distinct cache lines a query reads (cache model)",
+        "distinct cache lines a query reads or writes (cache model)",
     ),
     (
         "model_l1d_misses",
@@ -698,18 +698,16 @@ fn ws_metric(c: &WsCurve, metric: &str, machine: &Machine) -> Value {
         "last_ns_per_candidate" => n(last.ns_per_candidate),
         "rise" => match c.rise() {
             ws::Rise::At(p) => Value::Words(format!(
-                "at {}, where a unit cost {}x what it did at {}",
+                "at {}: {}x, every round above every round at the smallest",
                 at(p),
-                super::ratio_text(p.ns_per_unit / first.ns_per_unit),
-                size(first.working_set_bytes)
+                super::ratio_text(p.ns_per_unit / first.ns_per_unit)
             )),
             ws::Rise::Flat => Value::Words(format!(
-                "nowhere in the sweep: no working set up to {} cost {}x the smallest's per unit beyond this machine's noise",
-                size(last.working_set_bytes),
-                ws::RISE
+                "nowhere in the sweep, beyond this machine's noise (up to {})",
+                size(last.working_set_bytes)
             )),
             ws::Rise::TooFewRounds => Value::Words(format!(
-                "somewhere this run cannot place: fewer than {} rounds cannot tell a rise from noise",
+                "not placed, since fewer than {} rounds cannot tell it from noise",
                 crate::measure::verdict::MIN_ROUNDS
             )),
         },

@@ -51,7 +51,7 @@ pub struct Modeled {
     pub queries: usize,
     /// Candidates tested per query.
     pub candidates: f64,
-    /// Distinct cache lines (of the first level's size) read per query.
+    /// Distinct cache lines (of the first level's size) read or written per query.
     pub lines_touched: f64,
     /// Modeled misses per query, one per level, nearest first.
     pub misses: Vec<f64>,
@@ -182,6 +182,7 @@ pub fn model_with_levels(
             for &(a, bytes) in &extras {
                 if let Some(m) = map.map(a) {
                     model.read(m, bytes);
+                    model_reads.push((m as usize, bytes));
                 }
             }
         }
