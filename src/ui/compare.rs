@@ -405,44 +405,40 @@ pub(crate) fn bar_chart(
 /// color each, with a remove button per curve.
 fn curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
     ui.label("Cell-size sweeps: median query ms against cell / r");
-    for (i, curve) in c.curves().iter().enumerate() {
+    let labels = c.curves().iter().map(|k| k.label.as_str());
+    curve_list(ui, labels, CompareAction::RemoveCurve, acts);
+    curves_plot(ui, c, "compare sweeps");
+}
+
+/// One line per curve: its label in its color and a remove button that
+/// asks for `remove(i)`.
+fn curve_list<'a>(
+    ui: &mut egui::Ui,
+    labels: impl Iterator<Item = &'a str>,
+    remove: fn(usize) -> CompareAction,
+    acts: &mut Vec<CompareAction>,
+) {
+    for (i, label) in labels.enumerate() {
         ui.horizontal(|ui| {
-            ui.colored_label(
-                CURVE_COLORS[i % CURVE_COLORS.len()],
-                format!("— {}", curve.label),
-            );
+            ui.colored_label(CURVE_COLORS[i % CURVE_COLORS.len()], format!("— {label}"));
             if ui
                 .small_button("x")
                 .on_hover_text("Remove this curve.")
                 .clicked()
             {
-                acts.push(CompareAction::RemoveCurve(i));
+                acts.push(remove(i));
             }
         });
     }
-    curves_plot(ui, c, "compare sweeps");
 }
 
 /// Every kept working-set sweep's median query ns per unit against its
 /// working set (log scale), one color each, with a remove button per curve.
 fn ws_curves(ui: &mut egui::Ui, c: &Comparison, acts: &mut Vec<CompareAction>) {
     ui.label("Working-set sweeps: query ns per unit against the working set")
-        .on_hover_text("Each point: one unit count, its query's median ns per unit over the rounds. The red lines are this machine's cache sizes: a curve steps up where its working set outgrows one.");
-    for (i, curve) in c.ws_curves().iter().enumerate() {
-        ui.horizontal(|ui| {
-            ui.colored_label(
-                CURVE_COLORS[i % CURVE_COLORS.len()],
-                format!("— {}", curve.label),
-            );
-            if ui
-                .small_button("x")
-                .on_hover_text("Remove this curve.")
-                .clicked()
-            {
-                acts.push(CompareAction::RemoveWsCurve(i));
-            }
-        });
-    }
+        .on_hover_text("Each point: one unit count, its query's median ns per unit over the rounds. The red lines are this machine's cache sizes: where a curve leaves its first cost, compare that working set with the cache sizes on either side of it.");
+    let labels = c.ws_curves().iter().map(|k| k.label.as_str());
+    curve_list(ui, labels, CompareAction::RemoveWsCurve, acts);
     ws_curves_plot(ui, c, Machine::current(), "compare working-set sweeps");
 }
 
