@@ -511,6 +511,18 @@ fn sweep_after(steps: Option<usize>) -> CellSweep {
     sw
 }
 
+/// The overlay at 2,000 units with Naive (which has no grid to sweep), run once.
+fn naive_harness() -> Harness<'static, State> {
+    let naive = Settings {
+        strategy: Strategy::Naive,
+        units: 2_000,
+        ..Settings::default()
+    };
+    let mut h = harness_with(stats(), naive);
+    h.run();
+    h
+}
+
 /// [`stats`] after a step with a grid (the sweep's button shares its row).
 fn stats_with_grid() -> FrameStats {
     let mut st = stats();
@@ -540,13 +552,7 @@ fn the_sweep_button_starts_and_its_window_cancels_or_uses_the_best() {
         .actions
         .iter()
         .any(|a| a.contains(OverlayAction::Sweep(SweepAction::Start))));
-    let naive = Settings {
-        strategy: Strategy::Naive,
-        units: 2_000,
-        ..Settings::default()
-    };
-    let mut h = harness_with(stats(), naive);
-    h.run();
+    let h = naive_harness();
     assert!(button_node(&h, "Cell-size sweep").is_disabled());
 
     // Running: a progress bar, partial plots, "Use best" waits, "Cancel" closes.
@@ -1038,12 +1044,6 @@ fn the_working_set_button_asks_for_a_sweep_except_on_naive() {
         .actions
         .iter()
         .any(|a| a.contains(OverlayAction::Compare(CompareAction::WorkingSetSweep))));
-    let naive = Settings {
-        strategy: Strategy::Naive,
-        units: 2_000,
-        ..Settings::default()
-    };
-    let mut h = harness_with(stats(), naive);
-    h.run();
+    let h = naive_harness();
     assert!(button_node(&h, "Working-set sweep").is_disabled());
 }
