@@ -5,6 +5,7 @@
 
 use super::quiet::Purpose;
 use super::App;
+use crate::lesson::predict::Guess;
 use crate::lesson::session::{Entered, Session};
 use crate::lesson::{bundled, export, Lesson, LessonOptions};
 use crate::machine::Machine;
@@ -60,6 +61,14 @@ impl App {
             let entered = match (a, self.lessons.session.as_mut()) {
                 (LessonAction::Open(i), _) => {
                     self.open_lesson(i);
+                    None
+                }
+                (LessonAction::Guess(g), Some(s)) => {
+                    s.guess(s.step(), Guess::Number(g));
+                    None
+                }
+                (LessonAction::Reveal, Some(s)) => {
+                    s.guess(s.step(), Guess::Skipped);
                     None
                 }
                 (LessonAction::Next, Some(s)) => s.go(1, &budget),

@@ -26,6 +26,7 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
     };
     let machine = Machine::current();
     let mut run = start(lesson, &a, machine);
+    print_questions(&run);
     measure_with_progress(&mut run);
     if let Err(code) = print_steps(&run, a.format == TableFormat::Md, machine) {
         return code;
@@ -113,6 +114,31 @@ fn start(lesson: Lesson, a: &LessonArgs, machine: &Machine) -> LessonRun {
     run
 }
 
+/// Prints each prediction step's question on stderr before the
+/// measurement (a class can answer while it runs; the answers follow with
+/// the steps' texts).
+fn print_questions(run: &LessonRun) {
+    for k in 0..run.len() {
+        let Some(p) = &run.step(k).predict else {
+            continue;
+        };
+        let choices: Vec<String> = p.choices.iter().map(|&c| p.guess_text(c)).collect();
+        let _ = writeln!(
+            std::io::stderr(),
+            "lesson: predict (step {} of {}, {}): {}{}",
+            k + 1,
+            run.len(),
+            run.step(k).title,
+            p.question,
+            if choices.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", choices.join(" / "))
+            }
+        );
+    }
+}
+
 /// Measures every step of `run`, with one progress line (percent done and
 /// what is measured) on stderr per visit.
 fn measure_with_progress(run: &mut LessonRun) {
@@ -143,6 +169,10 @@ fn print_steps(run: &LessonRun, md: bool, machine: &Machine) -> Result<(), ExitC
         if md {
             output::print(&export::markdown_step(run, k)).map_err(ExitCode::from)?;
         } else {
+            if let (Some(p), Some(answer)) = (&step.predict, run.answer(k)) {
+                let _ = writeln!(std::io::stderr(), "    Predict: {}", p.question);
+                let _ = writeln!(std::io::stderr(), "    Answer: {}", p.reveal(None, &answer));
+            }
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.text(k)));
         }
         let _ = writeln!(

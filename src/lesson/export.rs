@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::predict::Answer;
 use super::text::plain;
 use super::{LessonRun, StepResult};
 use crate::machine::Machine;
@@ -35,12 +36,15 @@ pub fn markdown_head(run: &LessonRun, machine: &Machine) -> String {
 /// Step `k` as Markdown: its heading and its filled text (and why it was
 /// not measured, if it was not).
 pub fn markdown_step(run: &LessonRun, k: usize) -> String {
-    let mut s = format!(
-        "## {}. {}\n\n{}\n\n",
-        k + 1,
-        one_line(&run.step(k).title),
-        plain(&run.text(k))
-    );
+    let mut s = format!("## {}. {}\n\n", k + 1, one_line(&run.step(k).title));
+    if let (Some(p), Some(a)) = (&run.step(k).predict, run.answer(k)) {
+        s += &format!(
+            "**Predict:** {}\n\n**Answer:** {}\n\n",
+            one_line(&p.question),
+            p.reveal(None, &a)
+        );
+    }
+    s += &format!("{}\n\n", plain(&run.text(k)));
     if let Some(why) = skipped(run, k) {
         s += &format!("*Not measured: {why}.*\n\n");
     }
@@ -130,6 +134,21 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
         row: Option<usize>,
         /// A working-set sweep step's rows, one per unit count, ascending.
         sweep_rows: Vec<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        predict: Option<PredictDoc>,
+    }
+    /// A prediction step's question and its measured answer.
+    #[derive(Serialize)]
+    struct PredictDoc {
+        question: String,
+        answer: String,
+        unit: String,
+        choices: Vec<f64>,
+        /// The answer as shown ("4.3x (3.9–4.8x)"); null until measured.
+        measured: Option<String>,
+        value: Option<f64>,
+        low: Option<f64>,
+        high: Option<f64>,
     }
     #[derive(Serialize)]
     struct Doc<'a> {
@@ -179,6 +198,22 @@ pub fn to_json(run: &LessonRun) -> Result<String, String> {
             text: plain(&run.text(k)),
             row,
             sweep_rows,
+            predict: step.predict.as_ref().map(|p| {
+                let m = match run.answer(k) {
+                    Some(Answer::Measured(m)) => Some(m),
+                    _ => None,
+                };
+                PredictDoc {
+                    question: p.question.clone(),
+                    answer: p.answer.clone(),
+                    unit: p.unit.clone(),
+                    choices: p.choices.clone(),
+                    measured: m.as_ref().map(|m| m.shown.clone()),
+                    value: m.as_ref().map(|m| m.value),
+                    low: m.as_ref().map(|m| m.low),
+                    high: m.as_ref().map(|m| m.high),
+                }
+            }),
         });
     }
     let doc = Doc {

@@ -30,6 +30,9 @@
 //!                                          # this CPU or build lacks, one thread
 //!                                          # for all_threads, a guard)
 //! text = "Naive tested {naive.candidates_per_unit} candidates per unit."
+//! notes = "Point at the counter."           # optional: for the presenter, never projected
+//! # optional: ask before showing the text (see `super::predict`)
+//! predict = { question = "How many times faster?", answer = "{naive.query_ms / grid.query_ms}", unit = "x", choices = [2, 10, 100] }
 //! # placeholders: {METRIC}, {STEP.METRIC}, {A / B}, {verdict(A, B)},
 //! # {if A < B}...{elif A > B}...{else}...{end}, {if ran(STEP)}...{end}
 //! # (see `super::text`)
@@ -47,6 +50,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::predict::Predict;
 use super::text::Template;
 use super::{Lesson, Step, DEFAULT_FRAMES, DEFAULT_ROUNDS, DEFAULT_SETTLE};
 use crate::measure::Spec;
@@ -65,7 +69,7 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 pub const MAX_STEPS: usize = 64;
 
 /// The lesson's own fields and what each takes, for messages.
-const FIELDS: [(&str, &str); 18] = [
+const FIELDS: [(&str, &str); 24] = [
     ("title", "text in quotes"),
     ("summary", "text in quotes"),
     ("conclusion", "text in quotes"),
@@ -84,6 +88,12 @@ const FIELDS: [(&str, &str); 18] = [
     ("all_threads", "true or false"),
     ("absent", "text in quotes"),
     ("settings", "a table of scenario fields"),
+    ("notes", "text in quotes"),
+    ("predict", "a table: { question = \"...\", answer = \"{STEP.METRIC / STEP.METRIC}\", unit = \"x\", choices = [...] }"),
+    ("question", "text in quotes"),
+    ("answer", "one placeholder in quotes: \"{STEP.METRIC}\" or \"{STEP.METRIC / STEP.METRIC}\""),
+    ("unit", "text in quotes (\"x\", \"ms\", or \"\")"),
+    ("choices", "a list of 2 to 8 numbers"),
 ];
 
 #[derive(Deserialize)]
@@ -115,6 +125,17 @@ struct RawStep {
     memory_view: Option<Spanned<bool>>,
     all_threads: Option<Spanned<bool>>,
     absent: Option<Spanned<String>>,
+    notes: Option<Spanned<String>>,
+    predict: Option<Spanned<RawPredict>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPredict {
+    question: Spanned<String>,
+    answer: Spanned<String>,
+    unit: Option<Spanned<String>>,
+    choices: Option<Spanned<Vec<f64>>>,
 }
 
 impl Lesson {
@@ -305,6 +326,10 @@ impl Source<'_> {
             st.working_set_sweep.as_ref(),
             &effective,
         )?;
+        let predict = match st.predict {
+            Some(p) => Some(self.predict(p.into_inner(), &known, &id)?),
+            None => None,
+        };
         let on = |b: &Option<Spanned<bool>>| b.as_ref().is_some_and(|b| *b.get_ref());
         if on(&st.sweep) && on(&st.working_set_sweep) {
             return Err(self.error(
@@ -323,7 +348,40 @@ impl Source<'_> {
             memory_view: st.memory_view.is_some_and(|b| *b.get_ref()),
             all_threads: st.all_threads.is_some_and(|b| *b.get_ref()),
             absent: st.absent.map(|a| a.into_inner()),
+            notes: st.notes.map(|n| n.into_inner()).unwrap_or_default(),
+            predict,
             line,
+        })
+    }
+
+    /// Step `id`'s prediction ([`Predict::parse`]), its error at the span
+    /// of the field at fault (`predict.answer`, ...).
+    fn predict(
+        &self,
+        p: RawPredict,
+        known: &HashSet<&str>,
+        id: &str,
+    ) -> Result<Predict, LessonError> {
+        let unit = p.unit.as_ref().map_or("", |u| u.get_ref().as_str());
+        let choices = p
+            .choices
+            .as_ref()
+            .map_or(&[][..], |c| c.get_ref().as_slice());
+        Predict::parse(
+            p.question.get_ref(),
+            p.answer.get_ref(),
+            unit,
+            choices,
+            known,
+            id,
+        )
+        .map_err(|(field, message)| {
+            let span = match field {
+                "question" => Some(p.question.span()),
+                "choices" => p.choices.as_ref().map(Spanned::span),
+                _ => Some(p.answer.span()),
+            };
+            self.error(span, &format!("predict.{field}"), message)
         })
     }
 

@@ -14,6 +14,7 @@ pub mod bundled;
 pub mod claims;
 pub mod export;
 pub mod file;
+pub mod predict;
 pub mod run;
 pub mod session;
 pub mod text;
@@ -74,6 +75,12 @@ pub struct Step {
     /// The step runs on as many threads as this machine has cores
     /// ([`crate::machine::Machine::cores`]), whatever `settings` says.
     pub all_threads: bool,
+    /// What the presenter says, never projected: printed where the window
+    /// was started and shown in the browser's presenter view (empty: none).
+    pub notes: String,
+    /// A question the class answers before the step's text and numbers
+    /// show ([`predict`]).
+    pub predict: Option<predict::Predict>,
     /// 1-based line of the step's `[[steps]]` table in its file.
     pub line: usize,
 }
@@ -391,6 +398,12 @@ impl LessonRun {
             .map(|s| &s.text)
             .chain(std::iter::once(&l.conclusion))
             .flat_map(Template::refs)
+            .chain(
+                l.steps
+                    .iter()
+                    .filter_map(|s| s.predict.as_ref())
+                    .flat_map(predict::Predict::refs),
+            )
             .any(|r| matches!(r, text::Ref::Step(_, m) if text::METRICS[m].0.starts_with("model_")))
     }
 
@@ -559,6 +572,13 @@ impl LessonRun {
             (Some(a), false) => vec![Piece::Text(a.clone())],
             (None, false) => Vec::new(),
         }
+    }
+
+    /// The measured answer to step `k`'s prediction, if it asks one
+    /// ([`predict::Predict::answer`]).
+    pub fn answer(&self, k: usize) -> Option<predict::Answer> {
+        let p = self.lesson.steps.get(k)?.predict.as_ref()?;
+        Some(p.answer(&text::Context::of(self)))
     }
 
     /// The conclusion with its placeholders filled.

@@ -6,6 +6,7 @@
 //! scene waits, exactly as `spatial-query-lab lesson` measures it headless;
 //! [`Session::finish`] takes the results back. The tests drive it the same way.
 
+use super::predict::{Answer, Guess};
 use super::{differences, export, Lesson, LessonOptions, LessonRun, Piece, StepResult};
 use crate::measure::compare::Comparison;
 use crate::measure::run::Task;
@@ -44,6 +45,45 @@ pub struct LessonPage {
     pub differs: Vec<&'static str>,
     /// The rows measured so far (the chart of the summary page).
     pub chart: Comparison,
+    /// The step's prediction, if it asks one.
+    pub predict: Option<PredictPage>,
+    /// On the summary page: every prediction step's question, guess and
+    /// answer, in step order.
+    pub predictions: Vec<PredictLine>,
+    /// The step's presenter notes (empty: none; never projected).
+    pub notes: String,
+    /// The next step's title ("Summary" after the last step; empty on the
+    /// summary page), for the presenter.
+    pub next_title: String,
+}
+
+/// A prediction step as the panel shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PredictPage {
+    /// The question.
+    pub question: String,
+    /// The answer's unit ("x").
+    pub unit: String,
+    /// The choices offered, each with its text ("4x"); empty: a typed guess.
+    pub choices: Vec<(f64, String)>,
+    /// What the class answered; `None`: the question is still open (the
+    /// step's text is hidden until it is answered).
+    pub guess: Option<Guess>,
+    /// The reveal once answered ([`super::predict::Predict::reveal`]).
+    pub reveal: Option<String>,
+    /// The answer is still being measured.
+    pub pending: bool,
+}
+
+/// One prediction on the summary page.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PredictLine {
+    /// Step number, 1-based.
+    pub step: usize,
+    /// The question.
+    pub question: String,
+    /// The reveal: the guess (or "not guessed") against the measured answer.
+    pub reveal: String,
 }
 
 impl LessonPage {
@@ -65,7 +105,17 @@ impl LessonPage {
             out += "\nSummary";
         }
         out += "\n";
+        if let Some(q) = &self.predict {
+            out += &format!("Predict: {}\n", q.question);
+            match &q.reveal {
+                Some(r) => out += &format!("Answer: {r}\n"),
+                None => out += "The step's text shows once the question is answered.\n",
+            }
+        }
         out += &crate::lesson::text::plain(&self.text);
+        for p in &self.predictions {
+            out += &format!("\nPrediction, step {}: {} {}", p.step, p.question, p.reveal);
+        }
         match (&self.measuring, &self.skipped) {
             (Some((progress, what)), _) => {
                 out += &format!("\nMeasuring the lesson: {:.0}% {what}", progress * 100.0)
@@ -99,15 +149,19 @@ pub struct Session {
     run: LessonRun,
     step: usize,
     applied: Settings,
+    /// Per step: the class's answer to its prediction, once given.
+    guesses: Vec<Option<Guess>>,
 }
 
 impl Session {
     /// A session of `lesson` on its first step; call [`Session::enter`]`(0)`.
     pub fn new(lesson: Lesson, options: LessonOptions) -> Self {
+        let n = lesson.steps.len();
         Session {
             run: LessonRun::new(lesson, options),
             step: 0,
             applied: Settings::default(),
+            guesses: vec![None; n],
         }
     }
 
@@ -173,9 +227,36 @@ impl Session {
         })
     }
 
+    /// Keeps `guess` as the answer to step `k`'s prediction (replacing an
+    /// earlier one); nothing for a step that asks none.
+    pub fn guess(&mut self, k: usize, guess: Guess) {
+        let asks = k < self.run.len() && self.run.step(k).predict.is_some();
+        if let (true, Some(slot)) = (asks, self.guesses.get_mut(k)) {
+            *slot = Some(guess);
+        }
+    }
+
+    /// The answer given to step `k`'s prediction, if any.
+    pub fn guessed(&self, k: usize) -> Option<Guess> {
+        self.guesses.get(k).copied().flatten()
+    }
+
+    /// True when the step shown asks a prediction not answered yet.
+    pub fn asking(&self) -> bool {
+        self.step < self.run.len()
+            && self.run.step(self.step).predict.is_some()
+            && self.guessed(self.step).is_none()
+    }
+
     /// [`Session::enter`] of the step `by` steps away (clamped); `None`
-    /// when that is the step shown.
+    /// when that is the step shown. Forward from a question not answered
+    /// yet reveals its answer first (the guess [`Guess::Skipped`]) and
+    /// stays: a presenter's clicker reveals, then moves on.
     pub fn go(&mut self, by: i64, budget: &Budget) -> Option<Entered> {
+        if by > 0 && self.asking() {
+            self.guess(self.step, Guess::Skipped);
+            return None;
+        }
         let k = (self.step as i64 + by).clamp(0, self.run.len() as i64) as usize;
         if k == self.step {
             return None;
@@ -231,7 +312,70 @@ impl Session {
             ),
             differs,
             chart: run.comparison(),
+            predict: if on_step { self.predict_page(k) } else { None },
+            predictions: if on_step {
+                Vec::new()
+            } else {
+                self.predict_lines()
+            },
+            notes: if on_step {
+                run.step(k).notes.clone()
+            } else {
+                String::new()
+            },
+            next_title: match k + 1 {
+                j if j < n => run.step(j).title.clone(),
+                j if j == n => "Summary".to_string(),
+                _ => String::new(),
+            },
         }
+        .hide_unanswered()
+    }
+
+    /// Step `k`'s prediction as the panel shows it, if it asks one.
+    fn predict_page(&self, k: usize) -> Option<PredictPage> {
+        let p = self.run.step(k).predict.as_ref()?;
+        let guess = self.guessed(k);
+        let answer = self.run.answer(k).unwrap_or(Answer::Pending);
+        Some(PredictPage {
+            question: p.question.clone(),
+            unit: p.unit.clone(),
+            choices: p.choices.iter().map(|&c| (c, p.guess_text(c))).collect(),
+            guess,
+            reveal: guess.map(|g| p.reveal(g.number(), &answer)),
+            pending: answer == Answer::Pending,
+        })
+    }
+
+    /// Every prediction step's line for the summary page, in step order.
+    pub fn predict_lines(&self) -> Vec<PredictLine> {
+        (0..self.run.len())
+            .filter_map(|k| {
+                let p = self.run.step(k).predict.as_ref()?;
+                let answer = self.run.answer(k).unwrap_or(Answer::Pending);
+                let guess = self.guessed(k).and_then(Guess::number);
+                let reveal = match guess {
+                    Some(_) => p.reveal(guess, &answer),
+                    None => format!("not guessed; {}", p.reveal(None, &answer)),
+                };
+                Some(PredictLine {
+                    step: k + 1,
+                    question: p.question.clone(),
+                    reveal,
+                })
+            })
+            .collect()
+    }
+}
+
+impl LessonPage {
+    /// The page with the step's text hidden while its question is open,
+    /// so that the page does not answer its own question.
+    fn hide_unanswered(mut self) -> Self {
+        if self.predict.as_ref().is_some_and(|p| p.guess.is_none()) {
+            self.text.clear();
+        }
+        self
     }
 }
 

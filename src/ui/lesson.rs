@@ -20,8 +20,12 @@ pub const LESSON_CHART: &str = "lesson chart";
 const MEASURED: egui::Color32 = egui::Color32::from_rgb(140, 220, 140);
 
 /// What the lessons panel asks the frame loop to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LessonAction {
+    /// Answer the shown step's prediction with this number.
+    Guess(f64),
+    /// Show the shown step's answer without a guess.
+    Reveal,
     /// Start lesson `i` of the list at its first step.
     Open(usize),
     /// Go to the next step (or the summary after the last).
@@ -107,6 +111,7 @@ pub fn window(
                 p.steps,
                 p.measuring.is_some(),
                 p.measured,
+                p.predict.as_ref().map(|q| q.guess.is_some()),
                 p.title.clone(),
             )
         }),
@@ -179,6 +184,10 @@ fn step(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
         .strong(),
     );
     ui.add_space(4.0);
+    if let Some(q) = &p.predict {
+        super::predict::question(ui, p.step, q, acts);
+        ui.add_space(4.0);
+    }
     pieces(ui, &p.text);
     ui.add_space(4.0);
     if !p.differs.is_empty() {
@@ -257,15 +266,18 @@ fn nav(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
         {
             acts.push(LessonAction::Back);
         }
-        let next = if p.step + 1 >= p.steps {
-            "Summary ⏵"
+        let asking = p.predict.as_ref().is_some_and(|q| q.guess.is_none());
+        let (next, tip) = if asking {
+            ("Show answer ⏵", "Reveal the measured answer without a guess (Page Down); the next Page Down moves on.")
+        } else if p.step + 1 >= p.steps {
+            ("Summary ⏵", "The lesson's summary (Page Down).")
         } else {
-            "Next ⏵"
+            ("Next ⏵", "Next step (Page Down).")
         };
         if p.step < p.steps
             && ui
                 .button(next)
-                .on_hover_text("Next step (Page Down); it measures as it opens.")
+                .on_hover_text(tip)
                 .clicked()
         {
             acts.push(LessonAction::Next);
@@ -299,6 +311,7 @@ fn summary(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) -> O
     ui.label(egui::RichText::new(&p.title).strong().size(16.0));
     ui.label(egui::RichText::new("What it showed").strong());
     pieces(ui, &p.text);
+    super::predict::summary(ui, &p.predictions);
     measuring(ui, p, acts);
     let mut rect = None;
     if !p.chart.ws_curves().is_empty() {

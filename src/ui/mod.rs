@@ -1,7 +1,7 @@
 //! The egui overlay widgets: the panel and its controls ([`overlay`]), its
 //! numbers and graph of the last frames ([`timings`]), its vertex-data rows
 //! ([`vertex_data`]), the cell-size sweep's window ([`sweep`]), the compare
-//! panel ([`compare`]), the lessons panel ([`lesson`]), the memory view
+//! panel ([`compare`]), the lessons panel ([`lesson`]) and its predictions ([`predict`]), the memory view
 //! ([`memory_view`]) and the UI scale ([`ui_scale`]). They edit a plain
 //! [`crate::sim::Settings`] and read a plain [`stats::FrameStats`], which the
 //! frame loop ([`crate::app`]) fills; they never reach into the engine or
@@ -12,6 +12,7 @@ pub mod lesson;
 pub mod memory_view;
 pub mod overlay;
 pub mod plot;
+pub mod predict;
 pub mod stats;
 pub mod sweep;
 pub mod timings;

@@ -15,8 +15,9 @@ use egui_macroquad::egui;
 use panel::scroll_down;
 
 use spatial_query_lab::lesson::bundled;
+use spatial_query_lab::lesson::predict::Guess;
 use spatial_query_lab::lesson::session::{Entered, Session};
-use spatial_query_lab::lesson::LessonOptions;
+use spatial_query_lab::lesson::{Lesson, LessonOptions};
 use spatial_query_lab::measure::run::Job;
 use spatial_query_lab::sim::budget::Budget;
 use spatial_query_lab::sim::Settings;
@@ -42,6 +43,8 @@ struct State {
     /// The lesson's measurement, not yet run ([`State::measure`] runs it).
     job: Option<Job>,
     budget: Budget,
+    /// Opened instead of the bundled lesson the list's button names.
+    custom: Option<Lesson>,
 }
 
 impl State {
@@ -93,6 +96,7 @@ fn harness_sized(size: egui::Vec2, scale: f32) -> Harness<'static, State> {
         session: None,
         job: None,
         budget: Budget::default(),
+        custom: None,
     };
     Harness::builder()
         .with_size(size)
@@ -105,12 +109,23 @@ fn harness_sized(size: egui::Vec2, scale: f32) -> Harness<'static, State> {
                     let e = match (act, s.session.as_mut()) {
                         (LessonAction::Open(i), _) => {
                             let name = bundled::names().nth(i).unwrap();
-                            let lesson = bundled::get(name).unwrap().unwrap();
+                            let lesson = match s.custom.clone() {
+                                Some(l) => l,
+                                None => bundled::get(name).unwrap().unwrap(),
+                            };
                             let mut session = Session::new(lesson, QUICK);
                             let e = session.enter(0, &budget);
                             s.job = Some(Job::new(session.tasks(), 1.0 / 60.0, false));
                             s.session = Some(session);
                             e
+                        }
+                        (LessonAction::Guess(g), Some(x)) => {
+                            x.guess(x.step(), Guess::Number(g));
+                            None
+                        }
+                        (LessonAction::Reveal, Some(x)) => {
+                            x.guess(x.step(), Guess::Skipped);
+                            None
                         }
                         (LessonAction::Next, Some(x)) => x.go(1, &budget),
                         (LessonAction::Back, Some(x)) => x.go(-1, &budget),
@@ -341,4 +356,108 @@ fn a_summary_that_fits_the_column_shows_all_its_buttons() {
         b.y1 <= lessons.y1,
         "All lessons ({b:?}) is outside the panel ({lessons:?})"
     );
+}
+
+/// A lesson with a typed prediction and one with choices.
+const PREDICTING: &str = r#"
+title = "Predict"
+[settings]
+units = 1500
+[[steps]]
+id = "naive"
+title = "Naive"
+settings = { strategy = "naive" }
+text = "Naive took {query_ms} ms."
+[[steps]]
+id = "grid"
+title = "Grid"
+settings = { strategy = "grid" }
+notes = "Ask who expects less than 10x."
+predict = { question = "How many times faster is the grid's query?", answer = "{naive.query_ms / grid.query_ms}", unit = "x" }
+text = "Grid: {verdict(grid.query_ms, naive.query_ms)}."
+[[steps]]
+id = "sorted"
+title = "Sorted"
+settings = { strategy = "sorted-grid" }
+predict = { question = "And the sorted grid against the grid?", answer = "{grid.query_ms / sorted.query_ms}", unit = "x", choices = [1, 2, 4] }
+text = "Sorted: {verdict(sorted.query_ms, grid.query_ms)}."
+"#;
+
+/// A prediction step asks first and hides its text; a typed number is
+/// taken, the measured answer is revealed beside it with its range, a
+/// second question is answered with a choice, and the summary page lists
+/// both guesses against their answers. Page Down on an open question
+/// reveals it without a guess before it moves on.
+#[test]
+fn a_prediction_asks_takes_a_number_reveals_the_answer_and_the_summary_lists_it() {
+    let mut h = harness();
+    h.state_mut().custom = Some(Lesson::parse(PREDICTING, "p.toml", "p").unwrap());
+    h.state_mut().view.show_lessons = true;
+    h.run();
+    h.get_by_label("1. Naive, grid, sorted grid").click();
+    h.run();
+    h.state_mut().measure();
+    h.run();
+    h.get_by_label("Next ⏵").click();
+    h.run();
+    h.run();
+    assert!(has(&h, "Step 2 of 3: Grid"));
+    assert!(has(&h, "How many times faster is the grid's query?"));
+    assert!(page_text(&h).is_empty(), "the text waits for the guess");
+    let page = h.state().stats.lessons.page.clone().unwrap();
+    assert_eq!(page.notes, "Ask who expects less than 10x.");
+    assert_eq!(page.next_title, "Sorted");
+    h.get_by_role(egui::accesskit::Role::TextInput).click();
+    h.run();
+    h.get_by_role(egui::accesskit::Role::TextInput)
+        .type_text("3.5");
+    h.run();
+    h.get_by_label("Answer").click();
+    h.run();
+    h.run();
+    let page = h.state().stats.lessons.page.clone().unwrap();
+    let q = page.predict.clone().unwrap();
+    assert_eq!(q.guess, Some(Guess::Number(3.5)));
+    let reveal = q.reveal.unwrap();
+    assert!(
+        reveal.starts_with("you guessed 3.5x; measured "),
+        "{reveal}"
+    );
+    assert!(reveal.contains("x ("), "the measured range: {reveal}");
+    assert!(has(&h, "you guessed 3.5x; measured"));
+    assert!(page_text(&h).starts_with("Grid: "), "{}", page_text(&h));
+    h.get_by_label("Next ⏵").click();
+    h.run();
+    h.run();
+    assert!(has(&h, "And the sorted grid against the grid?"));
+    assert!(has(&h, "Show answer ⏵"), "Next reveals first");
+    h.get_by_label("2x").click();
+    h.run();
+    h.run();
+    assert!(has(&h, "you guessed 2x; measured"));
+    h.get_by_label("Summary ⏵").click();
+    // The summary's plot scrolls in a panel that settles over a few frames.
+    h.run_steps(8);
+    let page = h.state().stats.lessons.page.clone().unwrap();
+    assert_eq!(page.predictions.len(), 2);
+    assert_eq!(page.predictions[0].step, 2);
+    assert!(page.predictions[0]
+        .reveal
+        .starts_with("you guessed 3.5x; measured "));
+    assert!(page.predictions[1]
+        .reveal
+        .starts_with("you guessed 2x; measured "));
+    assert!(has(&h, "Predictions"));
+    assert!(has(&h, "How many times faster is the grid's query?"));
+    // Page Down (the session's go) on an open question reveals it and stays.
+    let budget = h.state().budget;
+    let s = h.state_mut().session.as_mut().unwrap();
+    s.enter(0, &budget);
+    let mut fresh = Session::new(Lesson::parse(PREDICTING, "p.toml", "p").unwrap(), QUICK);
+    fresh.enter(1, &budget);
+    assert!(fresh.asking());
+    assert!(fresh.go(1, &budget).is_none(), "reveals, stays");
+    assert_eq!((fresh.step(), fresh.guessed(1)), (1, Some(Guess::Skipped)));
+    assert!(fresh.go(1, &budget).is_some(), "then moves on");
+    assert_eq!(fresh.step(), 2);
 }

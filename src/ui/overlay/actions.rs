@@ -8,7 +8,7 @@ use crate::ui::lesson::LessonAction;
 use crate::ui::sweep::SweepAction;
 
 /// One request from the overlay that the frame loop carries out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum OverlayAction {
     /// A request of the compare panel.
     Compare(CompareAction),
