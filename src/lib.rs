@@ -15,6 +15,7 @@ pub mod bench;
 pub mod browser;
 pub mod chart;
 pub mod clock;
+pub mod code;
 pub mod compress;
 pub mod format;
 pub mod lesson;

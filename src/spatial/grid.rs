@@ -30,6 +30,7 @@ pub struct UniformGrid {
 }
 
 impl UniformGrid {
+    // code:begin grid-rebuild
     /// Rebuilds from positions read through `p`; see [`SpatialIndex::rebuild`].
     pub fn rebuild_from<P: Positions + ?Sized>(&mut self, p: &P, cell_size: f32) {
         self.geo = GridGeometry::from_bounds(&Bounds::of_positions(p), cell_size);
@@ -50,6 +51,7 @@ impl UniformGrid {
             }
         }
     }
+    // code:end grid-rebuild
 
     /// The unit indices of every cell, row-major (`geometry().cells()` entries
     /// are current; later ones are stale).
@@ -68,6 +70,7 @@ impl UniformGrid {
         (z0..=z1).flat_map(move |row| &self.cells[row * nx + x0..=row * nx + x1])
     }
 
+    // code:begin grid-query
     /// Appends the ids of the units within `q` to `out`, reading positions
     /// through `p` (the positions the grid was rebuilt from).
     pub fn query_in<P: Positions + ?Sized>(
@@ -95,6 +98,7 @@ impl UniformGrid {
             neighbors: (out.len() - before) as u64,
         }
     }
+    // code:end grid-query
 
     /// The per-unit pass over `chunk`'s units through `p`; see
     /// [`SpatialIndex::query_units`].

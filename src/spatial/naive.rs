@@ -20,6 +20,7 @@ pub struct Naive {
     len: usize,
 }
 
+// code:begin naive-scan
 /// The scalar distance test of units `ids` (indices into `p`), read through a
 /// layout one at a time: the steps of [`super::kernels::scalar`], so every
 /// path returns identical sets, appended in the order of `ids`. Branch-free:
@@ -91,6 +92,7 @@ impl Naive {
             neighbors: (out.len() - before) as u64,
         }
     }
+    // code:end naive-scan
 
     /// The per-unit pass over `chunk`'s units, reading positions through `p`;
     /// see [`SpatialIndex::query_units`].

@@ -191,6 +191,7 @@ impl SortedGrid {
     /// # Panics
     /// If `teams` is given with a length other than `points.len()`.
     pub fn rebuild_tagged(&mut self, points: Points<'_>, teams: Option<&[u8]>, cell_size: f32) {
+        // code:begin sorted-grid-rebuild
         let n = points.len();
         if let Some(t) = teams {
             assert_eq!(t.len(), n, "one team per unit");
@@ -264,6 +265,7 @@ impl SortedGrid {
         };
         csr::par_scatter(&self.unit_cell, NOT_INDEXED, hist, size, src, out);
         self.in_range = in_fixed_range(&bounds);
+        // code:end sorted-grid-rebuild
     }
 
     /// The rebuild of [`SortedGrid::rebuild_tagged`] (with teams) that

@@ -56,6 +56,7 @@ pub struct Objects<T> {
 /// between them included.
 pub const OBJECTS_SPAN: &str = "objects (heap span)";
 
+// code:begin layout-aos
 /// One contiguous `Vec` of the 328-byte unit structs.
 pub type Aos = Objects<UnitObject>;
 
@@ -84,6 +85,7 @@ impl<T: ObjectSlot> Positions for Objects<T> {
         (h.x, h.z)
     }
 }
+// code:end layout-aos
 
 impl<T: ObjectSlot> UnitLayout for Objects<T> {
     fn layout(&self) -> Layout {

@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{Objects, UnitObject, Units};
 
+// code:begin layout-aos-pointers
 /// One `Box<UnitObject>` per unit: unit `i` is `*units[i]`.
 ///
 /// [`AosPointers::from_units`] allocates the objects in a shuffled order,
@@ -50,6 +51,7 @@ impl AosPointers {
         }
     }
 }
+// code:end layout-aos-pointers
 
 /// The bytes a fresh glibc heap gives an allocation of `bytes`: the
 /// request plus an 8-byte header, rounded up to 16 (the chunk the model

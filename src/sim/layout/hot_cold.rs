@@ -7,6 +7,7 @@ use super::{
 };
 use crate::spatial::{Points, Positions};
 
+// code:begin layout-hot-cold
 /// SoA hot arrays plus one [`Cold`] record per unit: `cold[i]` belongs to
 /// unit `i`, and every operation that moves units moves both.
 #[derive(Clone, Debug, Default)]
@@ -41,6 +42,7 @@ impl Positions for HotCold {
         Some(self.hot.points())
     }
 }
+// code:end layout-hot-cold
 
 impl UnitLayout for HotCold {
     fn layout(&self) -> Layout {

@@ -71,6 +71,7 @@ impl Units {
     }
 }
 
+// code:begin layout-soa
 impl Positions for Units {
     #[inline]
     fn len(&self) -> usize {
@@ -87,6 +88,7 @@ impl Positions for Units {
         Some(self.points())
     }
 }
+// code:end layout-soa
 
 impl UnitLayout for Units {
     fn layout(&self) -> Layout {

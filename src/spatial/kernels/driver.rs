@@ -299,6 +299,7 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
         let mut steps = 0u32;
         let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
         let enemy = V::splat_i(1 << 16);
+        // code:begin fused-loop
         // SAFETY (whole walk): as in `collect`; `team` has the same length as
         // `x`, so its lanes are in bounds too.
         for_vectors!(V, ranges, |k, rest| {
@@ -340,6 +341,7 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
                 steps = 0;
             }
         });
+        // code:end fused-loop
         for j in 0..Q {
             drain::<V>(&mut near[j], &mut tally[j], &mut sx[j], &mut sz[j]);
             out[j] = near[j];

@@ -206,6 +206,7 @@ impl SortedGrid {
         stats
     }
 
+    // code:begin sorted-grid-query
     /// The fused queries of the units of `cells`, in slot order: `out`
     /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
     /// Each unit searches its cell's block, cut down to what it reaches
@@ -269,6 +270,7 @@ impl SortedGrid {
         }
         stats
     }
+    // code:end sorted-grid-query
 
     /// The fused queries of the units of one cell, slots `a..b`, whose
     /// block `trim` may be cut down per unit: in the groups of

@@ -92,6 +92,7 @@ impl Lanes for Avx2Lanes {
             _mm256_cmpgt_epi32(_mm256_set1_epi32(rest as i32), iota)
         }
     }
+    // code:begin kernel-avx2
     #[inline(always)]
     unsafe fn sub(a: __m256, b: __m256) -> __m256 {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
@@ -141,6 +142,7 @@ impl Lanes for Avx2Lanes {
         // every pointer is valid for the lanes it reads or writes.
         unsafe { _mm256_andnot_si256(a, b) }
     }
+    // code:end kernel-avx2
     #[inline(always)]
     unsafe fn count(acc: __m256i, m: __m256i) -> __m256i {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the

@@ -67,6 +67,7 @@ impl Lanes for Avx512Lanes {
             (1u16 << rest) - 1
         }
     }
+    // code:begin kernel-avx512
     #[inline(always)]
     unsafe fn sub(a: __m512, b: __m512) -> __m512 {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
@@ -110,6 +111,7 @@ impl Lanes for Avx512Lanes {
     unsafe fn andnot(a: __mmask16, b: __mmask16) -> __mmask16 {
         !a & b
     }
+    // code:end kernel-avx512
     #[inline(always)]
     unsafe fn count(acc: __m512i, m: __mmask16) -> __m512i {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the

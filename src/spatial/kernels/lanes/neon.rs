@@ -106,6 +106,7 @@ impl<const TABLE: bool> Lanes for Neon<TABLE> {
         // SAFETY: the `Lanes` contract: NEON is enabled; IOTA holds 4 i32.
         unsafe { vcltq_s32(vld1q_s32(IOTA.as_ptr()), vdupq_n_s32(rest as i32)) }
     }
+    // code:begin kernel-neon
     #[inline(always)]
     unsafe fn sub(a: float32x4_t, b: float32x4_t) -> float32x4_t {
         // SAFETY: the `Lanes` contract: NEON is enabled (no memory access).
@@ -145,6 +146,7 @@ impl<const TABLE: bool> Lanes for Neon<TABLE> {
         // `bic`: b AND NOT a.
         unsafe { vbicq_u32(b, a) }
     }
+    // code:end kernel-neon
     #[inline(always)]
     unsafe fn count(acc: int32x4_t, m: uint32x4_t) -> int32x4_t {
         // SAFETY: the `Lanes` contract: NEON is enabled (no memory access).

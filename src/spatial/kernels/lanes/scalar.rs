@@ -49,6 +49,7 @@ impl Lanes for ScalarLanes {
     unsafe fn first(rest: usize) -> bool {
         rest >= 1
     }
+    // code:begin kernel-scalar
     #[inline(always)]
     unsafe fn sub(a: f32, b: f32) -> f32 {
         a - b
@@ -77,6 +78,7 @@ impl Lanes for ScalarLanes {
     unsafe fn andnot(a: bool, b: bool) -> bool {
         !a & b
     }
+    // code:end kernel-scalar
     #[inline(always)]
     unsafe fn count(acc: i32, m: bool) -> i32 {
         acc.wrapping_add(m as i32)

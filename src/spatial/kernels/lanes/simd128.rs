@@ -85,6 +85,7 @@ impl Lanes for Simd128Lanes {
     unsafe fn first(rest: usize) -> v128 {
         i32x4_lt(i32x4(0, 1, 2, 3), i32x4_splat(rest as i32))
     }
+    // code:begin kernel-simd128
     #[inline(always)]
     unsafe fn sub(a: v128, b: v128) -> v128 {
         f32x4_sub(a, b)
@@ -118,6 +119,7 @@ impl Lanes for Simd128Lanes {
         // `v128.andnot(x, y)` is `x & !y`: b AND NOT a.
         v128_andnot(b, a)
     }
+    // code:end kernel-simd128
     #[inline(always)]
     unsafe fn count(acc: v128, m: v128) -> v128 {
         // A set lane is all ones, -1 as i32.

@@ -75,6 +75,7 @@ impl Lanes for SseLanes {
             _mm_cmpgt_epi32(_mm_set1_epi32(rest as i32), iota)
         }
     }
+    // code:begin kernel-sse
     #[inline(always)]
     unsafe fn sub(a: __m128, b: __m128) -> __m128 {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
@@ -124,6 +125,7 @@ impl Lanes for SseLanes {
         // every pointer is valid for the lanes it reads or writes.
         unsafe { _mm_andnot_si128(a, b) }
     }
+    // code:end kernel-sse
     #[inline(always)]
     unsafe fn count(acc: __m128i, m: __m128i) -> __m128i {
         // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
