@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the browser version of Spatial Query Lab into a static folder of
-# six files and nothing else: index.html, the .wasm, miniquad's loader
+# seven files and nothing else: index.html, presenter.html (the lesson's
+# presenter view), the .wasm, miniquad's loader
 # (gl.js) and the JS plugins of the crates in Cargo.lock. The folder needs no
 # server code: copy it to any static host (a course page) or serve it with
 # scripts/web-serve.sh. Cargo's own build files stay under target/.
@@ -75,7 +76,7 @@ case "$(cd "$(dirname "$out")" 2>/dev/null && pwd)/$(basename "$out")" in
         echo "web-build.sh: --out $out is one of cargo's own folders; choose another (default: target/web-page)" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
-page_files="index.html spatial-query-lab.wasm gl.js sapp_jsutils.js quad-url.js sql.js"
+page_files="index.html presenter.html spatial-query-lab.wasm gl.js sapp_jsutils.js quad-url.js sql.js"
 for f in "$out"/* "$out"/.[!.]*; do
     [ -e "$f" ] || continue
     case " $page_files " in
@@ -89,6 +90,7 @@ cp "$(crate_file miniquad js/gl.js)" "$out/gl.js"
 cp "$(crate_file sapp-jsutils js/sapp_jsutils.js)" "$out/sapp_jsutils.js"
 cp "$(crate_file quad-url js/quad-url.js)" "$out/quad-url.js"
 cp web/sql.js "$out/sql.js"
+cp web/presenter.html "$out/presenter.html"
 bytes="$(wc -c < "$out/spatial-query-lab.wasm" | tr -d ' ')"
 sed "s/__WASM_BYTES__/$bytes/" web/index.html > "$out/index.html"
 
@@ -96,5 +98,5 @@ gz="$(gzip -9 -c "$out/spatial-query-lab.wasm" | wc -c | tr -d ' ')"
 simd_text="with SIMD128"
 [ "$simd" = 1 ] || simd_text="without SIMD128"
 total="$(cat "$out"/* | wc -c | tr -d ' ')"
-echo "web-build.sh: built $out ($simd_text): 6 files, $((total / 1024)) KiB; spatial-query-lab.wasm $((bytes / 1024)) KiB, $((gz / 1024)) KiB gzipped"
+echo "web-build.sh: built $out ($simd_text): 7 files, $((total / 1024)) KiB; spatial-query-lab.wasm $((bytes / 1024)) KiB, $((gz / 1024)) KiB gzipped"
 echo "web-build.sh: serve it with: scripts/web-serve.sh $out"

@@ -26,6 +26,9 @@ mod page {
         fn sql_page_text(text: *const u8, len: usize);
         fn sql_page_failed(text: *const u8, len: usize);
         fn sql_page_message(text: *const u8, len: usize);
+        fn sql_presenter_state(text: *const u8, len: usize);
+        fn sql_presenter_open();
+        fn sql_presenter_poll() -> i32;
     }
 
     /// gl.js calls this to compare with the plugin's version.
@@ -74,6 +77,21 @@ mod page {
     pub fn message(text: &str) {
         // SAFETY: as in `copy_text`.
         unsafe { sql_page_message(text.as_ptr(), text.len()) }
+    }
+
+    pub fn presenter_state(json: &str) {
+        // SAFETY: as in `copy_text`.
+        unsafe { sql_presenter_state(json.as_ptr(), json.len()) }
+    }
+
+    pub fn presenter_open() {
+        // SAFETY: no arguments; sql.js opens a window and keeps no pointer.
+        unsafe { sql_presenter_open() }
+    }
+
+    pub fn presenter_poll() -> i32 {
+        // SAFETY: no arguments; returns a plain number.
+        unsafe { sql_presenter_poll() }
     }
 
     pub fn failed(text: &str) {
@@ -166,4 +184,39 @@ pub fn page_message(text: &str) {
     page::message(text);
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     let _ = text;
+}
+
+/// Hands the presenter view (`presenter.html`, a second browser window
+/// opened by [`presenter_open`]) the lesson's state as JSON: the step, its
+/// notes, the next step's title (sql.js posts it on a `BroadcastChannel`
+/// and keeps the last one for a presenter view opened later). Nothing
+/// outside the browser, where the notes are printed instead.
+pub fn presenter_state(json: &str) {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    page::presenter_state(json);
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    let _ = json;
+}
+
+/// Opens the presenter view in a second browser window (the page shows a
+/// notice when the browser blocks it). Returns `false` outside the browser.
+pub fn presenter_open() -> bool {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    {
+        page::presenter_open();
+        true
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    false
+}
+
+/// What the presenter view asked since the last call: 1 next step, -1 the
+/// previous one, 0 nothing. Always 0 outside the browser.
+pub fn presenter_poll() -> i32 {
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    {
+        page::presenter_poll()
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    0
 }

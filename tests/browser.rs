@@ -1,5 +1,5 @@
 //! The browser build, checked from `cargo test`: builds the web folder with
-//! `scripts/web-build.sh` (SIMD128 on), checks that it holds the six page
+//! `scripts/web-build.sh` (SIMD128 on), checks that it holds the seven page
 //! files only, and opens it in headless Chromium with `tests/web/smoke.mjs`
 //! (puppeteer-core), which checks that the page gets ready and draws
 //! frames, that the overlay and the units are on the screenshot, that a key
@@ -99,18 +99,21 @@ fn web_build_runs_in_headless_chromium() {
         [
             "gl.js",
             "index.html",
+            "presenter.html",
             "quad-url.js",
             "sapp_jsutils.js",
             "spatial-query-lab.wasm",
             "sql.js"
         ],
-        "the web folder holds the six page files only"
+        "the web folder holds the seven page files only"
     );
     let bytes: u64 = std::fs::read_dir(&web)
         .unwrap()
         .map(|e| e.unwrap().metadata().unwrap().len())
         .sum();
-    assert!(bytes < 6_000_000, "the page is {bytes} bytes");
+    // 5.9 MB in December 2026, of which 89 KB is the source the Code tab
+    // shows (src/code.rs includes the files it cuts its excerpts from).
+    assert!(bytes < 6_500_000, "the page is {bytes} bytes");
 
     let mut smoke = Command::new("node");
     smoke

@@ -52,6 +52,17 @@ function sql_notice(text, failed) {
     list.appendChild(box);
 }
 
+// The presenter view's link: the last state sent, the steps it asked for.
+const sql_presenter = { state: null, asked: [], channel: null };
+if (typeof BroadcastChannel === "function") {
+    sql_presenter.channel = new BroadcastChannel("spatial-query-lab-presenter");
+    sql_presenter.channel.onmessage = function (e) {
+        const m = e.data || {};
+        if (m.kind === "hello" && sql_presenter.state) sql_presenter.channel.postMessage({ kind: "state", state: sql_presenter.state });
+        if (m.kind === "go" && (m.by === 1 || m.by === -1)) sql_presenter.asked.push(m.by);
+    };
+}
+
 function sql_bytes(ptr, len) {
     return new Uint8Array(wasm_memory.buffer, ptr, len);
 }
@@ -120,6 +131,21 @@ miniquad_add_plugin({
         };
         importObject.env.sql_page_notice = function (ptr, len, failed) {
             sql_notice(sql_string(ptr, len), failed !== 0);
+        };
+        // The presenter view (presenter.html in a second window): the
+        // lesson's state on a BroadcastChannel, the last one kept for a
+        // view that opens later (it says "hello"); its buttons come back as
+        // steps the module polls once per frame.
+        importObject.env.sql_presenter_state = function (ptr, len) {
+            sql_presenter.state = sql_string(ptr, len);
+            if (sql_presenter.channel) sql_presenter.channel.postMessage({ kind: "state", state: sql_presenter.state });
+        };
+        importObject.env.sql_presenter_open = function () {
+            const view = window.open("presenter.html", "spatial-query-lab-presenter", "width=720,height=560");
+            if (!view) sql_notice("The browser blocked the presenter window: allow pop-ups for this page, or open presenter.html (beside this page) in a second window yourself.", true);
+        };
+        importObject.env.sql_presenter_poll = function () {
+            return sql_presenter.asked.shift() || 0;
         };
         // The lesson panel's text, mirrored for screen readers.
         importObject.env.sql_page_text = function (ptr, len) {

@@ -53,6 +53,9 @@ impl App {
             OverlayAction::Sweep(s) => self.sweep_action(s),
             OverlayAction::Respawn => self.respawn = true,
             OverlayAction::ResetCamera => self.frame_world(),
+            OverlayAction::CopyLink => self.copy_link(),
+            OverlayAction::CopyCommandLine => self.copy_command_line(),
+            OverlayAction::Presenter => self.open_presenter(),
             OverlayAction::Deselect => self.selection.clear(),
             OverlayAction::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
             OverlayAction::Dismiss(k) if k < self.notices.len() => {

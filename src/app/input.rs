@@ -35,6 +35,12 @@ impl App {
                 self.apply(action);
             }
         }
+        // The presenter view's buttons (the browser; 0 elsewhere).
+        match crate::browser::presenter_poll() {
+            1 => self.lesson_action(LessonAction::Next),
+            -1 => self.lesson_action(LessonAction::Back),
+            _ => {}
+        }
         let button = |f: fn(MouseButton) -> bool| {
             [
                 f(MouseButton::Left),
@@ -147,6 +153,8 @@ impl App {
             Action::ToggleLessons => self.view.show_lessons = !self.view.show_lessons,
             Action::LessonNext => self.lesson_action(LessonAction::Next),
             Action::LessonBack => self.lesson_action(LessonAction::Back),
+            Action::CopyLink => self.copy_link(),
+            Action::Presenter => self.open_presenter(),
             Action::Export(e) => self.export(e),
             Action::Deselect => self.selection.clear(),
             Action::PanForward

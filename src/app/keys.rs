@@ -81,6 +81,10 @@ pub enum Action {
     LessonNext,
     /// The lesson's previous step.
     LessonBack,
+    /// Copy a link to the current state.
+    CopyLink,
+    /// Open the presenter view (the browser) or print the step's notes.
+    Presenter,
     /// An export of the lesson panel when a lesson is open, else of the
     /// compare panel (the panel's button of the same name).
     Export(Export),
@@ -256,6 +260,16 @@ pub const BINDINGS: &[Binding] = &[
         "the lesson's previous step",
     ),
     bind(
+        &[KeyCode::F4],
+        Action::CopyLink,
+        "copy a link to this state: lesson, step and every setting changed (the command line: the share menu)",
+    ),
+    bind(
+        &[KeyCode::F3],
+        Action::Presenter,
+        "presenter view: the step's notes, the next step, a clock (a second browser window; on the desktop the notes print in the terminal)",
+    ),
+    bind(
         &[KeyCode::F6],
         Action::Export(Export::Markdown),
         "copy the open lesson (else the compare panel) as Markdown",
@@ -318,6 +332,8 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::Tab => "Tab",
         KeyCode::F1 => "F1",
         KeyCode::F2 => "F2",
+        KeyCode::F3 => "F3",
+        KeyCode::F4 => "F4",
         KeyCode::F6 => "F6",
         KeyCode::F7 => "F7",
         KeyCode::F8 => "F8",

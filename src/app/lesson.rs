@@ -25,6 +25,9 @@ pub(super) struct LessonPanel {
     pub chart_rect: Option<egui_macroquad::egui::Rect>,
     /// The lesson page last mirrored to the browser page (`refresh_lesson`).
     pub spoken: String,
+    /// The lesson and step whose notes were last presented
+    /// ([`App::present_step`]).
+    pub presented: Option<(String, usize)>,
 }
 
 impl LessonPanel {
@@ -152,6 +155,21 @@ impl App {
         self.measure_lesson();
     }
 
+    /// Shows step `k` of the lesson followed (clamped; its step count is
+    /// the summary page).
+    pub(super) fn lesson_go_to(&mut self, k: usize) {
+        let budget = self.budget;
+        let entered = self.lessons.session.as_mut().and_then(|s| {
+            // The summary page keeps the last step's settings: it is
+            // entered through that step, as Page Down reaches it.
+            let last = s.run().len() - 1;
+            let through = (k > last).then(|| s.enter(last, &budget)).flatten();
+            s.enter(k, &budget).or(through)
+        });
+        self.apply_entered(entered);
+        self.refresh_lesson();
+    }
+
     /// Measures the whole lesson quietly (every step, interleaved rounds).
     fn measure_lesson(&mut self) {
         if self.quiet_purpose().is_some() {
@@ -238,5 +256,6 @@ impl App {
                 self.lessons.spoken = spoken;
             }
         }
+        self.present_step();
     }
 }

@@ -44,6 +44,7 @@ mod presentation;
 mod quiet;
 pub mod render_bench;
 pub mod selection;
+mod share;
 mod stepping;
 mod worker;
 
@@ -111,6 +112,18 @@ pub struct AppOptions {
     /// The lesson `--lesson` opens at its first step (its settings replace
     /// the command line's).
     pub lesson: Option<crate::lesson::Lesson>,
+    /// The lesson's step to open at, 1-based (`--step`; one past the last
+    /// is the summary page; `None`: the first).
+    pub lesson_step: Option<usize>,
+    /// The setting flags given with `--lesson`, put over the step's
+    /// settings once it opens (the panel then says where they differ).
+    pub lesson_flags: Scenario,
+    /// Embed mode (`--embed`, `?embed=1`): the scene and one headline
+    /// number, the panel closed.
+    pub embed: bool,
+    /// What "Copy link" puts before the state's parameters on the desktop
+    /// (`--link-base`); the browser uses its page's address.
+    pub link_base: String,
     /// Scale of the overlay's text and controls at start (`--ui-scale`;
     /// `None`: 1), clamped to [`crate::ui::UI_SCALE_RANGE`].
     pub ui_scale: Option<f32>,
@@ -241,6 +254,8 @@ struct App {
     click_at: Option<Option<Vec3>>,
     /// Where the window's parts are, and its full-screen state.
     placement: presentation::Placement,
+    /// What "Copy link" puts before the state on the desktop (`--link-base`).
+    link_base: String,
 }
 
 impl AppOptions {
@@ -340,10 +355,17 @@ impl App {
             select_at_start: None,
             click_at: None,
             placement: presentation::Placement::new(framed, opts.fullscreen, opts.window_size),
+            link_base: opts.link_base.clone(),
         };
         app.start(opts.select, opts.scenario, notices);
         if let Some(lesson) = opts.lesson {
-            app.open_first_lesson(lesson);
+            app.open_first_lesson(lesson, opts.lesson_step, &opts.lesson_flags);
+        }
+        if opts.embed {
+            app.view.embed = true;
+            app.view.show_overlay = false;
+            app.view.show_lessons = false;
+            app.view.lesson_hint = false;
         }
         Ok(app)
     }
@@ -351,9 +373,19 @@ impl App {
     /// Opens `lesson` at its first step. Its settings go through what every
     /// later change does (slicing, limits), so a large Naive first step is
     /// sliced like any other Naive frame.
-    fn open_first_lesson(&mut self, lesson: crate::lesson::Lesson) {
+    fn open_first_lesson(
+        &mut self,
+        lesson: crate::lesson::Lesson,
+        step: Option<usize>,
+        flags: &Scenario,
+    ) {
         let before = self.settings.clone();
         self.start_lesson(lesson);
+        if let Some(n) = step.filter(|&n| n > 1) {
+            self.lesson_go_to(n - 1);
+        }
+        flags.apply_named(&mut self.settings);
+        changes::apply_view(&flags.view, &mut self.view);
         self.settle(&before);
         self.refresh_lesson();
     }

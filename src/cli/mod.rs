@@ -139,6 +139,19 @@ pub(crate) struct WindowArgs {
     /// Open the lessons panel at the first step of this lesson: a bundled one (algorithms, simd, layouts, memory-order, caches, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml). Page Down / Page Up step through it.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) lesson: Option<String>,
+    /// With --lesson: open it at this step (1-based; one past the last is its summary page). Setting flags given with it change the scene over the step's settings, and the panel says where they differ.
+    #[arg(long, value_name = "N", value_parser = parse_step)]
+    pub(crate) step: Option<usize>,
+    /// Embed mode, for an iframe in slides: the scene and one headline number (the query's time, or the lesson step's first measured value), the panel closed (H opens it). ?embed=1 in the browser.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new(), default_value = "false")]
+    pub(crate) embed: bool,
+    /// The page "Copy link" (F4) puts before the state's parameters on the desktop (the browser build uses its own page's address).
+    #[arg(
+        long = "link-base",
+        value_name = "URL",
+        default_value = "http://localhost:8000/"
+    )]
+    pub(crate) link_base: String,
     /// Load a scenario: a built-in preset by name (battle, clustered, hotspot, sparse-huge-world, uniform) or a scenario file (TOML, e.g. my-class.toml); flags given next to it override its values.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) scenario: Option<PathBuf>,
@@ -169,6 +182,12 @@ pub(crate) struct WindowArgs {
     #[arg(help = format!("Threads for the frame (move, rebuild, query, apply), {}.", schema::THREADS.span_text()))]
     #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     pub(crate) threads: usize,
+    #[arg(help = format!("Simulated seconds per real second, {}.", schema::SPEED.span_text()))]
+    #[arg(long, default_value_t = schema::SPEED.default as f32, value_parser = parse_speed)]
+    pub(crate) speed: f32,
+    #[arg(help = format!("Separation steering strength, {}.", schema::SEPARATION.span_text()))]
+    #[arg(long, default_value_t = schema::SEPARATION.default as f32, value_parser = parse_separation)]
+    pub(crate) separation: f32,
     /// Memory order of the units: off, cells (row-major cell order), morton (Z-order of cells) or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only).
     #[arg(long, value_parser = parse_named::<Reorder>, default_value = "resident")]
     pub(crate) reorder: Reorder,
@@ -315,9 +334,38 @@ pub(crate) enum Format {
 /// is `--units=20000 --lesson=simd`, through quad-url), and an error is
 /// shown on the page, which has no terminal.
 pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
-    let parsed = Cli::command()
-        .try_get_matches_from(arguments())
-        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let mut args = arguments();
+    let mut ignored: Vec<String> = Vec::new();
+    let parsed = loop {
+        let parsed = Cli::command()
+            .try_get_matches_from(&args)
+            .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+        match parsed {
+            // A link with a bad or unknown parameter still opens the lab:
+            // the parameter is dropped and named in one notice.
+            Err(e) if spatial_query_lab::browser::IN_BROWSER && ignored.len() < 64 => {
+                match offending(&e, &args) {
+                    Some(i) => {
+                        let arg = args.remove(i).to_string_lossy().into_owned();
+                        let param = arg.trim_start_matches('-').to_string();
+                        ignored.push(format!("{param} ({})", first_line(&e)));
+                    }
+                    None => break Err(e),
+                }
+            }
+            other => break other,
+        }
+    };
+    if !ignored.is_empty() {
+        spatial_query_lab::browser::page_notice(
+            &format!(
+                "Ignored {} of this page's URL parameters, the rest apply: {}. ?help lists them all.",
+                if ignored.len() == 1 { "one".to_string() } else { ignored.len().to_string() },
+                ignored.join("; ")
+            ),
+            true,
+        );
+    }
     parsed.map_err(|e| {
         use clap::error::ErrorKind;
         if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -354,6 +402,34 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
         report(&format!("{line}{allowed} (see {help})"));
         ExitCode::from(2)
     })
+}
+
+/// The index in `args` of the argument clap's error `e` is about (a flag
+/// it does not know, or one whose value it refused), if it can be told;
+/// never the program's name (index 0), nor help or version.
+fn offending(e: &clap::Error, args: &[std::ffi::OsString]) -> Option<usize> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return None;
+    }
+    let flag = match e.get(ContextKind::InvalidArg)? {
+        ContextValue::String(s) => s.split([' ', '=']).next()?.to_string(),
+        _ => return None,
+    };
+    args.iter().enumerate().skip(1).find_map(|(i, a)| {
+        let a = a.to_string_lossy();
+        (a == flag || a.starts_with(&format!("{flag}="))).then_some(i)
+    })
+}
+
+/// The first non-empty line of clap's error `e`, without its `error: `.
+fn first_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("not understood");
+    line.trim_start_matches("error: ").to_string()
 }
 
 /// clap's help text `help` as the browser build's `?help` page: the flags

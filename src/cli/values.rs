@@ -99,6 +99,22 @@ pub(crate) fn parse_world(s: &str) -> Result<f32, String> {
     schema::WORLD.parse_number(s)
 }
 
+pub(crate) fn parse_speed(s: &str) -> Result<f32, String> {
+    schema::SPEED.parse_number(s)
+}
+
+/// A lesson step, 1-based (one past the last step is the summary page;
+/// the lesson's own count is checked when it is loaded).
+pub(crate) fn parse_step(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=spatial_query_lab::lesson::file::MAX_STEPS + 1).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "must be a step number from 1 to {}, got \"{s}\"",
+            spatial_query_lab::lesson::file::MAX_STEPS + 1
+        )),
+    }
+}
+
 pub(crate) fn parse_separation(s: &str) -> Result<f32, String> {
     schema::SEPARATION.parse_number(s)
 }

@@ -162,7 +162,39 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     };
     if lesson.is_some() {
         note_lesson_overrides(m);
+    } else if w.step.is_some() {
+        if spatial_query_lab::browser::IN_BROWSER {
+            // A link keeps working without its lesson: the step is ignored.
+            spatial_query_lab::browser::page_notice(
+                "Ignored the URL parameter step: it needs lesson (?lesson=NAME&step=N).",
+                true,
+            );
+            w.step = None;
+        } else {
+            super::report("error: --step: needs --lesson (the step of which lesson?)");
+            return ExitCode::from(2);
+        }
     }
+    if let (Some(l), Some(n)) = (&lesson, w.step) {
+        if n > l.steps.len() + 1 {
+            let why = format!(
+                "lesson {} has {} steps (and its summary, {}); got {n}",
+                l.name,
+                l.steps.len(),
+                l.steps.len() + 1
+            );
+            if !spatial_query_lab::browser::IN_BROWSER {
+                super::report(&format!("error: --step: {why}"));
+                return ExitCode::from(2);
+            }
+            spatial_query_lab::browser::page_notice(
+                &format!("Ignored the URL parameter step: {why}; the lesson opens at step 1."),
+                true,
+            );
+            w.step = None;
+        }
+    }
+    let lesson_flags = given_flags(m);
     if w.self_check {
         self_check(settings.seed);
     }
@@ -173,7 +205,9 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         eprintln!("note: {why}; using {}", settings.kernel.name());
     }
     w.window_size = fit_window(w.window_size);
-    open(app_options(w, settings, scenario, lesson))
+    let mut opts = app_options(w, settings, scenario, lesson);
+    opts.lesson_flags = lesson_flags;
+    open(opts)
 }
 
 /// The start-up settings ([`merge`]) and the scenario with its path, its
@@ -255,7 +289,7 @@ fn note_lesson_overrides(m: &ArgMatches) {
         .collect();
     if !overridden.is_empty() {
         eprintln!(
-            "note: --lesson: each step sets its own settings, so {} are not used (the window's controls change them after the lesson)",
+            "note: --lesson: {} change the scene over the step's own settings; the lesson measures its steps as written, and its panel says where the scene differs",
             overridden.join(", ")
         );
     }
@@ -302,6 +336,10 @@ fn app_options(
         unit_mesh: w.mesh,
         scenario,
         lesson,
+        lesson_step: w.step,
+        lesson_flags: Scenario::default(),
+        embed: w.embed,
+        link_base: w.link_base,
         ui_scale: Some(w.ui_scale),
         fullscreen: w.fullscreen,
         window_size: w.window_size,

@@ -55,6 +55,9 @@ pub struct LessonPage {
     /// The next step's title ("Summary" after the last step; empty on the
     /// summary page), for the presenter.
     pub next_title: String,
+    /// The source excerpts of what the step runs ([`crate::code::for_settings`]
+    /// of its applied settings), for the panel's Code tab.
+    pub code: Vec<&'static str>,
 }
 
 /// A prediction step as the panel shows it.
@@ -322,6 +325,11 @@ impl Session {
                 run.step(k).notes.clone()
             } else {
                 String::new()
+            },
+            code: if on_step {
+                crate::code::for_settings(&self.applied)
+            } else {
+                Vec::new()
             },
             next_title: match k + 1 {
                 j if j < n => run.step(j).title.clone(),

@@ -25,6 +25,7 @@
 pub mod bundled;
 mod fields;
 mod kind;
+pub mod link;
 
 pub(crate) use fields::Raw;
 pub use fields::{Given, Scenario, ScenarioView, FIELDS};
@@ -291,6 +292,26 @@ impl Scenario {
         s.world = self.world;
         s.cell_follows_radius = self.cell_size.is_none();
         s.cell_size = self.cell_size.unwrap_or(s.radius);
+        if let Some(v) = self.kernel {
+            s.kernel = v.or_scalar();
+        }
+    }
+
+    /// Writes only the values this scenario names into `s` (flags over a
+    /// lesson step's settings): a cell size stops following the radius; a
+    /// radius alone moves a following cell with it; a kernel this CPU
+    /// lacks becomes Scalar, as in [`Scenario::apply`].
+    pub fn apply_named(&self, s: &mut Settings) {
+        self.apply_set(s);
+        if self.world.is_some() {
+            s.world = self.world;
+        }
+        if let Some(c) = self.cell_size {
+            s.cell_size = c;
+            s.cell_follows_radius = false;
+        } else if s.cell_follows_radius {
+            s.cell_size = s.radius;
+        }
         if let Some(v) = self.kernel {
             s.kernel = v.or_scalar();
         }

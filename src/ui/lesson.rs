@@ -183,6 +183,20 @@ fn step(ui: &mut egui::Ui, p: &LessonPage, acts: &mut Vec<LessonAction>) {
         ))
         .strong(),
     );
+    let tab = egui::Id::new("lesson code tab");
+    let mut code: bool = ui.data(|d| d.get_temp(tab)).unwrap_or(false);
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut code, false, "Step")
+            .on_hover_text("The step's text and numbers.");
+        ui.selectable_value(&mut code, true, "Code")
+            .on_hover_text("The source of what this step measures: the strategy's rebuild and query, the kernel for this CPU, the layout's unit read, from this build's own files.");
+    });
+    ui.data_mut(|d| d.insert_temp(tab, code));
+    if code {
+        super::code::excerpts(ui, &p.code, "lesson");
+        nav(ui, p, acts);
+        return;
+    }
     ui.add_space(4.0);
     if let Some(q) = &p.predict {
         super::predict::question(ui, p.step, q, acts);

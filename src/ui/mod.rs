@@ -7,7 +7,9 @@
 //! frame loop ([`crate::app`]) fills; they never reach into the engine or
 //! back up into the frame loop.
 
+pub mod code;
 pub mod compare;
+pub mod embed;
 pub mod lesson;
 pub mod memory_view;
 pub mod overlay;

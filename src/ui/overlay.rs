@@ -60,6 +60,8 @@ pub struct ViewOptions {
     pub show_lessons: bool,
     /// The first-launch hint that points at the lessons (until they are opened).
     pub lesson_hint: bool,
+    /// Embed mode: with the panel hidden, one headline number in a corner.
+    pub embed: bool,
     /// Uniform scale of the unit meshes.
     pub unit_scale: f32,
     /// How units are colored.
@@ -94,6 +96,7 @@ impl Default for ViewOptions {
             show_compare: false,
             show_lessons: false,
             lesson_hint: true,
+            embed: false,
             unit_scale: 2.0,
             color_mode: ColorMode::Team,
             vertex_layout: VertexLayout::Compressed,
@@ -263,6 +266,9 @@ impl Overlay {
         }
         // After the panel, so that it opens on top of it.
         lessons_window(ctx, view, stats, places.lessons, &mut act);
+        if view.embed && !view.show_overlay {
+            super::embed::show(ctx, settings, stats);
+        }
         act
     }
 
@@ -302,7 +308,7 @@ impl Overlay {
                 }
                 first_row(ui, view, act);
                 notices(ui, stats, act);
-                selected_row(ui, stats, act);
+                selected_row(ui, settings, stats, act);
                 self.sections(ui, settings, view, stats, act);
             };
             self.content_height = if scroll {
@@ -490,6 +496,34 @@ fn lessons_window(
     }
 }
 
+/// The "share" menu: the state as a link or a command line, and the
+/// lesson's presenter view.
+fn share_menu(ui: &mut egui::Ui, act: &mut OverlayActions) {
+    ui.menu_button("share", |ui| {
+        let link = ui.button("Copy link").on_hover_text(if crate::browser::IN_BROWSER {
+            "Copy this page's address with the lesson, its step and every setting you changed as parameters: opening it gives the same state (F4)."
+        } else {
+            "Copy a link to the browser build with the lesson, its step and every setting you changed (the page from --link-base; F4)."
+        });
+        act.push_if(link.clicked(), OverlayAction::CopyLink);
+        let line = ui
+            .button("Copy command line")
+            .on_hover_text("Copy the same state as the desktop program's flags: spatial-query-lab --lesson ... --step ... --units ...");
+        act.push_if(line.clicked(), OverlayAction::CopyCommandLine);
+        let presenter = ui.button("Presenter view").on_hover_text(if crate::browser::IN_BROWSER {
+            "Open the lesson's presenter view in a second window: the step, its notes, the next step, a clock; keep it on your screen and this one on the projector (F3)."
+        } else {
+            "Print the shown step's notes in the terminal the window was started from; each step prints its own as it opens (F3). The browser build opens a presenter window."
+        });
+        act.push_if(presenter.clicked(), OverlayAction::Presenter);
+        if link.clicked() || line.clicked() || presenter.clicked() {
+            ui.close_menu();
+        }
+    })
+    .response
+    .on_hover_text("Copy a link or a command line that reopens this state; the presenter view of a lesson.");
+}
+
 /// The panel's first row: a compact row of buttons that is always shown,
 /// whatever the sections (wraps on a narrow panel). Add a button here for
 /// anything that opens a window of its own.
@@ -504,6 +538,7 @@ pub fn first_row(ui: &mut egui::Ui, view: &mut ViewOptions, act: &mut OverlayAct
             .button("camera")
             .on_hover_text("Frame the whole world beside this panel (C).");
         act.push_if(camera.clicked(), OverlayAction::ResetCamera);
+        share_menu(ui, act);
         ui.toggle_value(&mut view.show_memory, "memory")
             .on_hover_text("Memory view: the cache lines one query touches in the units' storage and the index (M).");
         ui.toggle_value(&mut view.show_compare, "compare")
@@ -528,7 +563,12 @@ pub fn first_row(ui: &mut egui::Ui, view: &mut ViewOptions, act: &mut OverlayAct
 
 /// The selected unit's line (with follow and deselect) while a unit is
 /// selected: outside the sections, so it shows whichever are open.
-fn selected_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
+fn selected_row(
+    ui: &mut egui::Ui,
+    settings: &Settings,
+    stats: &FrameStats,
+    act: &mut OverlayActions,
+) {
     let Some(sel) = stats.selected else {
         return;
     };
@@ -549,6 +589,13 @@ fn selected_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions)
     if let Some(line) = sel.inspection_line() {
         ui.label(line).on_hover_text("The selected unit's query in the last step: every unit run through the distance test (magenta; the searched cells are outlined) and the ones within the radius (yellow). Naive tests every unit; a grid tests the units of the cells its block covers.");
     }
+    egui::CollapsingHeader::new("code of this query")
+        .id_salt("inspector code")
+        .show(ui, |ui| {
+            super::code::excerpts(ui, &crate::code::for_settings(settings), "inspector");
+        })
+        .header_response
+        .on_hover_text("The source that answered this unit's query under the current settings: the strategy's rebuild and query, the kernel for this CPU, the layout's unit read.");
 }
 
 /// A passing message (a saved screenshot, a unit that died) at the bottom

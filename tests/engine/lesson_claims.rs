@@ -12,6 +12,7 @@
 //! same on every machine.
 
 use spatial_query_lab::lesson::claims::{direction_words, static_claims};
+use spatial_query_lab::lesson::predict::Answer;
 use spatial_query_lab::lesson::text::{Context, Piece, Ref, Value};
 use spatial_query_lab::lesson::{bundled, Lesson, LessonOptions, LessonRun, StepResult};
 use spatial_query_lab::measure::spread::PhaseMs;
@@ -369,7 +370,20 @@ fn check_run(run: &LessonRun, shape: Shape) -> Vec<String> {
                 ));
             }
         }
-        let _ = k;
+        // A projected question must not presuppose its answer.
+        if let Some(p) = &step.predict {
+            for w in direction_words(&p.question) {
+                out.push(format!(
+                    "{what}: its question presupposes a direction (\"{w}\"): \"{}\"",
+                    p.question
+                ));
+            }
+            if !matches!(run.answer(k), Some(Answer::Measured(_))) {
+                out.push(format!(
+                    "{what}: its prediction's answer is not measured from the fabricated rounds"
+                ));
+            }
+        }
     }
     let conclusion = run.lesson().conclusion.render(&cx);
     out.extend(problems(

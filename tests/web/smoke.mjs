@@ -31,7 +31,12 @@
 //    F9 download the lesson's CSV, JSON and a drawn chart PNG, F6 puts its
 //    Markdown on the clipboard, and F7 with the panel closed the compare
 //    panel's CSV;
-// 9. a browser started with --disable-webgl2 shows a message, no spinner.
+// 9. a browser started with --disable-webgl2 shows a message, no spinner;
+// 10. ?lesson=algorithms&step=2&units=5000 opens the lesson at step 2, F4
+//    copies a link with that state that reopens it; F3 opens the presenter
+//    view, which shows the step's notes and follows Page Down; ?embed=1
+//    opens; ?units=-5&nope=1 (section 6) names both in one notice and opens
+//    the default lab.
 // The module is served gzipped (Content-Encoding), as hosts do; the
 // progress bar must still end at its total.
 //
@@ -479,9 +484,15 @@ try {
   check(fileLesson !== null && /reads no files/.test(fileLesson) && /algorithms/.test(fileLesson) && !/not supported/.test(fileLesson),
     `?lesson=my.toml names the bundled lessons (${JSON.stringify(fileLesson)})`);
   await page.close();
-  page = await open('bad-units', '?units=-5', () => {}, { expectErrors: true });
-  const badUnits = await waitReady(page);
-  check(badUnits !== null && /\?help/.test(badUnits) && !/--help|FILE\.toml/.test(badUnits), `a bad parameter points to ?help (${JSON.stringify(badUnits)})`);
+  // A bad or unknown parameter is named in one notice and ignored: the
+  // default lab opens (no error page, no console error).
+  page = await open('bad-params', '?units=-5&nope=1');
+  const badParams = await waitReady(page);
+  check(badParams === null, `?units=-5&nope=1 still opens the lab (${JSON.stringify(badParams)})`);
+  const notices = await page.evaluate(() => [...document.querySelectorAll('.sql-notice')].map((n) => n.textContent));
+  check(notices.length === 1 && /units=-5/.test(notices[0]) && /nope=1/.test(notices[0]) && /\?help/.test(notices[0]),
+    `one notice names both ignored parameters and points to ?help (${JSON.stringify(notices)})`);
+  await waitFrames(page, 5);
   await page.close();
 
   // --- 7. Opened from the disk ----------------------------------------------------
@@ -538,6 +549,60 @@ try {
   await waitFrames(page, 5);
   const compareCsv = (await downloads(page)).find((d) => d.name === 'spatial-query-lab-compare.csv');
   check(compareCsv && /^[a-z_]+(,[a-z_]+)+\n/.test(compareCsv.bytes.toString()), 'F7 with the lessons panel closed downloads the compare CSV');
+  await page.close();
+
+  // --- 10. The state as a link, and the presenter view ------------------------------
+  page = await open('link', '?lesson=algorithms&step=2&units=5000');
+  check((await waitReady(page)) === null, '?lesson=algorithms&step=2&units=5000 got ready');
+  lt = await waitLesson(page, (t) => /Step 2 of 3/.test(t));
+  check(/Step 2 of 3: Uniform grid/.test(lt), `the link opens the lesson at step 2 (${JSON.stringify(lt.slice(0, 80))})`);
+  await page.evaluate(() => navigator.clipboard.writeText(''));
+  await pressOn(page, 'F4');
+  await waitFrames(page, 5);
+  const link = await page.evaluate(() => navigator.clipboard.readText().catch((e) => `refused: ${e.message}`));
+  check(/\/index\.html\?lesson=algorithms&step=2&units=5000$/.test(link) || /\/\?lesson=algorithms&step=2&units=5000$/.test(link),
+    `F4 (Copy link) gives the state as a URL on this page (${JSON.stringify(link)})`);
+  // The presenter view: a second window that follows the steps.
+  const popup = new Promise((resolve) => browser.once('targetcreated', (t) => resolve(t)));
+  await pressOn(page, 'F3');
+  const popupTarget = await Promise.race([popup, new Promise((r) => setTimeout(() => r(null), 20_000))]);
+  const presenter = popupTarget && (await popupTarget.page());
+  check(presenter && /presenter\.html$/.test(presenter.url()), `F3 opens the presenter view (${presenter ? presenter.url() : 'no window'})`);
+  if (presenter) {
+    await presenter.waitForFunction(() => /Step 2 of 3/i.test(document.getElementById('heading').textContent), { timeout: 20_000 }).catch(() => {});
+    const heading = await presenter.evaluate(() => document.getElementById('heading').textContent);
+    const notes = await presenter.evaluate(() => document.getElementById('notes').textContent);
+    check(/step 2 of 3/i.test(heading) && notes.length > 20 && !/no notes/.test(notes), `the presenter view shows step 2 and its notes (${JSON.stringify(heading)}, ${JSON.stringify(notes.slice(0, 60))})`);
+    await page.bringToFront();
+    await pressOn(page, 'PageDown');
+    await presenter.waitForFunction(() => /Step 3 of 3/i.test(document.getElementById('heading').textContent), { timeout: 20_000 }).catch(() => {});
+    const after = await presenter.evaluate(() => document.getElementById('heading').textContent);
+    check(/step 3 of 3/i.test(after), `the presenter view follows Page Down (${JSON.stringify(after)})`);
+    await presenter.close();
+  }
+  await page.close();
+  // The link reopens the same state.
+  if (/^https?:/.test(link)) {
+    page = await open('link-again', '', () => {}, { url: link });
+    check((await waitReady(page)) === null, 'the copied link got ready');
+    lt = await waitLesson(page, (t) => /Step 2 of 3/.test(t));
+    await page.evaluate(() => navigator.clipboard.writeText(''));
+    await pressOn(page, 'F4');
+    await waitFrames(page, 5);
+    const again = await page.evaluate(() => navigator.clipboard.readText().catch((e) => `refused: ${e.message}`));
+    check(/Step 2 of 3: Uniform grid/.test(lt) && again === link, `the copied link reopens the same state (${JSON.stringify(again)})`);
+    await page.close();
+  }
+  // An embed: the scene and its headline, the panel closed.
+  page = await open('embed', '?embed=1&units=3000');
+  check((await waitReady(page)) === null, '?embed=1 got ready');
+  await waitFrames(page, 20);
+  const embedShot = await shot(page);
+  keep('embed', embedShot);
+  // Units are drawn where the panel would cover them.
+  const under = teamPixels(embedShot, [20, 40, 360, 600]);
+  check(under.orange + under.blue > 1000,
+    `?embed=1 shows the scene with the panel closed (${under.orange} orange and ${under.blue} blue pixels where the panel would be)`);
   await page.close();
 
   page = await open('threads', '?lesson=threads');

@@ -32,6 +32,12 @@ pub enum OverlayAction {
     LoadScenario(usize),
     /// Read the loaded scenario's file again (and the folder's list).
     ReloadScenario,
+    /// Copy a link to the current state (F4).
+    CopyLink,
+    /// Copy the current state as a command line.
+    CopyCommandLine,
+    /// Open the presenter view (F3).
+    Presenter,
 }
 
 /// The result of one overlay pass ([`super::Overlay::show`]).
