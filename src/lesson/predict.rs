@@ -325,10 +325,14 @@ impl Predict {
             out += ", no difference beyond this machine's noise";
         }
         if let Some(g) = guess {
-            out += match grade(g, m) {
-                Grade::Inside => ": your guess is inside the measured range",
-                Grade::Above => ": the measured range is above your guess",
-                Grade::Below => ": the measured range is below your guess",
+            let exact = m.low == m.high;
+            out += match (grade(g, m), exact) {
+                (Grade::Inside, false) => ": your guess is inside the measured range",
+                (Grade::Inside, true) => ": within 5% of your guess",
+                (Grade::Above, false) => ": the measured range is above your guess",
+                (Grade::Above, true) => ": above your guess",
+                (Grade::Below, false) => ": the measured range is below your guess",
+                (Grade::Below, true) => ": below your guess",
             };
             if let (Some(c), false) = (self.nearest_choice(m), self.choices.is_empty()) {
                 out += &format!(" (nearest choice: {})", self.guess_text(c));
@@ -338,11 +342,17 @@ impl Predict {
     }
 }
 
-/// Where `guess` falls against the measured range of `m`.
+/// Where `guess` falls against the measured range of `m`; a value that
+/// does not vary (a count) counts as inside within 5% of the guess.
 pub fn grade(guess: f64, m: &Measured) -> Grade {
-    if guess < m.low {
+    let slack = if m.low == m.high {
+        0.05 * m.value.abs()
+    } else {
+        0.0
+    };
+    if guess < m.low - slack {
         Grade::Above
-    } else if guess > m.high {
+    } else if guess > m.high + slack {
         Grade::Below
     } else {
         Grade::Inside
@@ -436,6 +446,14 @@ mod tests {
         assert_eq!(grade(2.0, &m), Grade::Above);
         assert_eq!(grade(4.0, &m), Grade::Inside);
         assert_eq!(grade(9.0, &m), Grade::Below);
+        let count = Measured {
+            value: 10.7,
+            low: 10.7,
+            high: 10.7,
+            ..m.clone()
+        };
+        assert_eq!(grade(11.0, &count), Grade::Inside, "within 5%");
+        assert_eq!(grade(12.0, &count), Grade::Below);
         let p = Predict::parse(
             "q",
             "{a.query_ms / b.query_ms}",

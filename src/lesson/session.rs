@@ -341,7 +341,12 @@ impl Session {
     }
 
     /// Step `k`'s prediction as the panel shows it, if it asks one.
+    /// A step that cannot run here (a kernel this CPU or build lacks) asks
+    /// nothing: its answer would never come.
     fn predict_page(&self, k: usize) -> Option<PredictPage> {
+        if self.run.cannot_run(k).is_some() {
+            return None;
+        }
         let p = self.run.step(k).predict.as_ref()?;
         let guess = self.guessed(k);
         let answer = self.run.answer(k).unwrap_or(Answer::Pending);
@@ -358,6 +363,7 @@ impl Session {
     /// Every prediction step's line for the summary page, in step order.
     pub fn predict_lines(&self) -> Vec<PredictLine> {
         (0..self.run.len())
+            .filter(|&k| self.run.cannot_run(k).is_none())
             .filter_map(|k| {
                 let p = self.run.step(k).predict.as_ref()?;
                 let answer = self.run.answer(k).unwrap_or(Answer::Pending);

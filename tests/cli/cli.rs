@@ -923,8 +923,9 @@ fn bench_kernels_best_is_the_widest_kernel_this_cpu_runs() {
     assert!(rows[0]["median_ms"].is_object(), "{}", rows[0]);
 }
 
-/// Case X11: flags a lesson's steps override are named, not dropped
-/// silently (before the display check, so no window is needed).
+/// Case X11: flags given with a lesson are named, with what they do (the
+/// scene over the step's settings; the lesson measures its own), before
+/// the display check, so no window is needed.
 #[test]
 fn flags_a_lesson_overrides_are_named() {
     let out = exe()
@@ -944,7 +945,7 @@ fn flags_a_lesson_overrides_are_named() {
     let note = err.lines().next().unwrap_or_default();
     assert!(
         note.starts_with(
-            "note: --lesson: each step sets its own settings, so --units, --workload are not used"
+            "note: --lesson: --units, --workload change the scene over the step's own settings"
         ),
         "{err}"
     );

@@ -367,3 +367,83 @@ fn the_layouts_lesson_rows_carry_the_cache_model() {
         .unwrap()
         .contains("L1d misses"));
 }
+
+/// A lesson file with a prediction and notes: headless `lesson` prints the
+/// question before it measures and the measured answer after; a bad
+/// prediction is one line naming the file, line and field; `--step`
+/// needs a lesson and a step it has.
+#[test]
+fn a_prediction_is_asked_before_measuring_and_answered_after() {
+    let dir = std::env::temp_dir().join(format!("sql-cli-predict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("p.toml");
+    let text = r#"title = "Predict"
+frames = 1
+settle = 0
+rounds = 3
+[settings]
+units = 2000
+[[steps]]
+id = "naive"
+title = "Naive"
+settings = { strategy = "naive" }
+notes = "Point at the counter."
+text = "Naive: {query_ms} ms."
+[[steps]]
+id = "grid"
+title = "Grid"
+settings = { strategy = "grid" }
+predict = { question = "The naive scan's time over the grid's?", answer = "{naive.query_ms / grid.query_ms}", unit = "x", choices = [1, 10, 100] }
+text = "Grid: {verdict(grid.query_ms, naive.query_ms)}."
+"#;
+    std::fs::write(&good, text).unwrap();
+    // Plain text: everything on stderr, in order.
+    let (code, _, err) = run(&["lesson", good.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let asked = err
+        .find("lesson: predict (step 2 of 2, Grid): The naive scan's time over the grid's? [1x / 10x / 100x]")
+        .unwrap_or_else(|| panic!("{err}"));
+    let measuring = err
+        .find("% Grid, round 1 of 3")
+        .unwrap_or_else(|| panic!("{err}"));
+    let answered = err
+        .find("    Answer: measured ")
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(asked < measuring && measuring < answered, "{err}");
+    let answer = err[answered..].lines().next().unwrap();
+    assert!(
+        answer.contains("x ("),
+        "a ratio with its rounds' range: {answer}"
+    );
+    // Markdown: the question and the answer above the step's text.
+    let (code, out, _) = run(&["lesson", good.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(
+            "**Predict:** The naive scan's time over the grid's?\n\n**Answer:** measured "
+        ),
+        "{out}"
+    );
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, text.replace("grid.query_ms}", "grid.nope}")).unwrap();
+    let (code, _, err) = run(&["lesson", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!(
+            "error: lesson: {}:17: predict.answer: ",
+            bad.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = run(&["--step", "2"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: --step: needs --lesson"), "{err}");
+    let (code, _, err) = run(&["--lesson", "algorithms", "--step", "5"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("lesson algorithms has 3 steps (and its summary, 4); got 5"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -206,6 +206,11 @@ fn next_and_back_keep_what_was_measured() {
     h.run();
     assert!(has(&h, "Step 2 of 3: Uniform grid"));
     assert_eq!(h.state().settings.strategy, Strategy::Grid);
+    // The step asks first; its text shows once the question is answered.
+    assert!(page_text(&h).is_empty());
+    h.get_by_label("Show the answer").click();
+    h.run();
+    h.run();
     let text = page_text(&h);
     let verdicts = ["x faster (", "x slower (", "beyond this machine's noise"];
     assert!(
@@ -226,9 +231,11 @@ fn next_and_back_keep_what_was_measured() {
         h.get_by_label("Next ⏵").click();
         h.run();
     }
+    // Step 3 asks: Page Down's button reveals first, then moves on.
+    h.get_by_label("Show answer ⏵").click();
+    h.run();
     h.get_by_label("Summary ⏵").click();
-    h.run();
-    h.run();
+    h.run_steps(8);
     assert!(has(&h, "What it showed"));
     let text = page_text(&h);
     assert!(text.contains("Against the naive scan"), "{text}");
@@ -337,7 +344,8 @@ fn a_summary_that_fits_the_column_shows_all_its_buttons() {
     h.run();
     h.state_mut().measure();
     h.run();
-    for _ in 0..6 {
+    // Page Down to the summary (a question takes one more: its reveal).
+    for _ in 0..12 {
         let budget = h.state().budget;
         let e = h.state_mut().session.as_mut().unwrap().go(1, &budget);
         h.state_mut().apply(e);
