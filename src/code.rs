@@ -85,7 +85,7 @@ macro_rules! marker {
 pub const MARKERS: &[Marker] = &[
     marker!(
         "naive-scan",
-        "Naive scan: every unit tested against the query",
+        "Naive scan: every unit is a candidate (a kernel over SoA arrays, else the test through the layout)",
         "spatial/naive.rs"
     ),
     marker!(
@@ -107,6 +107,21 @@ pub const MARKERS: &[Marker] = &[
         "sorted-grid-query",
         "Sorted grid: the fused query, cell by cell",
         "spatial/sorted_grid/fused.rs"
+    ),
+    marker!(
+        "sorted-grid-collect",
+        "Sorted grid: the collect pass, each unit's ids from its block's rows",
+        "spatial/sorted_grid.rs"
+    ),
+    marker!(
+        "test-through",
+        "The distance test through the layout: one candidate at a time, scalar",
+        "spatial/naive.rs"
+    ),
+    marker!(
+        "collect-loop",
+        "The id-collecting kernel's loop: each vector of candidates against one query (any ISA)",
+        "spatial/kernels/driver.rs"
     ),
     marker!(
         "kernel-scalar",
@@ -249,27 +264,44 @@ fn layout_marker(l: Layout) -> &'static str {
     }
 }
 
-/// The names of the excerpts of what a frame under `s` measures, in reading
-/// order: the strategy's rebuild (`grid-rebuild`, `sorted-grid-rebuild`;
-/// none for the naive scan, which builds nothing), its query (`naive-scan`,
-/// `grid-query`, `sorted-grid-query`), the kernel's distance test where the
-/// query runs one ([`Settings::uses_kernel`]; the kernel that actually runs,
-/// [`Kernel::or_scalar`], so a kernel this CPU lacks shows as
-/// `kernel-scalar`), then the layout's unit read (`layout-soa`, ...).
-/// Three or four names, every one in [`MARKERS`]. Allocates the `Vec`;
+/// The names of the excerpts of what a frame under `s` runs, in reading
+/// order, as `sim::step`'s query phase dispatches:
+/// - the strategy's rebuild (`grid-rebuild`, `sorted-grid-rebuild`; none for
+///   the naive scan, which builds nothing);
+/// - its query: `naive-scan`, `grid-query`, and for the sorted grid the
+///   fused pass's `sorted-grid-query` or the collect pass's
+///   `sorted-grid-collect` (the naive scan and the grid run the same query
+///   under either pass, the fused sums taken from its ids);
+/// - where the query runs a kernel ([`Settings::uses_kernel`]) its loop
+///   (`fused-loop` for the sorted grid's fused pass, else `collect-loop`)
+///   and the lane operations of the kernel that actually runs
+///   ([`Kernel::or_scalar`]: a kernel this CPU lacks shows as
+///   `kernel-scalar`); where it runs none, `test-through` (the scalar test
+///   reading each candidate through the layout);
+/// - the layout's unit read (`layout-soa`, ...).
+///
+/// Four or five names, every one in [`MARKERS`]. Allocates the `Vec`;
 /// never panics.
 pub fn for_settings(s: &Settings) -> Vec<&'static str> {
-    let mut names = Vec::with_capacity(4);
+    let fused_grid = s.strategy == Strategy::SortedGrid && s.pass == crate::sim::Pass::Fused;
+    let mut names = Vec::with_capacity(5);
     match s.strategy {
         Strategy::Naive => names.push("naive-scan"),
         Strategy::Grid => names.extend(["grid-rebuild", "grid-query"]),
-        Strategy::SortedGrid => names.extend(["sorted-grid-rebuild", "sorted-grid-query"]),
+        Strategy::SortedGrid if fused_grid => {
+            names.extend(["sorted-grid-rebuild", "sorted-grid-query"])
+        }
+        Strategy::SortedGrid => names.extend(["sorted-grid-rebuild", "sorted-grid-collect"]),
     }
     if s.uses_kernel() {
-        if s.pass == crate::sim::Pass::Fused {
-            names.push("fused-loop");
-        }
+        names.push(if fused_grid {
+            "fused-loop"
+        } else {
+            "collect-loop"
+        });
         names.push(kernel_marker(s.kernel.or_scalar()));
+    } else {
+        names.push("test-through");
     }
     names.push(layout_marker(s.layout));
     names
@@ -524,6 +556,14 @@ mod tests {
             };
             assert!(names[0].starts_with(prefix), "{ctx}: {names:?}");
             assert!(names[0].ends_with("-rebuild") || names[0] == "naive-scan");
+            // Every strategy's query reads candidates one way or the other:
+            // a kernel's loop, or the scalar test through the layout.
+            let reads = ["fused-loop", "collect-loop", "test-through"];
+            assert_eq!(
+                names.iter().filter(|n| reads.contains(n)).count(),
+                1,
+                "{ctx}: {names:?}"
+            );
         }
     }
 
@@ -562,15 +602,25 @@ mod tests {
             layout: Layout::Soa,
             ..Settings::default()
         };
-        assert_eq!(
-            for_settings(&soa),
-            ["naive-scan", "fused-loop", "kernel-scalar", "layout-soa"]
-        );
+        // The naive scan runs the id-collecting kernel under either pass.
+        for pass in Pass::ALL {
+            let soa = Settings {
+                pass,
+                ..soa.clone()
+            };
+            assert_eq!(
+                for_settings(&soa),
+                ["naive-scan", "collect-loop", "kernel-scalar", "layout-soa"]
+            );
+        }
         let aos = Settings {
             layout: Layout::Aos,
             ..soa
         };
-        assert_eq!(for_settings(&aos), ["naive-scan", "layout-aos"]);
+        assert_eq!(
+            for_settings(&aos),
+            ["naive-scan", "test-through", "layout-aos"]
+        );
     }
 
     /// SortedGrid with AVX2 shows the AVX2 kernel on a CPU that has it and
@@ -602,6 +652,21 @@ mod tests {
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
             assert_eq!(for_settings(&s)[3], "kernel-avx2");
         }
+        // The collect pass: the per-unit query and the id-collecting loop.
+        let collect = Settings {
+            pass: Pass::Collect,
+            ..s
+        };
+        assert_eq!(
+            for_settings(&collect),
+            [
+                "sorted-grid-rebuild",
+                "sorted-grid-collect",
+                "collect-loop",
+                want,
+                "layout-soa"
+            ]
+        );
     }
 
     /// A kernel this CPU cannot run is shown as the scalar kernel, one it
@@ -627,7 +692,12 @@ mod tests {
             };
             assert_eq!(
                 for_settings(&grid),
-                ["grid-rebuild", "grid-query", "layout-hot-cold"]
+                [
+                    "grid-rebuild",
+                    "grid-query",
+                    "test-through",
+                    "layout-hot-cold"
+                ]
             );
         }
     }

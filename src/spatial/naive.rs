@@ -20,7 +20,7 @@ pub struct Naive {
     len: usize,
 }
 
-// code:begin naive-scan
+// code:begin test-through
 /// The scalar distance test of units `ids` (indices into `p`), read through a
 /// layout one at a time: the steps of [`super::kernels::scalar`], so every
 /// path returns identical sets, appended in the order of `ids`. Branch-free:
@@ -54,6 +54,7 @@ pub(crate) fn test_through<P: Positions + ?Sized>(
     // beyond).
     unsafe { out.set_len(len + k) };
 }
+// code:end test-through
 
 impl Naive {
     /// Sizes the index for `n` units (nothing else to build).
@@ -65,6 +66,7 @@ impl Naive {
         self.len = n;
     }
 
+    // code:begin naive-scan
     /// Appends the ids of the units of `p` within `q` (in ascending order) to
     /// `out`; see [`SpatialIndex::query`].
     pub fn query_in<P: Positions + ?Sized>(

@@ -543,6 +543,7 @@ impl SpatialIndex for SortedGrid {
         Some(&self.geo)
     }
 
+    // code:begin sorted-grid-collect
     /// The per-unit pass in unit order (blocks reused between consecutive
     /// units when their block quotients agree), with all rows of a query handed
     /// to the kernel in one call. Same blocks and results as
@@ -590,4 +591,5 @@ impl SpatialIndex for SortedGrid {
         });
         stats
     }
+    // code:end sorted-grid-collect
 }

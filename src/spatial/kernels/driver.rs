@@ -171,6 +171,7 @@ pub unsafe fn collect<V: Lanes>(
         out.reserve(total(ranges) + V::N);
         let start = out.len();
         let dst = out.as_mut_ptr().add(start);
+        // code:begin collect-loop
         let c = Consts::<V>::of(q);
         let (xp, zp, ip) = (x.as_ptr(), z.as_ptr(), ids.as_ptr());
         let mut w = 0usize;
@@ -183,6 +184,7 @@ pub unsafe fn collect<V: Lanes>(
             let (_, _, idv, keep) = test_at(&c, (xp, zp, ip), k, rest);
             w += V::compress_store(idv, keep, dst.add(w));
         });
+        // code:end collect-loop
         // SAFETY: the first `w` slots after `start` hold the packed matching ids
         // (a later store only writes at or beyond its own cursor).
         out.set_len(start + w);
