@@ -32,10 +32,11 @@ pub(super) struct LessonPanel {
 
 impl LessonPanel {
     /// No lesson followed yet; `lesson` (the one `--lesson` opens) is listed
-    /// after the bundled ones unless it is one of them.
+    /// after the bundled ones unless it is one of them (a file of a bundled
+    /// lesson's name is listed).
     pub fn with_file(lesson: Option<Lesson>) -> Self {
         LessonPanel {
-            file: lesson.filter(|l| bundled::get(&l.name).is_none()),
+            file: lesson.filter(|l| !bundled::is_bundled(l)),
             ..LessonPanel::default()
         }
     }
@@ -77,6 +78,8 @@ impl App {
                 (LessonAction::Next, Some(s)) => s.go(1, &budget),
                 (LessonAction::Back, Some(s)) => s.go(-1, &budget),
                 (LessonAction::Restart, Some(s)) => {
+                    // A restart asks every question again.
+                    s.forget_guesses();
                     let e = s.enter(0, &budget);
                     self.measure_lesson();
                     e
@@ -150,6 +153,8 @@ impl App {
         let mut s = Session::new(lesson, LessonOptions::default());
         let entered = s.enter(0, &self.budget);
         self.lessons.session = Some(s);
+        // Its first step is presented even when it was the last one shown.
+        self.lessons.presented = None;
         self.view.show_lessons = true;
         self.apply_entered(entered);
         self.measure_lesson();

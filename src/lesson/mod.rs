@@ -581,6 +581,24 @@ impl LessonRun {
         Some(p.answer(&text::Context::of(self)))
     }
 
+    /// Step `k`'s query time as the lesson measured it, through the same
+    /// rule as a prediction's answer ([`predict::Predict::answer`]): "0.52 ms
+    /// (0.50–0.55)" over its rounds. For an embed's one number. `None` for a
+    /// step that has no query time here (it cannot run, or a sweep step);
+    /// [`predict::Answer::Pending`] until it is measured. Allocates.
+    pub fn query_time(&self, k: usize) -> Option<predict::Answer> {
+        let id = self.lesson.steps.get(k)?.id.as_str();
+        if self.cannot_run(k).is_some() {
+            return None;
+        }
+        let known: std::collections::HashSet<&str> = [id].into_iter().collect();
+        let q = predict::Predict::parse("query", "{query_ms}", "ms", &[], &known, id).ok()?;
+        match q.answer(&text::Context::of(self)) {
+            a @ (predict::Answer::Pending | predict::Answer::Measured(_)) => Some(a),
+            predict::Answer::NotRun | predict::Answer::Incomparable => None,
+        }
+    }
+
     /// The conclusion with its placeholders filled.
     pub fn conclusion(&self) -> Vec<Piece> {
         self.lesson.conclusion.render(&text::Context::of(self))

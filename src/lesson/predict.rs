@@ -20,7 +20,7 @@
 use std::collections::HashSet;
 
 use super::text::{self, Context, Kind, Ref, Rounds};
-use crate::measure::verdict::{judge, range_text, ratio_text, Basis, Direction};
+use crate::measure::verdict::{judge, range_text, ratio_text, Basis, Direction, MIN_ROUNDS};
 
 /// Most choices a prediction offers.
 pub const MAX_CHOICES: usize = 8;
@@ -49,6 +49,9 @@ pub enum Answer {
     Pending,
     /// A side did not run here (a kernel this CPU lacks, a guard).
     NotRun,
+    /// Both sides ran, but no ratio can be taken: the denominator measured
+    /// 0 (below the clock's resolution) or a value is not a number.
+    Incomparable,
     /// Measured.
     Measured(Measured),
 }
@@ -66,7 +69,8 @@ pub struct Measured {
     pub rounds: usize,
     /// A ratio whose range holds 1: no difference beyond the noise.
     pub within_noise: bool,
-    /// Too few rounds to give a range (fewer than the verdicts need).
+    /// Too few rounds of a timing to tell it from noise (fewer than the
+    /// verdicts' [`MIN_ROUNDS`]); never set for exact counts.
     pub too_few: bool,
     /// As shown: "4.3x (3.9–4.8x)", "2.9x", "12.5 ms (12.1–13.0)".
     pub shown: String,
@@ -197,20 +201,16 @@ impl Predict {
                     Err(a) => return a,
                 };
                 let Some(j) = judge(&va, &vb, ea && eb) else {
-                    return Answer::NotRun;
+                    return Answer::Incomparable;
                 };
                 let fixed = j.low == j.high || (j.p.is_none() && j.basis == Basis::Separated);
                 let too_few = j.basis == Basis::TooFewRounds;
                 let within_noise = j.verdict == Direction::WithinNoise && !too_few;
+                let ratio = self.with_unit(&ratio_text(j.ratio));
                 let shown = if fixed {
-                    format!("{}{}", ratio_text(j.ratio), self.unit)
+                    ratio
                 } else {
-                    format!(
-                        "{}{} ({})",
-                        ratio_text(j.ratio),
-                        self.unit,
-                        self.range(j.low, j.high)
-                    )
+                    format!("{ratio} ({})", self.range(j.low, j.high))
                 };
                 Measured {
                     value: j.ratio,
@@ -245,7 +245,7 @@ impl Predict {
                     high,
                     rounds: va.len(),
                     within_noise: false,
-                    too_few: false,
+                    too_few: !ea && va.len() < MIN_ROUNDS,
                     shown,
                 }
             }
@@ -299,34 +299,43 @@ impl Predict {
             .min_by(|x, y| dist(*x).total_cmp(&dist(*y)))
     }
 
-    /// The reveal: "you guessed 2x; measured 4.3x (3.9–4.8x): above your
-    /// guess" (or "inside the measured range", "below your guess", and
-    /// where the rounds cannot tell "… within this machine's noise" or
-    /// "from 1 round: too few to tell from noise"); without a guess
-    /// "measured 4.3x (3.9–4.8x)". Pending and not-run answers say so.
+    /// The reveal: "you guessed 2x; measured 4.3x (3.9–4.8x): the measured
+    /// range is above your guess" (or "… inside the measured range", "…
+    /// below your guess"; a ratio whose range holds 1 adds "no difference
+    /// beyond this machine's noise"); without a guess "measured 4.3x
+    /// (3.9–4.8x)". Timings from fewer than [`MIN_ROUNDS`] rounds are
+    /// shown but not graded ("too few to tell from noise, so not graded"):
+    /// no direction is claimed that the rounds cannot support. Pending,
+    /// not-run and incomparable answers say so. Allocates the text.
     pub fn reveal(&self, guess: Option<f64>, answer: &Answer) -> String {
         let you = guess.map(|g| format!("you guessed {}; ", self.guess_text(g)));
         let you = you.unwrap_or_default();
         let m = match answer {
-            Answer::Pending => {
-                return format!("{you}the answer shows when the lesson's measurement ends")
-            }
+            Answer::Pending => return format!("{you}not measured yet"),
             Answer::NotRun => return format!("{you}not measured here (see the step)"),
+            Answer::Incomparable => {
+                return format!(
+                    "{you}no ratio here: a side measured 0 (below this clock's resolution) or no number"
+                )
+            }
             Answer::Measured(m) => m,
         };
         let mut out = format!("{you}measured {}", m.shown);
         if m.too_few {
+            // No direction from rounds that cannot be told from noise.
             out += &format!(
-                ", from {} round{}: too few to tell from noise",
+                ", from {} round{}: too few to tell from noise, so not graded",
                 m.rounds,
                 if m.rounds == 1 { "" } else { "s" }
             );
-        } else if m.within_noise {
+            return out;
+        }
+        if m.within_noise {
             out += ", no difference beyond this machine's noise";
         }
         if let Some(g) = guess {
-            let exact = m.low == m.high;
-            out += match (grade(g, m), exact) {
+            let fixed = m.low == m.high;
+            out += match (grade(g, m), fixed) {
                 (Grade::Inside, false) => ": your guess is inside the measured range",
                 (Grade::Inside, true) => ": within 5% of your guess",
                 (Grade::Above, false) => ": the measured range is above your guess",
@@ -472,9 +481,10 @@ mod tests {
             p.reveal(None, &Answer::Measured(m)),
             "measured 4.3x (3.9–4.8x)"
         );
-        assert!(p
-            .reveal(Some(2.0), &Answer::Pending)
-            .contains("when the lesson's measurement ends"));
+        assert_eq!(
+            p.reveal(Some(2.0), &Answer::Pending),
+            "you guessed 2x; not measured yet"
+        );
     }
 
     #[test]

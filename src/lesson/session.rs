@@ -58,6 +58,11 @@ pub struct LessonPage {
     /// The source excerpts of what the step runs ([`crate::code::for_settings`]
     /// of its applied settings), for the panel's Code tab.
     pub code: Vec<&'static str>,
+    /// The step's query time as the lesson measured it, for an embed's one
+    /// number ([`LessonRun::query_time`]): "0.52 ms (0.50–0.55)", or
+    /// [`crate::lesson::text::PENDING`] until measured; `None` on the
+    /// summary page and where the step has no query time here.
+    pub query_time: Option<String>,
 }
 
 /// A prediction step as the panel shows it.
@@ -74,8 +79,11 @@ pub struct PredictPage {
     pub guess: Option<Guess>,
     /// The reveal once answered ([`super::predict::Predict::reveal`]).
     pub reveal: Option<String>,
-    /// The answer is still being measured.
+    /// The answer is not measured yet.
     pub pending: bool,
+    /// The lesson's measurement runs now (a pending answer fills in when it
+    /// ends; without one it waits for "Measure again").
+    pub measuring: bool,
 }
 
 /// One prediction on the summary page.
@@ -244,10 +252,19 @@ impl Session {
         self.guesses.get(k).copied().flatten()
     }
 
-    /// True when the step shown asks a prediction not answered yet.
+    /// Forgets every answer given, so each question is asked again (a
+    /// restarted lesson).
+    pub fn forget_guesses(&mut self) {
+        self.guesses.fill(None);
+    }
+
+    /// True when the step shown asks a prediction not answered yet. A step
+    /// that cannot run here asks nothing ([`Session::page`] shows no
+    /// question for it).
     pub fn asking(&self) -> bool {
         self.step < self.run.len()
             && self.run.step(self.step).predict.is_some()
+            && self.run.cannot_run(self.step).is_none()
             && self.guessed(self.step).is_none()
     }
 
@@ -298,7 +315,7 @@ impl Session {
             } else {
                 run.conclusion()
             },
-            measuring,
+            measuring: measuring.clone(),
             measured: on_step && run.result(k).is_some(),
             // Known before the measurement ends for a step this build or
             // machine cannot run.
@@ -315,7 +332,11 @@ impl Session {
             ),
             differs,
             chart: run.comparison(),
-            predict: if on_step { self.predict_page(k) } else { None },
+            predict: if on_step {
+                self.predict_page(k, measuring.is_some())
+            } else {
+                None
+            },
             predictions: if on_step {
                 Vec::new()
             } else {
@@ -331,6 +352,13 @@ impl Session {
             } else {
                 Vec::new()
             },
+            query_time: on_step
+                .then(|| run.query_time(k))
+                .flatten()
+                .map(|a| match a {
+                    Answer::Measured(m) => m.shown,
+                    _ => crate::lesson::text::PENDING.to_string(),
+                }),
             next_title: match k + 1 {
                 j if j < n => run.step(j).title.clone(),
                 j if j == n => "Summary".to_string(),
@@ -343,7 +371,7 @@ impl Session {
     /// Step `k`'s prediction as the panel shows it, if it asks one.
     /// A step that cannot run here (a kernel this CPU or build lacks) asks
     /// nothing: its answer would never come.
-    fn predict_page(&self, k: usize) -> Option<PredictPage> {
+    fn predict_page(&self, k: usize, measuring: bool) -> Option<PredictPage> {
         if self.run.cannot_run(k).is_some() {
             return None;
         }
@@ -357,6 +385,7 @@ impl Session {
             guess,
             reveal: guess.map(|g| p.reveal(g.number(), &answer)),
             pending: answer == Answer::Pending,
+            measuring,
         })
     }
 
@@ -396,6 +425,7 @@ impl LessonPage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lesson::predict::Guess;
     use crate::measure::run::Job;
 
     const SMALL: &str = r#"
@@ -451,5 +481,54 @@ text = "{query_ms} ms, against a: {verdict(b.query_ms, a.query_ms)}"
         assert!(s.go(1, &budget).is_none(), "the summary page");
         assert_eq!(s.step(), 2);
         assert_eq!(s.page(&e.settings, None).chart.curves().len(), 1);
+    }
+
+    /// A question on a step that cannot run here is never asked: Page
+    /// Down moves on at once. A restart forgets the answers given.
+    #[test]
+    fn a_step_that_cannot_run_asks_nothing_and_a_restart_asks_again() {
+        let budget = Budget::default();
+        let ask = |kernel: &str| {
+            format!(
+                "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"a\"\n\
+                 [[steps]]\nid = \"b\"\ntitle = \"B\"\nsettings = {{ strategy = \"sorted-grid\", kernel = \"{kernel}\" }}\n\
+                 predict = {{ question = \"a over b?\", answer = \"{{a.query_ms / b.query_ms}}\", unit = \"x\" }}\ntext = \"b\"\n"
+            )
+        };
+        let mut s = Session::new(
+            Lesson::parse(&ask("scalar"), "s.toml", "s").unwrap(),
+            LessonOptions::default(),
+        );
+        s.enter(1, &budget);
+        assert!(s.asking());
+        s.guess(1, Guess::Number(2.0));
+        assert!(!s.asking());
+        // Not measured: pending, and whether a measurement runs to fill it.
+        let live = Settings::default();
+        let q = s.page(&live, Some((0.5, "A".into()))).predict.unwrap();
+        assert!(q.pending && q.measuring, "{q:?}");
+        assert_eq!(
+            q.reveal.as_deref(),
+            Some("you guessed 2x; not measured yet")
+        );
+        let q = s.page(&live, None).predict.unwrap();
+        assert!(q.pending && !q.measuring, "a cancelled measurement: {q:?}");
+        s.forget_guesses();
+        assert!(s.asking() && s.guessed(1).is_none());
+        let Some(k) = crate::spatial::Kernel::ALL
+            .into_iter()
+            .find(|k| !k.is_available())
+        else {
+            return; // a CPU with every kernel
+        };
+        let mut s = Session::new(
+            Lesson::parse(&ask(k.key()), "s.toml", "s").unwrap(),
+            LessonOptions::default(),
+        );
+        s.enter(1, &budget);
+        assert!(!s.asking(), "{k:?} cannot run here");
+        assert!(s.page(&Settings::default(), None).predict.is_none());
+        assert!(s.go(1, &budget).is_none(), "the summary page");
+        assert_eq!(s.step(), 2, "moved on with one press");
     }
 }

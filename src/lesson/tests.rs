@@ -445,3 +445,120 @@ fn the_cache_model_is_modeled_only_where_a_text_quotes_it_and_its_geometry_is_th
 fn plain_text(run: &LessonRun, k: usize) -> String {
     text::plain(&run.text(k))
 }
+
+/// Step `k` measured over one round per query time in `query_ms`.
+fn measured_rounds(run: &LessonRun, k: usize, query_ms: &[f64]) -> StepResult {
+    let rounds = query_ms
+        .iter()
+        .map(|&q| Round {
+            median_ms: PhaseMs {
+                query: q,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .collect();
+    let mut m = Measurement::from_rounds("x", run.settings(k), 3, rounds);
+    m.allocations = None;
+    m.cell_size = None;
+    StepResult::Row(Outcome::Measured(m))
+}
+
+const PREDICTS: &str = r#"
+title = "t"
+[settings]
+units = 3000
+[[steps]]
+id = "a"
+title = "A"
+settings = { strategy = "naive" }
+predict = { question = "A's query time?", answer = "{query_ms}", unit = "ms" }
+text = "a"
+[[steps]]
+id = "b"
+title = "B"
+predict = { question = "A's time over B's?", answer = "{a.query_ms / b.query_ms}", unit = "x" }
+text = "b"
+"#;
+
+/// The words a reveal grades a guess with.
+const GRADES: [&str; 4] = ["above", "below", "inside", "within 5%"];
+
+/// Timings from fewer rounds than a verdict needs are shown but never
+/// graded (no direction the rounds cannot support); enough rounds are
+/// graded against their range.
+#[test]
+fn a_prediction_from_too_few_rounds_is_not_graded() {
+    let mut run = LessonRun::new(parse(PREDICTS).unwrap(), LessonOptions::default());
+    run.record(0, measured_rounds(&run, 0, &[58.0]));
+    run.record(1, measured_rounds(&run, 1, &[2.0]));
+    for k in 0..2 {
+        let p = run.lesson().steps[k].predict.clone().unwrap();
+        let Some(predict::Answer::Measured(m)) = run.answer(k) else {
+            panic!("step {k}: {:?}", run.answer(k));
+        };
+        assert!(m.too_few, "step {k}: {m:?}");
+        let said = p.reveal(Some(1.0), &predict::Answer::Measured(m));
+        assert!(
+            said.contains("too few to tell from noise, so not graded"),
+            "{said}"
+        );
+        assert!(!GRADES.iter().any(|g| said.contains(g)), "{said}");
+    }
+    run.record(0, measured_rounds(&run, 0, &[58.0, 60.0, 59.0]));
+    run.record(1, measured_rounds(&run, 1, &[2.0, 2.1, 1.9]));
+    let p = run.lesson().steps[1].predict.clone().unwrap();
+    let answer = run.answer(1).unwrap();
+    let said = p.reveal(Some(2.0), &answer);
+    assert!(
+        said.starts_with(
+            "you guessed 2x; measured 30x (28–32x): the measured range is above your guess"
+        ),
+        "{said}"
+    );
+    let p = run.lesson().steps[0].predict.clone().unwrap();
+    let said = p.reveal(Some(59.5), &run.answer(0).unwrap());
+    assert_eq!(
+        said,
+        "you guessed 59.5 ms; measured 59.0 ms (58.0–60.0): your guess is inside the measured range"
+    );
+}
+
+/// A ratio whose denominator measured 0 (a clock too coarse for it) is
+/// said to be incomparable, not "not measured".
+#[test]
+fn a_ratio_over_zero_is_incomparable() {
+    let mut run = LessonRun::new(parse(PREDICTS).unwrap(), LessonOptions::default());
+    run.record(0, measured_rounds(&run, 0, &[1.0, 1.0, 1.1]));
+    run.record(1, measured_rounds(&run, 1, &[0.0, 0.0, 0.0]));
+    assert_eq!(run.answer(1), Some(predict::Answer::Incomparable));
+    let p = run.lesson().steps[1].predict.clone().unwrap();
+    let said = p.reveal(Some(3.0), &predict::Answer::Incomparable);
+    assert!(
+        said.starts_with("you guessed 3x; no ratio here: "),
+        "{said}"
+    );
+}
+
+/// An embed's number: the step's query time over its rounds, pending
+/// until measured; none for a step that cannot run here.
+#[test]
+fn the_query_time_is_pending_then_measured() {
+    let mut run = LessonRun::new(parse(PREDICTS).unwrap(), LessonOptions::default());
+    assert_eq!(run.query_time(0), Some(predict::Answer::Pending));
+    run.record(0, measured_rounds(&run, 0, &[58.0, 60.0, 59.0]));
+    match run.query_time(0) {
+        Some(predict::Answer::Measured(m)) => assert_eq!(m.shown, "59.0 ms (58.0–60.0)"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(run.query_time(7), None);
+    let Some(k) = Kernel::ALL.into_iter().find(|k| !k.is_available()) else {
+        return; // a CPU with every kernel: no step that cannot run
+    };
+    let text = format!(
+        "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\nsettings = {{ kernel = \"{}\", strategy = \"sorted-grid\" }}\ntext = \"x\"\n",
+        k.key()
+    );
+    let run = LessonRun::new(parse(&text).unwrap(), LessonOptions::default());
+    assert_eq!(run.query_time(0), None);
+}

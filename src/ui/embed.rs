@@ -1,31 +1,25 @@
 //! Embed mode (`--embed`, `?embed=1`): for an iframe in slides, the scene
 //! with one headline number in a corner and the panel closed (H opens
-//! it). The number is the lesson step's first measured value when a lesson
-//! is followed, else the query phase's mean over the last frames; pending
-//! ("…") until it is measured for what is on screen.
+//! it). On a lesson step whose settings are on screen the number is the
+//! step's query time as the lesson measured it (its rounds' range); else
+//! the query phase's mean over the last frames of what is on screen.
+//! Pending ("…") until it is measured.
 
 use egui_macroquad::egui;
 
 use super::stats::FrameStats;
-use crate::lesson::text::{Piece, Value, PENDING};
+use crate::lesson::text::PENDING;
 use crate::sim::Settings;
 
 /// The headline: what it is and its value as shown.
 pub fn headline(settings: &Settings, stats: &FrameStats) -> String {
-    if let Some(p) = stats.lessons.page.as_ref().filter(|p| p.step < p.steps) {
-        let measured = p.text.iter().find_map(|piece| match piece {
-            Piece::Value { value, shown, .. }
-                if !matches!(value, Value::Pending | Value::NotRun) =>
-            {
-                Some(shown.clone())
-            }
-            _ => None,
-        });
-        return format!(
-            "{}: {}",
-            p.step_title,
-            measured.unwrap_or_else(|| PENDING.to_string())
-        );
+    let step = stats
+        .lessons
+        .page
+        .as_ref()
+        .filter(|p| p.step < p.steps && p.differs.is_empty());
+    if let Some((p, time)) = step.and_then(|p| Some((p, p.query_time.as_ref()?))) {
+        return format!("{}: query {time} (the lesson's rounds)", p.step_title);
     }
     let query = if stats.means_current(settings) {
         let m = stats.means();
@@ -63,4 +57,44 @@ pub fn show(ctx: &egui::Context, settings: &Settings, stats: &FrameStats) {
                 );
             });
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::session::LessonPage;
+
+    fn on_step(query_time: Option<&str>, differs: Vec<&'static str>) -> FrameStats {
+        let mut stats = FrameStats::default();
+        stats.lessons.page = Some(LessonPage {
+            step: 1,
+            steps: 3,
+            step_title: "Uniform grid".into(),
+            query_time: query_time.map(str::to_string),
+            differs,
+            ..LessonPage::default()
+        });
+        stats
+    }
+
+    /// The step's measured query time while its settings are on screen;
+    /// the live frames' (pending here: none measured) once they differ,
+    /// or where the step has no query time.
+    #[test]
+    fn the_headline_is_the_steps_number_only_for_the_steps_settings() {
+        let s = Settings::default();
+        let h = headline(&s, &on_step(Some("0.52 ms (0.50–0.55)"), Vec::new()));
+        assert_eq!(
+            h,
+            "Uniform grid: query 0.52 ms (0.50–0.55) (the lesson's rounds)"
+        );
+        for stats in [
+            on_step(Some("0.52 ms (0.50–0.55)"), vec!["units"]),
+            on_step(None, Vec::new()),
+            FrameStats::default(),
+        ] {
+            let h = headline(&s, &stats);
+            assert!(h.starts_with(&format!("query {PENDING} · ")), "{h}");
+        }
+    }
 }

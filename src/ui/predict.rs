@@ -31,10 +31,12 @@ pub fn question(ui: &mut egui::Ui, step: usize, p: &PredictPage, acts: &mut Vec<
                         "The measured answer's range is every round's: a ratio's is the smallest over the largest and the largest over the smallest, as the verdicts have it.",
                     );
                     if p.pending {
-                        ui.label(
-                            egui::RichText::new("Measuring: the answer fills in when the lesson's measurement ends.")
-                                .weak(),
-                        );
+                        let when = if p.measuring {
+                            "Measuring: the answer fills in when the lesson's measurement ends."
+                        } else {
+                            "The lesson's measurement did not finish: \"Measure again\" below measures it."
+                        };
+                        ui.label(egui::RichText::new(when).weak());
                     }
                 }
             }
@@ -44,7 +46,8 @@ pub fn question(ui: &mut egui::Ui, step: usize, p: &PredictPage, acts: &mut Vec<
 /// The open question's inputs.
 fn ask(ui: &mut egui::Ui, step: usize, p: &PredictPage, acts: &mut Vec<LessonAction>) {
     if p.choices.is_empty() {
-        let id = egui::Id::new(("lesson guess", step));
+        // Keyed by the question too: a half-typed guess stays with it.
+        let id = egui::Id::new(("lesson guess", step, &p.question));
         let mut typed: String = ui.data(|d| d.get_temp(id)).unwrap_or_default();
         let guess = parse_guess(&typed, &p.unit);
         ui.horizontal_wrapped(|ui| {

@@ -192,9 +192,8 @@ fn two_clicks_from_launch_reach_the_first_lesson_measured() {
     ));
 }
 
-#[test]
-fn next_and_back_keep_what_was_measured() {
-    let mut h = harness();
+/// Opens the first lesson of the list, measures it and goes to step 2.
+fn open_measured_at_step_two(h: &mut Harness<'static, State>) {
     h.state_mut().view.show_lessons = true;
     h.run();
     h.get_by_label("1. Naive, grid, sorted grid").click();
@@ -204,6 +203,12 @@ fn next_and_back_keep_what_was_measured() {
     h.get_by_label("Next ⏵").click();
     h.run();
     h.run();
+}
+
+#[test]
+fn next_and_back_keep_what_was_measured() {
+    let mut h = harness();
+    open_measured_at_step_two(&mut h);
     assert!(has(&h, "Step 2 of 3: Uniform grid"));
     assert_eq!(h.state().settings.strategy, Strategy::Grid);
     // The step asks first; its text shows once the question is answered.
@@ -400,15 +405,7 @@ text = "Sorted: {verdict(sorted.query_ms, grid.query_ms)}."
 fn a_prediction_asks_takes_a_number_reveals_the_answer_and_the_summary_lists_it() {
     let mut h = harness();
     h.state_mut().custom = Some(Lesson::parse(PREDICTING, "p.toml", "p").unwrap());
-    h.state_mut().view.show_lessons = true;
-    h.run();
-    h.get_by_label("1. Naive, grid, sorted grid").click();
-    h.run();
-    h.state_mut().measure();
-    h.run();
-    h.get_by_label("Next ⏵").click();
-    h.run();
-    h.run();
+    open_measured_at_step_two(&mut h);
     assert!(has(&h, "Step 2 of 3: Grid"));
     assert!(has(&h, "How many times faster is the grid's query?"));
     assert!(page_text(&h).is_empty(), "the text waits for the guess");
