@@ -33,7 +33,7 @@ impl App {
             return Place::default();
         };
         let lesson = s.run().lesson();
-        let bundled = crate::lesson::bundled::get(&lesson.name).is_some();
+        let bundled = crate::lesson::bundled::is_bundled(lesson);
         Place {
             lesson: Some(if bundled || crate::browser::IN_BROWSER {
                 lesson.name.clone()
@@ -56,7 +56,7 @@ impl App {
                 // the last step's, which it is entered through).
                 let k = s.step().min(s.run().len() - 1);
                 let step_view = s.run().view(k);
-                let v = overlay_view(&view_values(&ViewOptions::default()), &step_view);
+                let v = view_values(&ViewOptions::default()).overlay(&step_view);
                 (s.applied().clone(), v)
             }
             _ => (Settings::default(), view_values(&ViewOptions::default())),
@@ -82,11 +82,22 @@ impl App {
         }
     }
 
-    /// The state's link (F4), on the clipboard, with a toast.
+    /// The state's link (F4), on the clipboard, with a toast (which says
+    /// when the lesson is a file the browser build cannot open).
     pub(super) fn copy_link(&mut self) {
         let url = link::link(&self.link_base(), &self.share_params());
         let said = self.copy_text(url.clone(), "a link to this state");
-        self.toast(format!("{said} {url}"));
+        let file = self
+            .lessons
+            .session
+            .as_ref()
+            .is_some_and(|s| !crate::lesson::bundled::is_bundled(s.run().lesson()));
+        let note = if file {
+            " (the lesson is a file: the browser build opens bundled lessons only, so the link names it for a lab on this computer; Copy command line suits it better)"
+        } else {
+            ""
+        };
+        self.toast(format!("{said} {url}{note}"));
     }
 
     /// The state's command line, on the clipboard, with a toast.
@@ -128,6 +139,10 @@ impl App {
     /// `again`: also when this step was presented already.
     fn present(&mut self, again: bool) {
         let Some(page) = &self.stats.lessons.page else {
+            // The lesson closed: the presenter view stops showing it.
+            if self.lessons.presented.take().is_some() && crate::browser::IN_BROWSER {
+                crate::browser::presenter_state(&presenter_closed_json());
+            }
             return;
         };
         let key = (page.title.clone(), page.step);
@@ -172,16 +187,16 @@ impl App {
     }
 }
 
-/// `base` with every value `over` sets put over it.
-fn overlay_view(base: &ScenarioView, over: &ScenarioView) -> ScenarioView {
-    ScenarioView {
-        color: over.color.or(base.color),
-        vertex_layout: over.vertex_layout.or(base.vertex_layout),
-        normal_bits: over.normal_bits.or(base.normal_bits),
-        mesh: over.mesh.or(base.mesh),
-        heatmap: over.heatmap.or(base.heatmap),
-        cache_model: over.cache_model.or(base.cache_model),
-    }
+/// The presenter view's state with no lesson open, as JSON.
+fn presenter_closed_json() -> String {
+    serde_json::json!({
+        "lesson": "No lesson open",
+        "heading": "Open a lesson in the lab (F2)",
+        "notes": "The lab's page closed its lesson; the notes of the next one it opens show here.",
+        "question": null,
+        "next": "",
+    })
+    .to_string()
 }
 
 /// The presenter view's state as JSON: the lesson, the step's heading,

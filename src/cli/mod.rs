@@ -209,6 +209,12 @@ pub(crate) struct WindowArgs {
     /// Select unit ID (0 to units - 1) at start and look at it from close by (its query circle and neighbors are highlighted), as a click would; the camera follows it (key F stops).
     #[arg(long, value_name = "ID")]
     pub(crate) select: Option<u32>,
+    /// In the browser: the URL parameters left out, each with why
+    /// (`units=-5 (…)`), named together in one notice when the lab opens
+    /// ([`notice_ignored`]). Always empty on the desktop, which refuses a
+    /// bad flag instead.
+    #[arg(skip)]
+    pub(crate) ignored: Vec<String>,
     /// Exit after N window refreshes (default with --screenshot: 60). Large unit counts draw one picture over several refreshes; the last one is completed before the screenshot.
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     pub(crate) frames: Option<u64>,
@@ -224,14 +230,14 @@ pub(crate) struct WindowArgs {
     /// Bits per component of the compressed layout's octahedral normals: 16 or 8 (key N toggles).
     #[arg(long = "normal-bits", value_name = "BITS", value_parser = parse_normal_bits, default_value = "16")]
     pub(crate) normal_bits: NormalPrecision,
-    /// Start with the cell occupancy heat map on the ground (key O toggles).
-    #[arg(long)]
+    /// Start with the cell occupancy heat map on the ground (key O toggles); --heatmap=false turns off one that a scenario or lesson step turns on.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, action = clap::ArgAction::Set)]
     pub(crate) heatmap: bool,
     /// The caches the memory view's cache model simulates: machine (this machine's L1d, L2 and last level) or classroom (L1d 32 KiB 8-way, L2 512 KiB 8-way, last level 8 MiB 16-way on every machine, so a class sees the same counts); the memory view switches it too.
     #[arg(long = "cache-model", value_name = "GEOMETRY", value_parser = parse_named::<Geometry>, default_value = "machine")]
     pub(crate) cache_model: Geometry,
-    /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture.
-    #[arg(long)]
+    /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture. --paused=false runs a lesson step or scenario that pauses.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, action = clap::ArgAction::Set)]
     pub(crate) paused: bool,
     /// Window size in pixels, WIDTHxHEIGHT (each 1 to 32767; default 1280x800; --window-size is the same flag). Windows larger than the GPU's texture or viewport limit are drawn at the limit's resolution.
     #[arg(long = "window", alias = "window-size", value_name = "WxH", value_parser = parse_window_size, default_value = "1280x800")]
@@ -356,16 +362,18 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
             other => break other,
         }
     };
-    if !ignored.is_empty() {
-        spatial_query_lab::browser::page_notice(
-            &format!(
-                "Ignored {} of this page's URL parameters, the rest apply: {}. ?help lists them all.",
-                if ignored.len() == 1 { "one".to_string() } else { ignored.len().to_string() },
-                ignored.join("; ")
-            ),
-            true,
-        );
-    }
+    let parsed = match parsed {
+        // The window's own checks may leave out more (an unknown lesson, a
+        // step it lacks): it names them all in one notice.
+        Ok((mut cli, m)) => {
+            cli.window.ignored = ignored;
+            Ok((cli, m))
+        }
+        Err(e) => {
+            notice_ignored(&ignored);
+            Err(e)
+        }
+    };
     parsed.map_err(|e| {
         use clap::error::ErrorKind;
         if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -402,6 +410,26 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
         report(&format!("{line}{allowed} (see {help})"));
         ExitCode::from(2)
     })
+}
+
+/// Names the URL parameters the browser build left out, `ignored` (each
+/// `param (why)`), in one notice on the page; nothing when there are none.
+pub(crate) fn notice_ignored(ignored: &[String]) {
+    if ignored.is_empty() {
+        return;
+    }
+    spatial_query_lab::browser::page_notice(
+        &format!(
+            "Ignored {} of this page's URL parameters, the rest apply: {}. ?help lists them all.",
+            if ignored.len() == 1 {
+                "one".to_string()
+            } else {
+                ignored.len().to_string()
+            },
+            ignored.join("; ")
+        ),
+        true,
+    );
 }
 
 /// The index in `args` of the argument clap's error `e` is about (a flag

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 
 use spatial_query_lab::app::{self, AppOptions};
+use spatial_query_lab::browser::IN_BROWSER;
 use spatial_query_lab::lesson::Lesson;
 use spatial_query_lab::scenario::{Given, Scenario, ScenarioView};
 use spatial_query_lab::sim::Settings;
@@ -135,12 +136,17 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         Err(code) => return code,
     };
     if let Some(id) = w.select.filter(|&id| id as usize >= settings.units) {
-        eprintln!(
-            "error: --select: there is no unit {id}; with {} units the ids run from 0 to {}",
+        let why = format!(
+            "there is no unit {id}; with {} units the ids run from 0 to {}",
             settings.units,
             settings.units - 1
         );
-        return ExitCode::from(2);
+        if !IN_BROWSER {
+            eprintln!("error: --select: {why}");
+            return ExitCode::from(2);
+        }
+        w.ignored.push(format!("select={id} ({why})"));
+        w.select = None;
     }
     if let Some(path) = &w.screenshot {
         if let Err(e) = check_screenshot(path) {
@@ -148,6 +154,8 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    // In the browser a link keeps working without what it names wrongly:
+    // each such parameter is left out and named in the one notice.
     let lesson = match w
         .lesson
         .as_deref()
@@ -155,6 +163,11 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     {
         None => None,
         Some(Ok(l)) => Some(l),
+        Some(Err(e)) if IN_BROWSER => {
+            let name = w.lesson.take().unwrap_or_default();
+            w.ignored.push(format!("lesson={name} ({e})"));
+            None
+        }
         Some(Err(e)) => {
             super::report(&format!("error: --lesson: {e}"));
             return ExitCode::from(2);
@@ -162,18 +175,14 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     };
     if lesson.is_some() {
         note_lesson_overrides(m);
-    } else if w.step.is_some() {
-        if spatial_query_lab::browser::IN_BROWSER {
-            // A link keeps working without its lesson: the step is ignored.
-            spatial_query_lab::browser::page_notice(
-                "Ignored the URL parameter step: it needs lesson (?lesson=NAME&step=N).",
-                true,
-            );
-            w.step = None;
-        } else {
+    } else if let Some(n) = w.step {
+        if !IN_BROWSER {
             super::report("error: --step: needs --lesson (the step of which lesson?)");
             return ExitCode::from(2);
         }
+        w.ignored
+            .push(format!("step={n} (it needs a lesson: ?lesson=NAME&step=N)"));
+        w.step = None;
     }
     if let (Some(l), Some(n)) = (&lesson, w.step) {
         if n > l.steps.len() + 1 {
@@ -183,17 +192,16 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
                 l.steps.len(),
                 l.steps.len() + 1
             );
-            if !spatial_query_lab::browser::IN_BROWSER {
+            if !IN_BROWSER {
                 super::report(&format!("error: --step: {why}"));
                 return ExitCode::from(2);
             }
-            spatial_query_lab::browser::page_notice(
-                &format!("Ignored the URL parameter step: {why}; the lesson opens at step 1."),
-                true,
-            );
+            w.ignored
+                .push(format!("step={n} ({why}; the lesson opens at step 1)"));
             w.step = None;
         }
     }
+    super::notice_ignored(&w.ignored);
     let lesson_flags = given_flags(m);
     if w.self_check {
         self_check(settings.seed);
@@ -223,7 +231,18 @@ fn start_settings(
     let Some(path) = w.scenario.clone() else {
         return Ok((merge(&Scenario::default(), &flags).0, None));
     };
-    let mut sc = load_scenario(&path)?;
+    let mut sc = match path.to_str().filter(|_| IN_BROWSER) {
+        // A link with an unknown preset still opens, with the defaults.
+        Some(name) => match spatial_query_lab::scenario::bundled::resolve(&path) {
+            Ok(sc) => sc,
+            Err(e) => {
+                w.ignored.push(format!("scenario={name} ({e})"));
+                w.scenario = None;
+                return Ok((merge(&Scenario::default(), &flags).0, None));
+            }
+        },
+        None => load_scenario(&path)?,
+    };
     let (settings, view) = merge(&sc, &flags);
     w.color = view.color.unwrap_or(w.color);
     w.vertex_layout = view.vertex_layout.unwrap_or(w.vertex_layout);
@@ -365,7 +384,7 @@ fn open(opts: AppOptions) -> ExitCode {
         #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
         crate::browser_panics();
         let c = app::run(opts).await;
-        if spatial_query_lab::browser::IN_BROWSER {
+        if IN_BROWSER {
             // A page has no process to end, and ending this future makes
             // gl.js close the page: keep it, with its last picture or the
             // message the app put on it.
@@ -409,12 +428,12 @@ fn self_check(seed: u64) {
     if check.ok() {
         // The window opens after it; a closed stdout does not stop that.
         let _ = super::output::println(&line);
-        if spatial_query_lab::browser::IN_BROWSER {
+        if IN_BROWSER {
             macroquad::logging::info!("{}", line);
         }
     } else {
         eprintln!("{line}");
-        if spatial_query_lab::browser::IN_BROWSER {
+        if IN_BROWSER {
             macroquad::logging::error!("{}", line);
         }
     }
@@ -597,5 +616,17 @@ mod tests {
             Some(spatial_query_lab::view::NormalPrecision::Oct8)
         );
         assert_eq!((fl.paused, fl.view.heatmap), (Some(true), Some(true)));
+    }
+
+    /// A switch alone turns on; `=false` turns off what a scenario or a
+    /// lesson step turns on (a link's `paused=false`).
+    #[test]
+    fn switches_take_an_optional_joined_value() {
+        let fl = given_flags(&flags(&["--paused=false", "--heatmap=false"]));
+        assert_eq!((fl.paused, fl.view.heatmap), (Some(false), Some(false)));
+        let fl = given_flags(&flags(&["--paused", "--heatmap=true"]));
+        assert_eq!((fl.paused, fl.view.heatmap), (Some(true), Some(true)));
+        let fl = given_flags(&flags(&[]));
+        assert_eq!((fl.paused, fl.view.heatmap), (None, None));
     }
 }

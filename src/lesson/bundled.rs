@@ -46,6 +46,14 @@ pub fn get(name: &str) -> Option<Result<Lesson, LessonError>> {
     Some(Lesson::parse(text, &format!("assets/lessons/{n}.toml"), n))
 }
 
+/// True when `lesson` is the bundled lesson of its name, not a lesson file
+/// that has the same name.
+pub fn is_bundled(lesson: &Lesson) -> bool {
+    LESSONS
+        .iter()
+        .any(|(n, _)| *n == lesson.name && lesson.file == format!("assets/lessons/{n}.toml"))
+}
+
 /// Every bundled lesson, parsed, in teaching order.
 ///
 /// # Errors

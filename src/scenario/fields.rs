@@ -6,7 +6,7 @@
 //! [`Scenario`] and [`ScenarioView`] types, the TOML form [`Raw`],
 //! [`FIELDS`], the messages' "must be ..." texts, the reading and checking
 //! of a file's values, [`Scenario::from_given`] (the flags given) and
-//! [`Scenario::overlay`] all come from this list, so
+//! [`Scenario::overlay`] (and [`ScenarioView::overlay`]) all come from this list, so
 //! a new field is one line here (plus a [`crate::schema`] entry when it is
 //! numeric) and its use.
 
@@ -153,9 +153,17 @@ macro_rules! scenario_fields {
                     name: pick(&over.name, &self.name),
                     description: pick(&over.description, &self.description),
                     $( $ef: over.$ef.or(self.$ef), )*
-                    view: ScenarioView {
-                        $( $vf: over.view.$vf.or(self.view.$vf), )*
-                    },
+                    view: self.view.overlay(&over.view),
+                }
+            }
+        }
+
+        impl ScenarioView {
+            /// These view values with every value `over` sets put over
+            /// them. Allocates nothing.
+            pub fn overlay(&self, over: &ScenarioView) -> ScenarioView {
+                ScenarioView {
+                    $( $vf: over.$vf.or(self.$vf), )*
                 }
             }
         }

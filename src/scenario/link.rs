@@ -19,11 +19,24 @@ pub struct Param {
     pub value: Option<String>,
 }
 
+/// The flags that are switches: alone they turn on, `--KEY=false` (URL
+/// `KEY=false`) turns off what a lesson step or scenario turned on.
+const SWITCHES: [&str; 2] = ["paused", "heatmap"];
+
 impl Param {
     fn new(key: &'static str, value: impl ToString) -> Param {
         Param {
             key,
             value: Some(value.to_string()),
+        }
+    }
+
+    /// Switch `key` on (the key alone) or off (`false`).
+    fn switch(key: &'static str, on: bool) -> Param {
+        debug_assert!(SWITCHES.contains(&key), "{key} is no switch");
+        Param {
+            key,
+            value: (!on).then(|| "false".to_string()),
         }
     }
 }
@@ -69,8 +82,13 @@ pub fn params(
         live.radius != base.radius,
         Param::new("radius", live.radius),
     );
-    let cell_named =
-        !live.cell_follows_radius && (live.cell_size != base.cell_size || base.cell_follows_radius);
+    // A cell that follows the radius has no flag: over a base that names
+    // another cell, its current size is named instead (the same grid).
+    let cell_named = if live.cell_follows_radius {
+        !base.cell_follows_radius && live.cell_size != base.cell_size
+    } else {
+        live.cell_size != base.cell_size || base.cell_follows_radius
+    };
     put(cell_named, Param::new("cell-size", live.cell_size));
     put(live.seed != base.seed, Param::new("seed", live.seed));
     put(
@@ -108,11 +126,8 @@ pub fn params(
         Param::new("separation", live.separation),
     );
     put(
-        live.paused && !base.paused,
-        Param {
-            key: "paused",
-            value: None,
-        },
+        live.paused != base.paused,
+        Param::switch("paused", live.paused),
     );
     let v = |a: Option<&'static str>, b: Option<&'static str>| a.is_some() && b.is_some() && a != b;
     let (lv, bv) = (live_view, base_view);
@@ -139,14 +154,8 @@ pub fn params(
     {
         put(true, Param::new("mesh", m.key()));
     }
-    if let (Some(true), Some(false)) = (lv.heatmap, bv.heatmap) {
-        put(
-            true,
-            Param {
-                key: "heatmap",
-                value: None,
-            },
-        );
+    if let (Some(a), Some(b)) = (lv.heatmap, bv.heatmap) {
+        put(a != b, Param::switch("heatmap", a));
     }
     if let Some(g) = lv.cache_model.filter(|_| {
         v(
@@ -185,7 +194,8 @@ pub fn command_line(params: &[Param]) -> String {
     for p in params {
         out += &format!(" --{}", p.key);
         if let Some(v) = &p.value {
-            out.push(' ');
+            // A switch takes its value joined (`--paused=false`).
+            out.push(if SWITCHES.contains(&p.key) { '=' } else { ' ' });
             out += &quote(v);
         }
     }
@@ -301,5 +311,43 @@ mod tests {
             (&base, &full_view()),
         );
         assert_eq!(p[1], Param::new("cell-size", 20.0f32));
+        // Following the radius again over a base that names a cell: the
+        // cell's current size is named.
+        let named = Settings {
+            cell_follows_radius: false,
+            cell_size: 20.0,
+            ..base.clone()
+        };
+        let mut follows = named.clone();
+        follows.cell_follows_radius = true;
+        follows.cell_size = follows.radius;
+        let p = params(
+            &Place::default(),
+            (&follows, &full_view()),
+            (&named, &full_view()),
+        );
+        assert_eq!(p, [Param::new("cell-size", base.radius)]);
+    }
+
+    /// Switches a base turns on are written off (`paused=false`), joined
+    /// with `=` on the command line, so the link reopens them off.
+    #[test]
+    fn a_switch_turned_off_is_written_false() {
+        let base = Settings {
+            paused: true,
+            ..Settings::default()
+        };
+        let live = Settings::default();
+        let mut bv = full_view();
+        bv.heatmap = Some(true);
+        let p = params(&Place::default(), (&live, &full_view()), (&base, &bv));
+        assert_eq!(
+            link("https://h/lab/", &p),
+            "https://h/lab/?paused=false&heatmap=false"
+        );
+        assert_eq!(
+            command_line(&p),
+            "spatial-query-lab --paused=false --heatmap=false"
+        );
     }
 }

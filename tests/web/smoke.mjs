@@ -21,8 +21,10 @@
 //    whose answer is an error), no uncaught exception, no alert()
 //    (miniquad's gl.js calls alert on GL calls it lacks, which would freeze
 //    the page), no failed request;
-// 6. ?help shows the flags on the page; ?lesson=my.toml names the bundled
-//    lessons; a bad parameter points to ?help, not --help;
+// 6. ?help shows the flags on the page; ?lesson=my.toml&step=2 and
+//    ?lesson=memory-ordr open the lab with one notice naming the bundled
+//    lessons (and the step left out); a bad parameter points to ?help, not
+//    --help;
 // 7. index.html opened from file:// says how to serve the folder;
 // 8. ?lesson=simd and ?lesson=threads (read through the page's
 //    screen-reader mirror of the lesson panel): Page Down to the summary
@@ -474,15 +476,19 @@ try {
   check(/self-check: ok:/.test(notice), `the self-check's verdict is on the page too (notice: ${JSON.stringify(notice.slice(0, 100))})`);
   await page.close();
 
-  // --- 6. Pages that end with one message ---------------------------------------
+  // --- 6. ?help, and parameters left out with one notice -------------------------
   page = await open('help', '?help');
   const help = await waitReady(page);
   check(help !== null && /URL parameter/.test(help) && /--units/.test(help), `?help shows the flags as URL parameters (${JSON.stringify((help || '').slice(0, 80))})`);
   await page.close();
-  page = await open('lesson-file', '?lesson=my.toml', () => {}, { expectErrors: true });
+  // A lesson file (the page reads none) still opens the lab, and its one
+  // notice names the bundled lessons and the step left out with it.
+  page = await open('lesson-file', '?lesson=my.toml&step=2');
   const fileLesson = await waitReady(page);
-  check(fileLesson !== null && /reads no files/.test(fileLesson) && /algorithms/.test(fileLesson) && !/not supported/.test(fileLesson),
-    `?lesson=my.toml names the bundled lessons (${JSON.stringify(fileLesson)})`);
+  const fileNotices = await page.evaluate(() => [...document.querySelectorAll('.sql-notice')].map((n) => n.textContent));
+  check(fileLesson === null && fileNotices.length === 1 && /lesson=my\.toml/.test(fileNotices[0]) && /reads no files/.test(fileNotices[0])
+      && /algorithms/.test(fileNotices[0]) && /step=2/.test(fileNotices[0]) && !/not supported/.test(fileNotices[0]),
+    `?lesson=my.toml&step=2 opens the lab with one notice naming the bundled lessons (${JSON.stringify([fileLesson, fileNotices])})`);
   await page.close();
   // A bad or unknown parameter is named in one notice and ignored: the
   // default lab opens (no error page, no console error).
@@ -493,6 +499,13 @@ try {
   check(notices.length === 1 && /units=-5/.test(notices[0]) && /nope=1/.test(notices[0]) && /\?help/.test(notices[0]),
     `one notice names both ignored parameters and points to ?help (${JSON.stringify(notices)})`);
   await waitFrames(page, 5);
+  await page.close();
+  // A misspelled lesson: the same, and the notice lists the right name.
+  page = await open('bad-lesson', '?lesson=memory-ordr&units=4000');
+  const badLesson = await waitReady(page);
+  const lessonNotices = await page.evaluate(() => [...document.querySelectorAll('.sql-notice')].map((n) => n.textContent));
+  check(badLesson === null && lessonNotices.length === 1 && /lesson=memory-ordr/.test(lessonNotices[0]) && /memory-order/.test(lessonNotices[0]),
+    `?lesson=memory-ordr opens the lab with one notice naming the bundled lessons (${JSON.stringify([badLesson, lessonNotices])})`);
   await page.close();
 
   // --- 7. Opened from the disk ----------------------------------------------------
@@ -573,7 +586,15 @@ try {
     const heading = await presenter.evaluate(() => document.getElementById('heading').textContent);
     const notes = await presenter.evaluate(() => document.getElementById('notes').textContent);
     check(/step 2 of 3/i.test(heading) && notes.length > 20 && !/no notes/.test(notes), `the presenter view shows step 2 and its notes (${JSON.stringify(heading)}, ${JSON.stringify(notes.slice(0, 60))})`);
+    check(/^Asks: /.test(await presenter.evaluate(() => document.getElementById('question').textContent)),
+      'the presenter view shows the question step 2 asks');
     await page.bringToFront();
+    // Step 2 asks a question: the first Page Down reveals its answer and
+    // stays, the second moves on.
+    await pressOn(page, 'PageDown');
+    const revealed = await waitLesson(page, (t) => /Answer: /.test(t), 20_000).catch((e) => e.message);
+    check(/Step 2 of 3/.test(revealed) && /Answer: /.test(revealed),
+      `Page Down on a question reveals its answer and stays on step 2 (${JSON.stringify(revealed.slice(0, 160))})`);
     await pressOn(page, 'PageDown');
     await presenter.waitForFunction(() => /Step 3 of 3/i.test(document.getElementById('heading').textContent), { timeout: 20_000 }).catch(() => {});
     const after = await presenter.evaluate(() => document.getElementById('heading').textContent);
