@@ -10,6 +10,7 @@ use crate::lesson::session::{Entered, Session};
 use crate::lesson::{bundled, export, Lesson, LessonOptions};
 use crate::machine::Machine;
 use crate::measure::run::Task;
+use crate::measure::sweep::CellSweep;
 use crate::ui::lesson::LessonAction;
 use crate::ui::sweep::SweepAction;
 
@@ -25,9 +26,9 @@ pub(super) struct LessonPanel {
     pub chart_rect: Option<egui_macroquad::egui::Rect>,
     /// The lesson page last mirrored to the browser page (`refresh_lesson`).
     pub spoken: String,
-    /// The lesson and step whose notes were last presented
-    /// ([`App::present_step`]).
-    pub presented: Option<(String, usize)>,
+    /// The lesson, step and (in the browser) revealed answer last
+    /// presented ([`App::present_step`]).
+    pub presented: Option<(String, usize, Option<String>)>,
 }
 
 impl LessonPanel {
@@ -149,20 +150,25 @@ impl App {
 
     /// Starts `lesson` at its first step, opens the panel and measures it.
     pub(super) fn start_lesson(&mut self, lesson: Lesson) {
+        self.start_lesson_at(lesson, 0);
+    }
+
+    /// Starts `lesson` at step `k` (0-based; its step count is the summary
+    /// page), opens the panel and measures it. Only step `k`'s notes are
+    /// presented, even when the same step of the same lesson was the last
+    /// one shown.
+    pub(super) fn start_lesson_at(&mut self, lesson: Lesson, k: usize) {
         self.stop_lesson();
-        let mut s = Session::new(lesson, LessonOptions::default());
-        let entered = s.enter(0, &self.budget);
-        self.lessons.session = Some(s);
-        // Its first step is presented even when it was the last one shown.
+        self.lessons.session = Some(Session::new(lesson, LessonOptions::default()));
         self.lessons.presented = None;
         self.view.show_lessons = true;
-        self.apply_entered(entered);
+        self.lesson_go_to(k);
         self.measure_lesson();
     }
 
     /// Shows step `k` of the lesson followed (clamped; its step count is
     /// the summary page).
-    pub(super) fn lesson_go_to(&mut self, k: usize) {
+    fn lesson_go_to(&mut self, k: usize) {
         let budget = self.budget;
         let entered = self.lessons.session.as_mut().and_then(|s| {
             // The summary page keeps the last step's settings: it is
@@ -210,9 +216,13 @@ impl App {
             Some(why) => format!("Lesson measurement {why}; its numbers stay pending."),
             None => "Lesson measured: every step's numbers are in.".to_string(),
         };
-        // The step shown gets its sweep (for the sweep window) now.
-        let entered = s.enter(s.step(), &budget);
-        self.apply_entered(entered);
+        // The step shown gets its sweep (for the sweep window) now; the
+        // scene keeps what runs (flags given with the lesson, changes made
+        // while it measured).
+        let sweep = s.enter(s.step(), &budget).and_then(|e| e.sweep);
+        if let Some(sw) = sweep {
+            self.show_step_sweep(sw);
+        }
         self.toast(message);
         self.refresh_lesson();
     }
@@ -229,10 +239,15 @@ impl App {
         self.add_notices(e.notices);
         self.settings = e.settings;
         if let Some(sw) = e.sweep {
-            self.sweep.run = Some(sw);
-            self.sweep.kept = true;
-            self.stats.sweep.clone_from(&self.sweep.run);
+            self.show_step_sweep(sw);
         }
+    }
+
+    /// Puts a lesson step's finished sweep in the sweep window.
+    fn show_step_sweep(&mut self, sw: CellSweep) {
+        self.sweep.run = Some(sw);
+        self.sweep.kept = true;
+        self.stats.sweep.clone_from(&self.sweep.run);
     }
 
     /// The panel's page from the session.

@@ -380,10 +380,7 @@ impl App {
         flags: &Scenario,
     ) {
         let before = self.settings.clone();
-        self.start_lesson(lesson);
-        if let Some(n) = step.filter(|&n| n > 1) {
-            self.lesson_go_to(n - 1);
-        }
+        self.start_lesson_at(lesson, step.map_or(0, |n| n.saturating_sub(1)));
         flags.apply_named(&mut self.settings);
         changes::apply_view(&flags.view, &mut self.view);
         self.settle(&before);

@@ -145,7 +145,15 @@ impl App {
             }
             return;
         };
-        let key = (page.title.clone(), page.step);
+        // The browser's presenter view shows the answer once revealed, so
+        // a reveal (or its measurement arriving) presents the step again
+        // there; the terminal prints each step once.
+        let reveal = page
+            .predict
+            .as_ref()
+            .and_then(|q| q.reveal.clone())
+            .filter(|_| crate::browser::IN_BROWSER);
+        let key = (page.title.clone(), page.step, reveal);
         if !again && self.lessons.presented.as_ref() == Some(&key) {
             return;
         }
@@ -177,7 +185,9 @@ impl App {
             out += &format!("   predict: {}\n", q.question);
         }
         if !page.notes.is_empty() {
-            out += &format!("   notes: {}\n", page.notes.trim());
+            // Every line of the notes under the first, indented alike.
+            let notes = page.notes.trim().lines().collect::<Vec<_>>();
+            out += &format!("   notes: {}\n", notes.join("\n          "));
         }
         if !page.next_title.is_empty() {
             out += &format!("   next: {}\n", page.next_title);
@@ -200,7 +210,8 @@ fn presenter_closed_json() -> String {
 }
 
 /// The presenter view's state as JSON: the lesson, the step's heading,
-/// its notes, the question, the next step's title.
+/// its notes, the question and (once revealed) its answer, the next
+/// step's title.
 fn presenter_json(page: &crate::lesson::session::LessonPage, heading: &str) -> String {
     serde_json::json!({
         "lesson": page.title,
@@ -209,6 +220,7 @@ fn presenter_json(page: &crate::lesson::session::LessonPage, heading: &str) -> S
         "heading": heading,
         "notes": page.notes,
         "question": page.predict.as_ref().map(|q| q.question.clone()),
+        "answer": page.predict.as_ref().and_then(|q| q.reveal.clone()),
         "next": page.next_title,
     })
     .to_string()

@@ -35,8 +35,10 @@
 //    panel's CSV;
 // 9. a browser started with --disable-webgl2 shows a message, no spinner;
 // 10. ?lesson=algorithms&step=2&units=5000 opens the lesson at step 2, F4
-//    copies a link with that state that reopens it; F3 opens the presenter
-//    view, which shows the step's notes and follows Page Down; ?embed=1
+//    (after the lesson's measurement) copies a link with that state that
+//    reopens it; F3 opens the presenter
+//    view, which shows the step's notes, its question and (revealed) its
+//    answer, and follows Page Down; ?embed=1
 //    opens; ?units=-5&nope=1 (section 6) names both in one notice and opens
 //    the default lab.
 // The module is served gzipped (Content-Encoding), as hosts do; the
@@ -569,6 +571,9 @@ try {
   check((await waitReady(page)) === null, '?lesson=algorithms&step=2&units=5000 got ready');
   lt = await waitLesson(page, (t) => /Step 2 of 3/.test(t));
   check(/Step 2 of 3: Uniform grid/.test(lt), `the link opens the lesson at step 2 (${JSON.stringify(lt.slice(0, 80))})`);
+  // The link's units outlive the lesson's measurement (which measures the
+  // steps as written, then leaves the scene as the link set it).
+  await waitLesson(page, (t) => !/Measuring the lesson/.test(t));
   await page.evaluate(() => navigator.clipboard.writeText(''));
   await pressOn(page, 'F4');
   await waitFrames(page, 5);
@@ -595,6 +600,9 @@ try {
     const revealed = await waitLesson(page, (t) => /Answer: /.test(t), 20_000).catch((e) => e.message);
     check(/Step 2 of 3/.test(revealed) && /Answer: /.test(revealed),
       `Page Down on a question reveals its answer and stays on step 2 (${JSON.stringify(revealed.slice(0, 160))})`);
+    await presenter.waitForFunction(() => /^Answer: /.test(document.getElementById('answer').textContent), { timeout: 20_000 }).catch(() => {});
+    const told = await presenter.evaluate(() => document.getElementById('answer').textContent);
+    check(/^Answer: measured /.test(told), `the presenter view shows the revealed answer (${JSON.stringify(told)})`);
     await pressOn(page, 'PageDown');
     await presenter.waitForFunction(() => /Step 3 of 3/i.test(document.getElementById('heading').textContent), { timeout: 20_000 }).catch(() => {});
     const after = await presenter.evaluate(() => document.getElementById('heading').textContent);

@@ -583,3 +583,45 @@ fn a_1024x768_window_shows_the_panel_and_the_world_beside_it() {
         "the panel seems missing ({panel_grey} grey pixels)"
     );
 }
+
+/// `--lesson NAME --step N` opens at step N: the terminal gets that step's
+/// presenter notes, with every line of them indented under the first, and
+/// no other step's.
+#[test]
+fn a_lesson_opened_at_a_step_prints_only_that_steps_notes() {
+    let path = out_dir().join("lesson_step.png");
+    let Some(out) = run_gui(&[
+        "--lesson",
+        "algorithms",
+        "--step",
+        "2",
+        "--screenshot",
+        path.to_str().unwrap(),
+        "--frames",
+        "2",
+    ]) else {
+        return;
+    };
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("— step 2 of 3: Uniform grid"), "{said}");
+    assert!(!said.contains("step 1 of 3"), "{said}");
+    assert!(
+        said.contains("   predict: The naive scan's query time divided by the grid's"),
+        "{said}"
+    );
+    let notes: Vec<&str> = said
+        .lines()
+        .skip_while(|l| !l.starts_with("   notes: "))
+        .take_while(|l| !l.starts_with("   next: "))
+        .collect();
+    assert!(notes.len() >= 2, "{said}");
+    assert!(
+        notes[1..].iter().all(|l| l.starts_with("          ")),
+        "{notes:?}"
+    );
+}
