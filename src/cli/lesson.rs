@@ -28,7 +28,7 @@ pub(crate) fn run(a: LessonArgs) -> ExitCode {
     let mut run = start(lesson, &a, machine);
     print_questions(&run);
     measure_with_progress(&mut run);
-    if let Err(code) = print_steps(&run, a.format == TableFormat::Md, machine) {
+    if let Err(code) = print_steps(&run, a.format == TableFormat::Md, a.notes, machine) {
         return code;
     }
     // The table comes first: a chart that fails to write loses no numbers.
@@ -155,12 +155,12 @@ fn measure_with_progress(run: &mut LessonRun) {
 }
 
 /// Prints each step's text (as Markdown after the head on stdout when `md`,
-/// else plain on stderr) and a line on stderr saying whether it was
-/// measured.
+/// else plain on stderr), with its presenter notes when `notes`, and a line
+/// on stderr saying whether it was measured.
 ///
 /// # Errors
 /// The exit status of a failed write (see [`output::print`]).
-fn print_steps(run: &LessonRun, md: bool, machine: &Machine) -> Result<(), ExitCode> {
+fn print_steps(run: &LessonRun, md: bool, notes: bool, machine: &Machine) -> Result<(), ExitCode> {
     if md {
         output::print(&export::markdown_head(run, machine)).map_err(ExitCode::from)?;
     }
@@ -168,12 +168,23 @@ fn print_steps(run: &LessonRun, md: bool, machine: &Machine) -> Result<(), ExitC
         let step = run.step(k);
         if md {
             output::print(&export::markdown_step(run, k)).map_err(ExitCode::from)?;
+            if notes {
+                output::print(&export::markdown_notes(run, k)).map_err(ExitCode::from)?;
+            }
         } else {
             if let (Some(p), Some(answer)) = (&step.predict, run.answer(k)) {
                 let _ = writeln!(std::io::stderr(), "    Predict: {}", p.question);
                 let _ = writeln!(std::io::stderr(), "    Answer: {}", p.reveal(None, &answer));
             }
             let _ = writeln!(std::io::stderr(), "    {}", plain(&run.text(k)));
+            if notes && !step.notes.trim().is_empty() {
+                let lines: Vec<&str> = step.notes.trim().lines().collect();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "    Notes: {}",
+                    lines.join("\n           ")
+                );
+            }
         }
         let _ = writeln!(
             std::io::stderr(),

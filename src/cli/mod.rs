@@ -73,6 +73,9 @@ pub(crate) struct LessonArgs {
     /// Also write the lesson's chart to FILE.svg or FILE.png (1920x1080): its steps' bars with their rounds' range, or its sweeps' curves; titled, with the machine, date and settings in the caption.
     #[arg(long, value_name = "FILE")]
     pub(crate) chart: Option<PathBuf>,
+    /// Also print each step's presenter notes (a crib sheet for whoever presents, with the measured answers to its questions): in the Markdown as a quote under the step, in the plain text formats on stderr.
+    #[arg(long)]
+    pub(crate) notes: bool,
     /// The chart's value axis: auto (log when the values span more than 20x), log or linear.
     #[arg(long = "chart-scale", value_enum, default_value_t = ChartScale::Auto)]
     pub(crate) chart_scale: ChartScale,

@@ -108,9 +108,10 @@ pub(crate) fn parse_speed(s: &str) -> Result<f32, String> {
 pub(crate) fn parse_step(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(n) if (1..=spatial_query_lab::lesson::file::MAX_STEPS + 1).contains(&n) => Ok(n),
+        // The lesson's own count is checked once it is loaded.
         _ => Err(format!(
-            "must be a step number from 1 to {}, got \"{s}\"",
-            spatial_query_lab::lesson::file::MAX_STEPS + 1
+            "must be a step number: 1 for the first step (a lesson has at most {} steps and its summary), got \"{s}\"",
+            spatial_query_lab::lesson::file::MAX_STEPS
         )),
     }
 }

@@ -58,6 +58,18 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
     s
 }
 
+/// Step `k`'s presenter notes as a Markdown quote ("> **Presenter
+/// notes:** …", every line quoted), for a presenter's crib sheet; empty
+/// when the step has none. Allocates.
+pub fn markdown_notes(run: &LessonRun, k: usize) -> String {
+    let notes = run.step(k).notes.trim();
+    if notes.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = notes.lines().map(|l| format!("> {}", l.trim())).collect();
+    format!("> **Presenter notes:**\n{}\n\n", quoted.join("\n>\n"))
+}
+
 /// The end of the Markdown document: the filled conclusion and the table
 /// (the compare panel's, [`crate::measure::compare::Comparison::table_markdown`];
 /// the machine is named once, in [`markdown_head`]).

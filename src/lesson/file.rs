@@ -138,6 +138,25 @@ struct RawPredict {
     choices: Option<Spanned<Vec<f64>>>,
 }
 
+/// `err` (a TOML error at `span` of `text`) with its field named
+/// `predict.FIELD` when the error lies inside a step's `predict = { ... }`
+/// table, as the checks after parsing name them.
+fn in_predict(mut err: LessonError, text: &str, span: Option<Range<usize>>) -> LessonError {
+    let inside = span.is_some_and(|s| {
+        let at = s.start.min(text.len());
+        let Some(line) = text.get(text[..at].rfind('\n').map_or(0, |i| i + 1)..at) else {
+            return false;
+        };
+        line.trim_start()
+            .strip_prefix("predict")
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+    });
+    if let Some(f) = err.field.as_mut().filter(|f| inside && *f != "predict") {
+        *f = format!("predict.{f}");
+    }
+    err
+}
+
 impl Lesson {
     /// Reads and validates the lesson at `path` ([`Lesson::parse`]).
     ///
@@ -160,7 +179,8 @@ impl Lesson {
     /// or a placeholder that names no metric or no earlier step.
     pub fn parse(text: &str, file: &str, stem: &str) -> Result<Lesson, LessonError> {
         let src = Source { text, file };
-        let raw: RawLesson = toml::from_str(text).map_err(|e| de_error(&e, text, file, &FIELDS))?;
+        let raw: RawLesson = toml::from_str(text)
+            .map_err(|e| in_predict(de_error(&e, text, file, &FIELDS), text, e.span()))?;
         let frames = src.whole("frames", &raw.frames, (1, 1000), DEFAULT_FRAMES)?;
         let settle = src.whole("settle", &raw.settle, (0, 100), DEFAULT_SETTLE)?;
         let rounds = src.whole("rounds", &raw.rounds, (1, 50), DEFAULT_ROUNDS)?;
@@ -379,6 +399,7 @@ impl Source<'_> {
             let span = match field {
                 "question" => Some(p.question.span()),
                 "choices" => p.choices.as_ref().map(Spanned::span),
+                "unit" => p.unit.as_ref().map(Spanned::span),
                 _ => Some(p.answer.span()),
             };
             self.error(span, &format!("predict.{field}"), message)

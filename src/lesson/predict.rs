@@ -107,6 +107,12 @@ impl Predict {
         if question.trim().is_empty() {
             return Err(("question", "the question is empty".to_string()));
         }
+        if answer.contains(['(', '?']) || answer.trim_start().starts_with("{if") {
+            return Err((
+                "answer",
+                format!("{answer}: an answer is one metric or the ratio of two; verdict(...) and {{if ...}} belong in the step's text"),
+            ));
+        }
         let body = answer
             .trim()
             .strip_prefix('{')
@@ -134,6 +140,26 @@ impl Predict {
                 "answer",
                 format!("{answer}: an answer is a number; that metric is words"),
             ));
+        }
+        if let Some(b) = &b {
+            if a == *b {
+                return Err((
+                    "answer",
+                    format!("{answer}: a metric over itself is always 1"),
+                ));
+            }
+            if a.kind() != b.kind() {
+                return Err((
+                    "answer",
+                    format!("{answer}: a ratio compares like with like; these two metrics are measured in different units"),
+                ));
+            }
+            if !matches!(unit.trim(), "" | "x") {
+                return Err((
+                    "unit",
+                    format!("a ratio's unit is \"x\" (or none), got \"{}\"", unit.trim()),
+                ));
+            }
         }
         if !choices.is_empty() {
             let ratio = b.is_some();

@@ -562,3 +562,61 @@ fn the_query_time_is_pending_then_measured() {
     let run = LessonRun::new(parse(&text).unwrap(), LessonOptions::default());
     assert_eq!(run.query_time(0), None);
 }
+
+/// Every kind of bad `predict`: one line naming the file, the line and the
+/// field as `predict.FIELD`, TOML's own errors inside the table too.
+#[test]
+fn bad_predictions_name_the_predict_field() {
+    let lesson = |predict: &str| {
+        format!(
+            "title = \"t\"\n[[steps]]\nid = \"a\"\ntitle = \"A\"\ntext = \"x\"\n[[steps]]\nid = \"b\"\ntitle = \"B\"\ntext = \"y\"\npredict = {predict}\n"
+        )
+    };
+    let cases = [
+        (
+            r#"{ questio = "q", answer = "{a.query_ms / b.query_ms}" }"#,
+            "l.toml:10: predict.questio: unknown field `questio`",
+        ),
+        (
+            r#"{ question = "q", answer = "{a.query_ms / b.query_ms}", choices = ["two", "four"] }"#,
+            "l.toml:10: predict.choices: must be a list of 2 to 8 numbers",
+        ),
+        (
+            r#"{ question = "q", answer = "{a.query_ms / b.candidates_per_unit}" }"#,
+            "l.toml:10: predict.answer: {a.query_ms / b.candidates_per_unit}: a ratio compares like with like",
+        ),
+        (
+            r#"{ question = "q", answer = "{b.query_ms / b.query_ms}" }"#,
+            "l.toml:10: predict.answer: {b.query_ms / b.query_ms}: a metric over itself is always 1",
+        ),
+        (
+            r#"{ question = "q", answer = "{a.query_ms / b.query_ms}", unit = "ms" }"#,
+            "l.toml:10: predict.unit: a ratio's unit is \"x\" (or none), got \"ms\"",
+        ),
+        (
+            r#"{ question = "q", answer = "{verdict(a.query_ms, b.query_ms)}" }"#,
+            "l.toml:10: predict.answer: {verdict(a.query_ms, b.query_ms)}: an answer is one metric or the ratio of two; verdict(...)",
+        ),
+        (
+            r#"{ question = "q", answer = "{a.nope / b.query_ms}" }"#,
+            "l.toml:10: predict.answer: {a.nope / b.query_ms}: \"nope\" is not a metric",
+        ),
+        (
+            r#"{ question = "q", answer = "{a.query_ms / b.query_ms}", choices = [2] }"#,
+            "l.toml:10: predict.choices: give from 2 to 8 numbers",
+        ),
+    ];
+    for (predict, want) in cases {
+        let text = lesson(predict);
+        let e = parse(&text).expect_err(&text).to_string();
+        assert!(e.starts_with(want), "{predict}\ngot:  {e}\nwant: {want}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // The same metric of two steps, or a count over a count, is a ratio.
+    for ok in [
+        r#"{ question = "q", answer = "{a.query_ms / b.query_ms}", unit = "x" }"#,
+        r#"{ question = "q", answer = "{a.candidates / b.neighbors}" }"#,
+    ] {
+        parse(&lesson(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+}

@@ -63,6 +63,18 @@ pub struct LessonPanel {
     pub error: Option<String>,
 }
 
+impl LessonPanel {
+    /// True while the step shown asks a question not answered yet: the
+    /// overlay then hides the numbers that would answer it (the timings,
+    /// the step's sweep).
+    pub fn asking(&self) -> bool {
+        self.page
+            .as_ref()
+            .and_then(|p| p.predict.as_ref())
+            .is_some_and(|q| q.guess.is_none())
+    }
+}
+
 /// The "Lessons" button for the overlay's first row (key F2).
 pub fn button(ui: &mut egui::Ui, open: &mut bool) {
     ui.toggle_value(open, "Lessons")

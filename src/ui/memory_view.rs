@@ -195,6 +195,14 @@ fn geometry_row(ui: &mut egui::Ui, geometry: &mut Geometry) {
         ui.selectable_value(geometry, Geometry::Classroom, "classroom")
             .on_hover_text("L1d 32 KiB 8-way, L2 512 KiB 8-way, last level 8 MiB 16-way, 64-byte lines: the same counts on every machine of a class (--cache-model classroom).");
     });
+    if geometry.falls_back() {
+        ui.label(
+            egui::RichText::new(
+                "This machine reports no caches here (the browser): the classroom's are modeled.",
+            )
+            .weak(),
+        );
+    }
 }
 
 /// The cache model's counts per query, labeled modeled, or "pending".

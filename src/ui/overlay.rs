@@ -258,7 +258,8 @@ impl Overlay {
         super::ui_scale::shortcuts(ctx, &mut view.ui_scale);
         if view.show_overlay {
             act.panel = self.panel(ctx, settings, view, stats, &mut act);
-            if let Some(sw) = &stats.sweep {
+            // The step's sweep waits while its question is open.
+            if let Some(sw) = stats.sweep.as_ref().filter(|_| !stats.lessons.asking()) {
                 let place = (view.show_lessons && !places.memory_open).then_some(places.upper);
                 let asked = sweep::window(ctx, sw, settings.cell_size, place);
                 act.actions.extend(asked.map(OverlayAction::Sweep));
@@ -388,6 +389,14 @@ impl Overlay {
                         vertex_data::vertex_rows(ui, view, stats);
                     }
                     Section::Scene => scene(ui, units_edit, s, stats, act),
+                    Section::Timings if stats.lessons.asking() => {
+                        ui.label(
+                            egui::RichText::new(
+                                "Hidden while the lesson's question is open, so that the numbers do not answer it: answer it, or press Page Down.",
+                            )
+                            .color(super::predict::ASK),
+                        );
+                    }
                     Section::Timings => {
                         timings::headline(ui, s, stats);
                         timings::timing_graph(ui, stats);

@@ -14,7 +14,7 @@ use crate::lesson::predict::parse_guess;
 use crate::lesson::session::{PredictLine, PredictPage};
 
 /// Color of the question's frame and heading.
-const ASK: egui::Color32 = egui::Color32::from_rgb(240, 200, 90);
+pub const ASK: egui::Color32 = egui::Color32::from_rgb(240, 200, 90);
 
 /// The prediction of step `step` (0-based): the question and, until it is
 /// answered, the field or choices and "Show the answer"; then the reveal.

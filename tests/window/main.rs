@@ -8,3 +8,4 @@ mod compare_panel;
 mod gui_smoke;
 mod lesson_panel;
 mod overlay;
+mod predict_overlay;

@@ -732,6 +732,7 @@ fn model_metric(m: &Modeled, metric: &str) -> Value {
                 .map(|(l, name)| format!("{name} {} {}-way", size(l.bytes as u64), l.ways))
                 .collect();
             let whose = match m.geometry {
+                g if g.falls_back() => "the classroom caches (this machine reports none)",
                 Geometry::Machine => "this machine's caches",
                 Geometry::Classroom => "the classroom caches",
             };

@@ -102,6 +102,14 @@ impl Geometry {
             machine
         }
     }
+
+    /// True when the levels modeled are not the ones this geometry names:
+    /// `Machine` on a machine that reports no cache (the browser), which
+    /// models the classroom's ([`Geometry::levels`]). What shows the
+    /// geometry says so.
+    pub fn falls_back(self) -> bool {
+        self == Geometry::Machine && machine_levels(crate::machine::Machine::current()).is_empty()
+    }
 }
 
 /// This machine's L1d, L2 and L3 as model levels: each level's size, ways
