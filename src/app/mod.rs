@@ -41,6 +41,7 @@ mod lesson;
 mod picture;
 pub mod pointer;
 mod presentation;
+mod presenter;
 mod quiet;
 pub mod render_bench;
 pub mod selection;
