@@ -55,9 +55,25 @@ fn manifest() -> &'static str {
 }
 
 fn run(what: &str, mut cmd: Command) -> String {
-    let out = cmd
+    let mut out = cmd
         .output()
         .unwrap_or_else(|e| panic!("{what}: cannot run cargo: {e}"));
+    // Node itself, not the module, sometimes dies of a segmentation fault
+    // on its way out after every test passed (seen once in a loaded CI run
+    // here, then not in six runs of the same module): that is the test bed,
+    // so such a run is tried again, twice at most. A test that fails, or a
+    // trap in the module (exit 101), is never retried.
+    for _ in 0..2 {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let node_crashed = stderr.contains("`node ") && stderr.contains("SIGSEGV");
+        if out.status.success() || !node_crashed {
+            break;
+        }
+        eprintln!("{what}: node crashed (SIGSEGV) outside the tests; running again");
+        out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("{what}: cannot run cargo: {e}"));
+    }
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
