@@ -437,19 +437,6 @@ text = "Grid: {verdict(grid.query_ms, naive.query_ms)}."
     );
     let (_, out, _) = run(&["lesson", good.to_str().unwrap()]);
     assert!(!out.contains("Presenter notes"), "only with --notes: {out}");
-    // A crib sheet: the notes quoted under their step.
-    let (code, out, _) = run(&["lesson", good.to_str().unwrap(), "--notes"]);
-    assert_eq!(code, 0);
-    let naive = out.find("## 1. Naive").unwrap_or_else(|| panic!("{out}"));
-    let notes = out
-        .find("> **Presenter notes:**\n> Point at the counter.")
-        .unwrap_or_else(|| panic!("{out}"));
-    assert!(
-        naive < notes && notes < out.find("## 2. Grid").unwrap(),
-        "{out}"
-    );
-    let (_, out, _) = run(&["lesson", good.to_str().unwrap()]);
-    assert!(!out.contains("Presenter notes"), "only with --notes: {out}");
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, text.replace("grid.query_ms}", "grid.nope}")).unwrap();
     let (code, _, err) = run(&["lesson", bad.to_str().unwrap()]);
