@@ -160,6 +160,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         s += &format!("{k} fused kernel {:.3} ns per candidate test; ", c * 1e9);
     }
     s.truncate(s.trim_end_matches("; ").len());
+    let mut floors = Vec::new();
     s += ".\n\n| units | reorder | pass | kernel | threads | phase | MB moved | memory limit ms | compute limit ms | measured ms | % of limit |\n|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|\n";
     for r in sorted {
         let b = bw
@@ -173,6 +174,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         let bytes = phase_bytes(r.pass, r.units as u64, r.neighbors);
         let ms = r.ms();
         let measured = [ms.move_, ms.rebuild, ms.query, ms.apply];
+        floors.push(FrameFloor::of(r, &bytes, b));
         for (k, name) in ["move", "rebuild", "query", "apply"].iter().enumerate() {
             let mem_ms = bytes[k] / b * 1e3;
             let compute_ms = if k == 2 {
@@ -204,7 +206,69 @@ pub fn table(rows: &[BenchRow]) -> String {
             );
         }
     }
+    s += "\nThe frame against its memory floor (every phase's bytes above at the copy bandwidth of its thread count):\n\n";
+    for f in &floors {
+        s += &f.sentence();
+        s.push('\n');
+    }
     s
+}
+
+/// A measured frame against its memory floor: the bytes of its four phases
+/// ([`phase_bytes`], summed) at the copy bandwidth measured for its thread
+/// count ([`bandwidth`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameFloor {
+    /// The row's label (units, order, layout, pass, strategy, kernel, threads).
+    pub label: String,
+    /// Bytes the frame's phases must move, summed.
+    pub bytes: f64,
+    /// Copy bandwidth used, bytes per second.
+    pub bandwidth: f64,
+    /// The measured frame (median total of the row), milliseconds.
+    pub measured_ms: f64,
+}
+
+impl FrameFloor {
+    /// The floor of row `r` whose phases move `bytes` (as [`phase_bytes`]
+    /// returns them) at `bandwidth` bytes per second.
+    pub fn of(r: &BenchRow, bytes: &[f64; 4], bandwidth: f64) -> FrameFloor {
+        FrameFloor {
+            label: r.label.clone(),
+            bytes: bytes.iter().sum(),
+            bandwidth,
+            measured_ms: r.ms().total,
+        }
+    }
+
+    /// The floor, milliseconds: bytes / bandwidth.
+    pub fn floor_ms(&self) -> f64 {
+        self.bytes / self.bandwidth * 1e3
+    }
+
+    /// The measured frame as a multiple of the floor (`None` when the
+    /// floor is 0 or not finite, e.g. no unit).
+    pub fn multiple(&self) -> Option<f64> {
+        let f = self.floor_ms();
+        (f > 0.0 && f.is_finite() && self.measured_ms.is_finite()).then(|| self.measured_ms / f)
+    }
+
+    /// One line: "- LABEL: frame 26.13 ms, 5.0x this machine's memory
+    /// floor (212.0 MB at 40.4 GB/s = 5.25 ms)".
+    pub fn sentence(&self) -> String {
+        let multiple = match self.multiple() {
+            Some(m) => format!("{m:.1}x this machine's memory floor"),
+            None => "no memory floor (nothing to move)".to_string(),
+        };
+        format!(
+            "- {}: frame {:.2} ms, {multiple} ({:.1} MB at {:.1} GB/s = {:.2} ms)",
+            self.label,
+            self.measured_ms,
+            self.bytes / 1e6,
+            self.bandwidth / 1e9,
+            self.floor_ms()
+        )
+    }
 }
 
 #[cfg(test)]
@@ -221,6 +285,28 @@ mod tests {
         for k in 0..4 {
             assert_eq!(f2[k], 2.0 * f[k], "phase {k}");
         }
+    }
+
+    #[test]
+    fn the_frame_floor_is_the_phases_bytes_at_the_bandwidth() {
+        let bytes = phase_bytes(Pass::Fused, 1_000_000, 16_000_000);
+        let f = FrameFloor {
+            label: "1,000,000 units".to_string(),
+            bytes: bytes.iter().sum(),
+            bandwidth: 20e9,
+            measured_ms: 31.8,
+        };
+        // 32 + 49 + 49 + 82 MB per million units (the model's docs).
+        assert_eq!(f.bytes, 212e6);
+        assert!((f.floor_ms() - 10.6).abs() < 1e-9, "{}", f.floor_ms());
+        assert!((f.multiple().unwrap() - 3.0).abs() < 1e-9);
+        assert_eq!(
+            f.sentence(),
+            "- 1,000,000 units: frame 31.80 ms, 3.0x this machine's memory floor (212.0 MB at 20.0 GB/s = 10.60 ms)"
+        );
+        let empty = FrameFloor { bytes: 0.0, ..f };
+        assert_eq!(empty.multiple(), None);
+        assert!(empty.sentence().contains("no memory floor"), "{}", empty.sentence());
     }
 
     #[test]
