@@ -306,7 +306,11 @@ mod tests {
         );
         let empty = FrameFloor { bytes: 0.0, ..f };
         assert_eq!(empty.multiple(), None);
-        assert!(empty.sentence().contains("no memory floor"), "{}", empty.sentence());
+        assert!(
+            empty.sentence().contains("no memory floor"),
+            "{}",
+            empty.sentence()
+        );
     }
 
     #[test]
