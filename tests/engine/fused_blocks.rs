@@ -248,3 +248,41 @@ fn simulation_is_bit_identical_across_strategies_at_wide_and_fractional_cells() 
         }
     }
 }
+
+/// The fused pass writes every slot of its reused result buffers (they are
+/// not cleared between frames): a pass that finds nothing after one that
+/// found neighbors leaves only zeros, resident or not.
+#[test]
+fn a_pass_after_another_leaves_no_stale_aggregates() {
+    let (n, l, r) = (500, 20.0f32, 2.0f32);
+    let (x, z) = points(n, l, false, 5);
+    let teams: Vec<u8> = (0..n).map(team_of).collect();
+    for &k in &kernels() {
+        for t in [1, 2] {
+            let mut grid = SortedGrid::default();
+            let mut res = NearResults::default();
+            let (mut xr, mut zr) = (x.clone(), z.clone());
+            run_in(t, || {
+                grid.rebuild_tagged(Points::new(&x, &z), Some(&teams), r);
+                let found = grid.near_all(Points::new(&x, &z), r, k, &mut res);
+                assert!(found.neighbors > 0);
+                let none = grid.near_all(Points::new(&x, &z), f32::NAN, k, &mut res);
+                assert_eq!(none.neighbors, 0);
+                assert!(
+                    res.near.iter().all(|a| *a == Near::default()),
+                    "{k}, {t} threads"
+                );
+                grid.rebuild_resident(&mut xr, &mut zr, &teams, r)
+                    .expect("resident");
+                for _ in 0..2 {
+                    grid.near_all(Points::new(&xr, &zr), r, k, &mut res);
+                }
+                grid.near_all(Points::new(&xr, &zr), f32::NAN, k, &mut res);
+                assert!(
+                    res.near.iter().all(|a| *a == Near::default()),
+                    "{k}, {t} threads, resident"
+                );
+            });
+        }
+    }
+}
