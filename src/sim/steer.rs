@@ -151,7 +151,11 @@ pub fn apply<L: UnitLayout>(
             if let Some((vx, vz, danger, enemies)) = l.motion_columns() {
                 // SoA: steer every unit in place, in parallel, one pass.
                 let steer_in_place = |((((vx, vz), danger), enemies), near): SteerChunk<'_>| {
-                    for k in 0..near.len() {
+                    // Equal lengths up front: no bounds check per unit.
+                    let n = near.len();
+                    let (vx, vz, danger, enemies) =
+                        (&mut vx[..n], &mut vz[..n], &mut danger[..n], &mut enemies[..n]);
+                    for k in 0..n {
                         let s = steer_of(&near[k], (vx[k], vz[k], danger[k]), gain, dt);
                         (vx[k], vz[k], danger[k], enemies[k]) = (s.vx, s.vz, s.danger, s.enemies);
                     }
