@@ -153,8 +153,12 @@ pub fn apply<L: UnitLayout>(
                 let steer_in_place = |((((vx, vz), danger), enemies), near): SteerChunk<'_>| {
                     // Equal lengths up front: no bounds check per unit.
                     let n = near.len();
-                    let (vx, vz, danger, enemies) =
-                        (&mut vx[..n], &mut vz[..n], &mut danger[..n], &mut enemies[..n]);
+                    let (vx, vz, danger, enemies) = (
+                        &mut vx[..n],
+                        &mut vz[..n],
+                        &mut danger[..n],
+                        &mut enemies[..n],
+                    );
                     for k in 0..n {
                         let s = steer_of(&near[k], (vx[k], vz[k], danger[k]), gain, dt);
                         (vx[k], vz[k], danger[k], enemies[k]) = (s.vx, s.vz, s.danger, s.enemies);
