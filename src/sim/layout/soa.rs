@@ -382,7 +382,10 @@ mod tests {
         let id: Vec<u32> = (0..n as u32).map(|k| k * 7 + 1).collect();
         let enemies: Vec<u16> = (0..n as u16).map(|k| k * 3).collect();
         let team: Vec<u8> = (0..n).map(|k| (k % 5) as u8).collect();
-        let want = |v: &[f32]| perm.iter().map(|&k| v[k as usize]).collect::<Vec<_>>();
+        fn want<T: Copy>(perm: &[u32], v: &[T]) -> Vec<T> {
+            perm.iter().map(|&k| v[k as usize]).collect()
+        }
+        let minus: Vec<f32> = vx.iter().map(|v| -v).collect();
         // One thread runs without rayon (wasm32-wasip1 has no threads).
         let counts: &[usize] = if cfg!(target_arch = "wasm32") {
             &[1]
@@ -390,7 +393,7 @@ mod tests {
             &[1, 3]
         };
         for &threads in counts {
-            let (mut a, mut b, mut c) = (vx.clone(), vx.iter().map(|v| -v).collect(), vx.clone());
+            let (mut a, mut b, mut c) = (vx.clone(), minus.clone(), vx.clone());
             let (mut i, mut e, mut t) = (id.clone(), enemies.clone(), team.clone());
             let mut scratch = Units::default();
             let mut run = || {
@@ -406,20 +409,12 @@ mod tests {
             } else {
                 run();
             }
-            assert_eq!(a, want(&vx), "{threads} thread(s)");
-            assert_eq!(b, want(&vx.iter().map(|v| -v).collect::<Vec<_>>()));
-            assert_eq!(c, want(&vx));
-            assert_eq!(i, perm.iter().map(|&k| id[k as usize]).collect::<Vec<_>>());
-            assert_eq!(
-                e,
-                perm.iter()
-                    .map(|&k| enemies[k as usize])
-                    .collect::<Vec<_>>()
-            );
-            assert_eq!(
-                t,
-                perm.iter().map(|&k| team[k as usize]).collect::<Vec<_>>()
-            );
+            assert_eq!(a, want(&perm, &vx), "{threads} thread(s)");
+            assert_eq!(b, want(&perm, &minus));
+            assert_eq!(c, want(&perm, &vx));
+            assert_eq!(i, want(&perm, &id));
+            assert_eq!(e, want(&perm, &enemies));
+            assert_eq!(t, want(&perm, &team));
         }
     }
 }
