@@ -35,6 +35,7 @@ mod settings;
 mod sliced;
 pub mod spawn;
 mod steer;
+mod steer_kernel;
 mod step;
 
 use rand::SeedableRng;

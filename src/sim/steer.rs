@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use super::steer_kernel::{steer_columns, steer_of};
 use super::{Steer, UnitLayout, STANDARD_SPEED};
 use crate::spatial::{fixed, pool_threads, ChunkResults, Near, QueryResults};
 
@@ -26,35 +27,6 @@ pub enum Found<'a> {
     Lists(&'a QueryResults),
     /// One [`Near`] per unit (the fused pass).
     Near(&'a [Near]),
-}
-
-/// The steering of one unit from its neighbor aggregates: see [`apply`].
-/// `gain` = `separation * dt * STANDARD_SPEED / r / 64`.
-#[inline]
-fn steer_of(near: &Near, (vx0, vz0, danger): (f32, f32, f32), gain: f32, dt: f32) -> Steer {
-    // The push away from the neighbors: sum_j (p_i - p_j) = -(offset sums).
-    let (sx, sz) = (-near.sx, -near.sz);
-    let (mut vx, mut vz) = (vx0, vz0);
-    if sx != 0 || sz != 0 {
-        let nvx = vx + sx as f32 * gain;
-        let nvz = vz + sz as f32 * gain;
-        let len = (nvx * nvx + nvz * nvz).sqrt();
-        if len > 1e-6 && len.is_finite() {
-            vx = nvx / len * STANDARD_SPEED;
-            vz = nvz / len * STANDARD_SPEED;
-        }
-    }
-    let friends = near.count - near.enemies;
-    Steer {
-        vx,
-        vz,
-        danger: if near.enemies > friends {
-            danger + dt
-        } else {
-            0.0
-        },
-        enemies: near.enemies.min(u16::MAX as u32) as u16,
-    }
 }
 
 /// Applies one frame's results: separation steering, enemy counts and
@@ -149,20 +121,10 @@ pub fn apply<L: UnitLayout>(
             }
             assert_eq!(near.len(), n, "one aggregate per unit");
             if let Some((vx, vz, danger, enemies)) = l.motion_columns() {
-                // SoA: steer every unit in place, in parallel, one pass.
+                // SoA: steer every unit in place, in parallel, one pass
+                // (vectorized: `steer_columns`).
                 let steer_in_place = |((((vx, vz), danger), enemies), near): SteerChunk<'_>| {
-                    // Equal lengths up front: no bounds check per unit.
-                    let n = near.len();
-                    let (vx, vz, danger, enemies) = (
-                        &mut vx[..n],
-                        &mut vz[..n],
-                        &mut danger[..n],
-                        &mut enemies[..n],
-                    );
-                    for k in 0..n {
-                        let s = steer_of(&near[k], (vx[k], vz[k], danger[k]), gain, dt);
-                        (vx[k], vz[k], danger[k], enemies[k]) = (s.vx, s.vz, s.danger, s.enemies);
-                    }
+                    steer_columns(near, (vx, vz, danger, enemies), gain, dt)
                 };
                 let c = STEER_CHUNK;
                 if pool_threads() > 1 {
