@@ -215,12 +215,9 @@ impl SortedGrid {
         std::mem::swap(&mut self.merge.old_start, &mut self.cell_start);
         let cells = self.geo.cells();
         self.cell_start.resize(cells + 1, 0);
-        shifted_starts(
-            &self.merge.old_start,
-            self.merge.left.iter().copied(),
-            self.merge.movers.iter().map(|&m| (m >> 32) as u32),
-            &mut self.cell_start,
-        );
+        let events = (&self.merge.left[..], &self.merge.movers[..]);
+        let parts = if threads > 1 { threads } else { 1 };
+        shifted_starts(&self.merge.old_start, events, &mut self.cell_start, parts);
         // The merge, by ranges of cells.
         self.x.resize(n, 0.0);
         self.z.resize(n, 0.0);
@@ -276,32 +273,68 @@ fn merge_detected(a: (Bounds, bool), b: (Bounds, bool)) -> (Bounds, bool) {
 
 /// Writes the cell starts after the movers into `new` (as long as `old`):
 /// `new[c]` = `old[c]` + the movers entering a cell before `c` − those
-/// leaving one, from the cells they leave (`left`) and enter (`entered`),
-/// each non-decreasing.
-fn shifted_starts(
+/// leaving one, from the cells they leave (`left`, non-decreasing) and the
+/// movers sorted by (cell, slot) (`movers`, see [`mover`]). The cells are
+/// split into `parts` ranges run on the pool's threads (`parts <= 1`: no
+/// rayon); each range starts from the shift of the events before it, found
+/// by binary search, so the result does not depend on `parts`.
+fn shifted_starts(old: &[u32], (left, movers): (&[u32], &[u64]), new: &mut [u32], parts: usize) {
+    let size = old.len().div_ceil(parts.max(1)).max(1);
+    let range = |(t, new): (usize, &mut [u32])| {
+        let c0 = t * size;
+        let c1 = c0 + new.len();
+        let l = left.partition_point(|&a| (a as usize) < c0)
+            ..left.partition_point(|&a| (a as usize) < c1);
+        let first = |c: usize| mover(c as u32, 0);
+        let e =
+            movers.partition_point(|&m| m < first(c0))..movers.partition_point(|&m| m < first(c1));
+        // Entered before c0 minus left before c0.
+        let shift = e.start as i64 - l.start as i64;
+        shift_range(
+            &old[c0..c1],
+            c0,
+            left[l].iter().copied(),
+            movers[e].iter().map(|&m| (m >> 32) as u32),
+            shift,
+            new,
+        );
+    };
+    if parts > 1 {
+        new.par_chunks_mut(size).enumerate().for_each(range);
+    } else {
+        new.chunks_mut(size).enumerate().for_each(range);
+    }
+}
+
+/// [`shifted_starts`] for the cells `c0..c0 + old.len()`: `old` and `new`
+/// are those cells' starts, `left` and `entered` the events in those cells
+/// (absolute cell numbers, each non-decreasing) and `shift` the net count
+/// of movers that entered minus those that left the cells before `c0`.
+fn shift_range(
     old: &[u32],
+    c0: usize,
     left: impl Iterator<Item = u32>,
     entered: impl Iterator<Item = u32>,
+    mut shift: i64,
     new: &mut [u32],
 ) {
     let (mut left, mut entered) = (left.peekable(), entered.peekable());
-    let mut shift = 0i64;
     let mut c = 0;
     while c < old.len() {
         // The next cell where the shift changes (it applies after it).
         let e = match (left.peek(), entered.peek()) {
-            (Some(&a), Some(&b)) => a.min(b) as usize,
-            (Some(&a), None) | (None, Some(&a)) => a as usize,
+            (Some(&a), Some(&b)) => a.min(b) as usize - c0,
+            (Some(&a), None) | (None, Some(&a)) => a as usize - c0,
             (None, None) => old.len() - 1,
         };
         let end = (e + 1).min(old.len());
         for (n, &o) in new[c..end].iter_mut().zip(&old[c..end]) {
             *n = (o as i64 + shift) as u32;
         }
-        while left.next_if(|&a| a as usize == e).is_some() {
+        while left.next_if(|&a| a as usize - c0 == e).is_some() {
             shift -= 1;
         }
-        while entered.next_if(|&b| b as usize == e).is_some() {
+        while entered.next_if(|&b| b as usize - c0 == e).is_some() {
             shift += 1;
         }
         c = end;
