@@ -243,18 +243,41 @@ pub unsafe fn fused<V: Lanes>(
                 1
             };
             let (qb, ob) = (&qs[i..i + q], &mut out[i..i + q]);
-            // Without an excluded id (`NO_EXCLUDE`, e.g. a caller that
-            // subtracts a query's own match itself) the id test is skipped.
-            let ids = qb.iter().any(|q| q.q.exclude != super::NO_EXCLUDE);
-            match (q, ids) {
-                (4, true) => fused_block::<V, 4, true>(cols, ranges, qb, ob),
-                (4, false) => fused_block::<V, 4, false>(cols, ranges, qb, ob),
-                (2, true) => fused_block::<V, 2, true>(cols, ranges, qb, ob),
-                (2, false) => fused_block::<V, 2, false>(cols, ranges, qb, ob),
-                (_, true) => fused_block::<V, 1, true>(cols, ranges, qb, ob),
-                (_, false) => fused_block::<V, 1, false>(cols, ranges, qb, ob),
+            match q {
+                4 => block_of::<V, 4>(cols, ranges, qb, ob),
+                2 => block_of::<V, 2>(cols, ranges, qb, ob),
+                _ => block_of::<V, 1>(cols, ranges, qb, ob),
             }
             i += q;
+        }
+    }
+}
+
+/// Runs [`fused_block`] for the `Q` queries `qs` in the form that fits
+/// them: without the id test when no query excludes an id (`NO_EXCLUDE`,
+/// e.g. a caller that subtracts a query's own match itself), and with raw
+/// position sums (`RAW`) when every query's `flush` is at least `V::N`
+/// vectors, which holds for every radius below about 2 million world units
+/// ([`FusedQuery::flush_for`]).
+///
+/// # Safety
+/// As for [`fused`], with `qs.len() == out.len() == Q`.
+#[inline(always)]
+unsafe fn block_of<V: Lanes, const Q: usize>(
+    cols: (&[f32], &[f32], &[u32], &[u32]),
+    ranges: &[(u32, u32)],
+    qs: &[FusedQuery],
+    out: &mut [Near],
+) {
+    let ids = qs.iter().any(|q| q.q.exclude != super::NO_EXCLUDE);
+    let raw = qs.iter().all(|q| q.flush as usize >= V::N);
+    // SAFETY: the caller's contract, unchanged.
+    unsafe {
+        match (ids, raw) {
+            (true, true) => fused_block::<V, Q, true, true>(cols, ranges, qs, out),
+            (true, false) => fused_block::<V, Q, true, false>(cols, ranges, qs, out),
+            (false, true) => fused_block::<V, Q, false, true>(cols, ranges, qs, out),
+            (false, false) => fused_block::<V, Q, false, false>(cols, ranges, qs, out),
         }
     }
 }
@@ -265,10 +288,19 @@ pub unsafe fn fused<V: Lanes>(
 /// `IDS` false the entries' ids are neither loaded nor tested (every query's
 /// `exclude` is [`super::NO_EXCLUDE`], which no entry can match).
 ///
+/// With `RAW` the offset lanes sum the entries' own fixed-point positions,
+/// not their offsets from the query, which saves two subtractions per
+/// query and vector; [`drain_raw`] then takes `count * fixed(center)` off
+/// the lanes' total. The lanes wrap, but every sum is exact modulo 2^32,
+/// and the true total of one drain fits an i32 when the drains come every
+/// `flush / N` vectors (at most `N * (flush / N)` neighbors, each offset
+/// within the per-neighbor bound of [`FusedQuery::flush_for`]), so the
+/// wrapped total is the true one. Requires every `flush >= N`.
+///
 /// # Safety
 /// As for [`fused`].
 #[inline(always)]
-unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
+unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool>(
     (x, z, ids, team): (&[f32], &[f32], &[u32], &[u32]),
     ranges: &[(u32, u32)],
     qs: &[FusedQuery],
@@ -289,6 +321,11 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
             .min()
             .unwrap_or(1)
             .min(tally_steps::<V>());
+        let flush = if RAW {
+            (flush / V::N as u32).max(1)
+        } else {
+            flush
+        };
         let cx: [V::F; Q] = std::array::from_fn(|j| V::splat_f(qs[j].q.cx));
         let cz: [V::F; Q] = std::array::from_fn(|j| V::splat_f(qs[j].q.cz));
         let ex: [V::I; Q] = std::array::from_fn(|j| V::splat_i(qs[j].q.exclude as i32));
@@ -331,33 +368,49 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool>(
                 let foe = V::andnot(V::eq_i(tv, tq[j]), keep);
                 // +1 in the neighbor lanes (low half), +65536 in the enemy lanes.
                 tally[j] = V::add_masked_i(V::count(tally[j], keep), foe, enemy);
-                // fixed(x_j) - fixed(x_i), added only in the neighbor lanes.
-                sx[j] = V::add_masked_i(sx[j], keep, V::sub_i(fxv, fx[j]));
-                sz[j] = V::add_masked_i(sz[j], keep, V::sub_i(fzv, fz[j]));
+                // fixed(x_j) - fixed(x_i) (RAW: fixed(x_j) alone), added
+                // only in the neighbor lanes.
+                if RAW {
+                    sx[j] = V::add_masked_i(sx[j], keep, fxv);
+                    sz[j] = V::add_masked_i(sz[j], keep, fzv);
+                } else {
+                    sx[j] = V::add_masked_i(sx[j], keep, V::sub_i(fxv, fx[j]));
+                    sz[j] = V::add_masked_i(sz[j], keep, V::sub_i(fzv, fz[j]));
+                }
             }
             steps += 1;
             if steps == flush {
                 for j in 0..Q {
-                    drain::<V>(&mut near[j], &mut tally[j], &mut sx[j], &mut sz[j]);
+                    let at = (qs[j].fx, qs[j].fz);
+                    drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
                 }
                 steps = 0;
             }
         });
         // code:end fused-loop
         for j in 0..Q {
-            drain::<V>(&mut near[j], &mut tally[j], &mut sx[j], &mut sz[j]);
+            let at = (qs[j].fx, qs[j].fz);
+            drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
             out[j] = near[j];
         }
     }
 }
 
 /// Moves one query's lane sums (`tally` = neighbors + 65536 * enemies per
-/// lane, offsets `sx`, `sz`) into its totals `near` and zeroes them.
+/// lane, offsets `sx`, `sz`) into its totals `near` and zeroes them. With
+/// `RAW`, `sx` and `sz` hold the neighbors' own fixed-point positions and
+/// `(fx, fz)` is the query's: the offsets are the wrapped lane totals less
+/// `count * fx` (exact under [`fused_block`]'s drain interval).
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-unsafe fn drain<V: Lanes>(near: &mut Near, tally: &mut V::I, sx: &mut V::I, sz: &mut V::I) {
+unsafe fn drain<V: Lanes, const RAW: bool>(
+    near: &mut Near,
+    tally: &mut V::I,
+    (sx, sz): (&mut V::I, &mut V::I),
+    (fx, fz): (i32, i32),
+) {
     // SAFETY: the caller's contract (the target features are enabled).
     unsafe {
         let zero = V::splat_i(0);
@@ -367,10 +420,21 @@ unsafe fn drain<V: Lanes>(near: &mut Near, tally: &mut V::I, sx: &mut V::I, sz: 
         // stays below 2^31 (its enemies, at most `flush` <= 32,767, times
         // 65,536, plus its count), so the sign-extending sum is exact.
         let both = V::sum_i64(*tally) as u64;
-        near.count += (both & 0xFFFF) as u32;
+        let count = (both & 0xFFFF) as u32;
+        near.count += count;
         near.enemies += (both >> 16) as u32;
-        near.sx += V::sum_i64(*sx);
-        near.sz += V::sum_i64(*sz);
+        if RAW {
+            // Modulo 2^32 the lanes' total is the positions' sum; the
+            // offsets' sum is that less count * center, and fits an i32.
+            let off = |sum: i64, at: i32| {
+                (sum as i32).wrapping_sub((count as i32).wrapping_mul(at)) as i64
+            };
+            near.sx += off(V::sum_i64(*sx), fx);
+            near.sz += off(V::sum_i64(*sz), fz);
+        } else {
+            near.sx += V::sum_i64(*sx);
+            near.sz += V::sum_i64(*sz);
+        }
         (*tally, *sx, *sz) = (zero, zero, zero);
     }
 }
@@ -428,5 +492,96 @@ mod tests {
             k.run_fused((&x, &z, &ids, &team), &ranges, &qs, &mut got, true);
             assert_eq!(got, want, "{k}");
         }
+    }
+
+    /// Every kernel's aggregates for the queries at `centers` (seven: one
+    /// block each of 4, 2 and 1 queries) over all the entries, against the
+    /// exact reference, with and without an excluded id.
+    fn all_kernels_match(cols: (&[f32], &[f32], &[u32], &[u32]), centers: &[usize], r2: f32) {
+        let (x, z, ids, team) = cols;
+        let ranges = [(0u32, x.len() as u32)];
+        for exclude in [true, false] {
+            let qs: Vec<FusedQuery> = centers
+                .iter()
+                .map(|&s| {
+                    let q = KernelQuery {
+                        cx: x[s],
+                        cz: z[s],
+                        r2,
+                        exclude: if exclude { ids[s] } else { NO_EXCLUDE },
+                    };
+                    FusedQuery::new(q, team[s] as u8)
+                })
+                .collect();
+            let want: Vec<Near> = qs
+                .iter()
+                .map(|q| scalar::run_fused_exact(cols, &ranges, q))
+                .collect();
+            for k in Kernel::available() {
+                let mut got = vec![Near::default(); qs.len()];
+                k.run_fused(cols, &ranges, &qs, &mut got, true);
+                assert_eq!(got, want, "{k}, exclude {exclude}, r2 {r2}");
+            }
+        }
+    }
+
+    /// Positions near the edge of the fixed-point range (`fixed` about
+    /// 2^30): a few neighbors' fixed positions already overflow an i32, so
+    /// a kernel that sums raw positions must wrap and still find the exact
+    /// offsets. 20,001 entries, every one within the radius of every query.
+    #[test]
+    fn positions_near_the_fixed_range_sum_exactly() {
+        let n = 20_001usize;
+        let x: Vec<f32> = (0..n).map(|i| 16_000_000.0 + (i % 7) as f32).collect();
+        let z: Vec<f32> = (0..n).map(|i| -16_000_000.0 + (i % 5) as f32).collect();
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let team: Vec<u32> = (0..n as u32).map(|i| i % 3 % 2).collect();
+        let want = scalar::run_fused_exact(
+            (&x, &z, &ids, &team),
+            &[(0, n as u32)],
+            &FusedQuery::new(
+                KernelQuery {
+                    cx: x[0],
+                    cz: z[0],
+                    r2: 100.0,
+                    exclude: NO_EXCLUDE,
+                },
+                0,
+            ),
+        );
+        assert_eq!(want.count, n as u32, "every entry is a neighbor");
+        assert!(want.sx > 0 && want.sz > 0, "{want:?}");
+        let centers = [0, 1, 2, 3, 4, 5, 19_999];
+        all_kernels_match((&x, &z, &ids, &team), &centers, 100.0);
+    }
+
+    /// Radii so large that a drain interval of whole vectors is short (4
+    /// million world units: `flush_for` gives 8 vectors, fewer than the 16
+    /// lanes of AVX-512 and exactly the 8 of AVX2), on positions spread over
+    /// millions of units: both ways of summing the offsets stay exact.
+    #[test]
+    fn huge_radii_sum_exactly() {
+        let r2 = 4.0e6f32 * 4.0e6;
+        assert_eq!(FusedQuery::flush_for(r2), 8);
+        let n = 5_003usize;
+        let x: Vec<f32> = (0..n)
+            .map(|i| 10_000_000.0 + (i * 7919 % 1000) as f32 * 3000.0)
+            .collect();
+        let z: Vec<f32> = (0..n)
+            .map(|i| -9_000_000.0 + (i * 104_729 % 997) as f32 * 3100.0)
+            .collect();
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let team: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
+        let centers = [0, 17, 999, 2500, 3333, 4000, 5002];
+        let cols = (&x[..], &z[..], &ids[..], &team[..]);
+        let q = KernelQuery {
+            cx: x[0],
+            cz: z[0],
+            r2,
+            exclude: NO_EXCLUDE,
+        };
+        let some = scalar::run_fused_exact(cols, &[(0, n as u32)], &FusedQuery::new(q, 0));
+        assert!(some.count > 0 && some.count < n as u32, "{some:?}");
+        all_kernels_match(cols, &centers, r2);
     }
 }
