@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::steer_kernel::{steer_columns, steer_of};
+use super::steer_kernel::{steer_columns, steer_one};
 use super::{Steer, UnitLayout, STANDARD_SPEED};
 use crate::spatial::{fixed, pool_threads, ChunkResults, Near, QueryResults};
 
@@ -95,7 +95,7 @@ pub fn apply<L: UnitLayout>(
                         near.sz += zj as i64 - zi as i64;
                         near.enemies += (tj != ti) as u32;
                     }
-                    out[k] = steer_of(&near, units.motion(i), gain, dt);
+                    out[k] = steer_one(&near, units.motion(i), gain, dt);
                 }
             };
             // Result chunks have a uniform size (QueryResults::prepare), so
@@ -143,7 +143,7 @@ pub fn apply<L: UnitLayout>(
             let steer_chunk = |(k, (out, near)): (usize, (&mut [Steer], &[Near]))| {
                 let first = k * STEER_CHUNK;
                 for (j, (s, a)) in out.iter_mut().zip(near).enumerate() {
-                    *s = steer_of(a, units.motion(first + j), gain, dt);
+                    *s = steer_one(a, units.motion(first + j), gain, dt);
                 }
             };
             if pool_threads() > 1 {

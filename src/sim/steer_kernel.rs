@@ -49,6 +49,41 @@ pub(super) fn steer_of(
     }
 }
 
+/// [`steer_of`] in its plain, branching form, for the loops that steer one
+/// unit at a time between scattered reads (the collect pass, the AoS
+/// layouts), where it is faster than computing every arm: the same bits
+/// (a test holds them equal).
+#[inline(always)]
+pub(super) fn steer_one(
+    near: &Near,
+    (vx0, vz0, danger): (f32, f32, f32),
+    gain: f32,
+    dt: f32,
+) -> Steer {
+    let (sx, sz) = (near.sx.wrapping_neg(), near.sz.wrapping_neg());
+    let (mut vx, mut vz) = (vx0, vz0);
+    if sx != 0 || sz != 0 {
+        let nvx = vx + sx as f32 * gain;
+        let nvz = vz + sz as f32 * gain;
+        let len = (nvx * nvx + nvz * nvz).sqrt();
+        if len > 1e-6 && len.is_finite() {
+            vx = nvx / len * STANDARD_SPEED;
+            vz = nvz / len * STANDARD_SPEED;
+        }
+    }
+    let friends = near.count.wrapping_sub(near.enemies);
+    Steer {
+        vx,
+        vz,
+        danger: if near.enemies > friends {
+            danger + dt
+        } else {
+            0.0
+        },
+        enemies: near.enemies.min(u16::MAX as u32) as u16,
+    }
+}
+
 /// Steers unit `k` in place for every `k < near.len()`: its velocity
 /// `vx[k]`, `vz[k]`, danger time `danger[k]` and enemy count `enemies[k]`
 /// become [`steer_of`]'s from `near[k]` (`gain`, `dt` as there). Uses the
@@ -121,32 +156,9 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// The steering in its plain, branching form: what [`steer_of`] and
-    /// every compiled version of [`steer_columns`] must equal, bit for bit.
-    fn plain(near: &Near, (vx0, vz0, danger): (f32, f32, f32), gain: f32, dt: f32) -> Steer {
-        let (sx, sz) = (near.sx.wrapping_neg(), near.sz.wrapping_neg());
-        let (mut vx, mut vz) = (vx0, vz0);
-        if sx != 0 || sz != 0 {
-            let nvx = vx + sx as f32 * gain;
-            let nvz = vz + sz as f32 * gain;
-            let len = (nvx * nvx + nvz * nvz).sqrt();
-            if len > 1e-6 && len.is_finite() {
-                vx = nvx / len * STANDARD_SPEED;
-                vz = nvz / len * STANDARD_SPEED;
-            }
-        }
-        let friends = near.count - near.enemies;
-        Steer {
-            vx,
-            vz,
-            danger: if near.enemies > friends {
-                danger + dt
-            } else {
-                0.0
-            },
-            enemies: near.enemies.min(u16::MAX as u32) as u16,
-        }
-    }
+    /// What [`steer_of`] and every compiled version of [`steer_columns`]
+    /// must equal, bit for bit.
+    use super::steer_one as plain;
 
     /// Aggregates and velocities of every kind the steering meets: no
     /// neighbor, pushes that cancel the velocity (a zero speed), huge and
