@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use super::BenchRow;
 use crate::measure::row::kernel_key;
-use crate::sim::Pass;
+use crate::sim::{Layout, Pass};
 use crate::spatial::kernels::driver::GROUP;
 use crate::spatial::{FusedQuery, Kernel, KernelQuery, Near, Strategy};
 
@@ -109,15 +109,19 @@ pub fn candidate_cost(kernel: Kernel) -> f64 {
 /// - query: read the sorted x, z, id, team once and the units' x, z, team
 ///   (25 B), then fused: write one [`Near`] (24 B); collect: write 4 B per
 ///   neighbor and per unit;
-/// - apply: fused: read the aggregates, velocity and danger (36 B), write
-///   and copy back the steering (16 + 16 + 14 B); collect: pack x, z, team
-///   (9 B read, 12 B written), read the lists (4 B per neighbor and per unit)
-///   and one 12-byte record per neighbor, then the same steering traffic.
-pub fn phase_bytes(pass: Pass, units: u64, neighbors: u64) -> [f64; 4] {
+/// - apply: fused: read the aggregates (24 B), then, where the layout
+///   steers in place ([`Layout::steers_in_place`]), read the velocity and
+///   danger (12 B) and write them and the enemy count (14 B); otherwise
+///   read them through the layout, write a steering record and copy it
+///   back (12 + 16 + 16 + 14 B); collect: pack x, z, team (9 B read, 12 B
+///   written), read the lists (4 B per neighbor and per unit) and one
+///   12-byte record per neighbor, then the steering through the record.
+pub fn phase_bytes(pass: Pass, layout: Layout, units: u64, neighbors: u64) -> [f64; 4] {
     let n = units as f64;
     let pairs = neighbors as f64;
     let steer = 12.0 + 16.0 + 16.0 + 14.0;
     let (query, apply) = match pass {
+        Pass::Fused if layout.steers_in_place() => (25.0 * n + 24.0 * n, (24.0 + 12.0 + 14.0) * n),
         Pass::Fused => (25.0 * n + 24.0 * n, 24.0 * n + steer * n),
         Pass::Collect => (
             25.0 * n + 4.0 * (pairs + n),
@@ -171,7 +175,7 @@ pub fn table(rows: &[BenchRow]) -> String {
             .iter()
             .find(|(k, _)| *k == r.kernel)
             .map_or(0.0, |x| x.1);
-        let bytes = phase_bytes(r.pass, r.units as u64, r.neighbors);
+        let bytes = phase_bytes(r.pass, r.layout, r.units as u64, r.neighbors);
         let ms = r.ms();
         let measured = [ms.move_, ms.rebuild, ms.query, ms.apply];
         floors.push(FrameFloor::of(r, &bytes, b));
@@ -277,19 +281,35 @@ mod tests {
 
     #[test]
     fn collect_moves_more_than_fused_and_bytes_scale_with_units() {
-        let f = phase_bytes(Pass::Fused, 1000, 16_000);
-        let c = phase_bytes(Pass::Collect, 1000, 16_000);
-        assert!(c[2] > f[2] && c[3] > f[3], "{c:?} vs {f:?}");
-        assert_eq!(f[0], 32_000.0);
-        let f2 = phase_bytes(Pass::Fused, 2000, 32_000);
-        for k in 0..4 {
-            assert_eq!(f2[k], 2.0 * f[k], "phase {k}");
+        for layout in Layout::ALL {
+            let f = phase_bytes(Pass::Fused, layout, 1000, 16_000);
+            let c = phase_bytes(Pass::Collect, layout, 1000, 16_000);
+            assert!(c[2] > f[2] && c[3] > f[3], "{c:?} vs {f:?}");
+            assert_eq!(f[0], 32_000.0);
+            let f2 = phase_bytes(Pass::Fused, layout, 2000, 32_000);
+            for k in 0..4 {
+                assert_eq!(f2[k], 2.0 * f[k], "phase {k}");
+            }
         }
+    }
+
+    /// The in-place apply (SoA, hot/cold) reads the aggregates, velocity
+    /// and danger and writes velocity, danger and enemies: 50 B per unit;
+    /// the layouts of records also write and copy back a steering record
+    /// (82 B). Nothing else differs.
+    #[test]
+    fn the_in_place_apply_moves_fewer_bytes() {
+        let soa = phase_bytes(Pass::Fused, Layout::Soa, 1_000_000, 16_000_000);
+        let aos = phase_bytes(Pass::Fused, Layout::Aos, 1_000_000, 16_000_000);
+        assert_eq!(soa[3], 50e6);
+        assert_eq!(aos[3], 82e6);
+        assert_eq!(soa[..3], aos[..3]);
+        assert_eq!(soa.iter().sum::<f64>(), 180e6);
     }
 
     #[test]
     fn the_frame_floor_is_the_phases_bytes_at_the_bandwidth() {
-        let bytes = phase_bytes(Pass::Fused, 1_000_000, 16_000_000);
+        let bytes = phase_bytes(Pass::Fused, Layout::Aos, 1_000_000, 16_000_000);
         let f = FrameFloor {
             label: "1,000,000 units".to_string(),
             bytes: bytes.iter().sum(),

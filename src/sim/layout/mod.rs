@@ -51,6 +51,13 @@ crate::named! { Layout, display = key, {
 } }
 
 impl Layout {
+    /// Whether the fused apply steers this layout's units in place, in its
+    /// own columns ([`UnitLayout::motion_columns`] is `Some`: SoA,
+    /// hot/cold), instead of through a steering buffer copied back.
+    pub fn steers_in_place(self) -> bool {
+        matches!(self, Layout::Soa | Layout::HotCold)
+    }
+
     /// One-line explanation for tooltips and the README.
     pub fn describe(self) -> &'static str {
         match self {
@@ -533,6 +540,16 @@ mod tests {
         let want: Vec<String> = perm.iter().map(|&p| p.to_string()).collect();
         permute_in_place(&mut v, &perm, &mut Vec::new());
         assert_eq!(v, want);
+    }
+
+    #[test]
+    fn steers_in_place_where_the_layout_has_motion_columns() {
+        for l in Layout::ALL {
+            let units = crate::sim::spawn::spawn(8, 50.0, 10.0, Default::default(), 1);
+            let mut store = UnitStore::new(l, units, 1);
+            let columns = crate::with_layout!(&mut store, u => u.motion_columns().is_some());
+            assert_eq!(columns, l.steers_in_place(), "{l}");
+        }
     }
 
     #[test]
