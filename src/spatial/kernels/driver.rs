@@ -380,20 +380,67 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
             }
             steps += 1;
             if steps == flush {
-                for j in 0..Q {
-                    let at = (qs[j].fx, qs[j].fz);
-                    drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
-                }
+                drain_block::<V, Q, RAW>(&mut near, &mut tally, &mut sx, &mut sz, qs);
                 steps = 0;
             }
         });
         // code:end fused-loop
+        drain_block::<V, Q, RAW>(&mut near, &mut tally, &mut sx, &mut sz, qs);
+        out.copy_from_slice(&near);
+    }
+}
+
+/// [`drain`] for every query of a block: with `RAW` and two or more
+/// queries, the lane sums of four queries at a time go through one
+/// [`Lanes::sums4_i32`] per accumulator (a transpose-and-add instead of
+/// four reductions; the missing queries of a pair are zero vectors).
+/// Modulo 2^32 sums suffice there: a drain's packed tally totals fewer
+/// than 65,536 neighbors plus 65,536 times as many enemies, below 2^32,
+/// and its offsets fit an i32 (see [`fused_block`]).
+///
+/// # Safety
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+unsafe fn drain_block<V: Lanes, const Q: usize, const RAW: bool>(
+    near: &mut [Near; Q],
+    tally: &mut [V::I; Q],
+    sx: &mut [V::I; Q],
+    sz: &mut [V::I; Q],
+    qs: &[FusedQuery; Q],
+) {
+    // SAFETY: the caller's contract (the target features are enabled).
+    unsafe {
+        if !RAW || Q < 2 {
+            for j in 0..Q {
+                let at = (qs[j].fx, qs[j].fz);
+                drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
+            }
+            return;
+        }
+        let zero = V::splat_i(0);
+        let four = |v: &mut [V::I; Q]| {
+            let lanes: [V::I; 4] = std::array::from_fn(|j| if j < Q { v[j] } else { zero });
+            *v = [zero; Q];
+            V::sums4_i32(lanes)
+        };
+        let (t, x, z) = (four(tally), four(sx), four(sz));
         for j in 0..Q {
-            let at = (qs[j].fx, qs[j].fz);
-            drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
-            out[j] = near[j];
+            let both = t[j] as u32;
+            let count = both & 0xFFFF;
+            near[j].count += count;
+            near[j].enemies += both >> 16;
+            near[j].sx += offset_total(x[j], count, qs[j].fx);
+            near[j].sz += offset_total(z[j], count, qs[j].fz);
         }
     }
+}
+
+/// The offsets' total of a raw drain: the neighbors' positions summed
+/// modulo 2^32 (`sum`), less `count` times the query's position `at`,
+/// taken as an i32 (exact when the true total fits one: [`fused_block`]).
+#[inline(always)]
+fn offset_total(sum: i32, count: u32, at: i32) -> i64 {
+    sum.wrapping_sub((count as i32).wrapping_mul(at)) as i64
 }
 
 /// Moves one query's lane sums (`tally` = neighbors + 65536 * enemies per
@@ -424,13 +471,9 @@ unsafe fn drain<V: Lanes, const RAW: bool>(
         near.count += count;
         near.enemies += (both >> 16) as u32;
         if RAW {
-            // Modulo 2^32 the lanes' total is the positions' sum; the
-            // offsets' sum is that less count * center, and fits an i32.
-            let off = |sum: i64, at: i32| {
-                (sum as i32).wrapping_sub((count as i32).wrapping_mul(at)) as i64
-            };
-            near.sx += off(V::sum_i64(*sx), fx);
-            near.sz += off(V::sum_i64(*sz), fz);
+            // Modulo 2^32 the lanes' total is the positions' sum.
+            near.sx += offset_total(V::sum_i64(*sx) as i32, count, fx);
+            near.sz += offset_total(V::sum_i64(*sz) as i32, count, fz);
         } else {
             near.sx += V::sum_i64(*sx);
             near.sz += V::sum_i64(*sz);

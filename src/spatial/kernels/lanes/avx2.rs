@@ -207,4 +207,21 @@ impl Lanes for Avx2Lanes {
             lanes.iter().sum()
         }
     }
+    #[inline(always)]
+    unsafe fn sums4_i32([a, b, c, d]: [__m256i; 4]) -> [i32; 4] {
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled;
+        // the one store writes the 16 bytes of a local array.
+        unsafe {
+            // Pairs added: per 128-bit half, [a, a, b, b] then [c, c, d, d].
+            let ab = _mm256_hadd_epi32(a, b);
+            let cd = _mm256_hadd_epi32(c, d);
+            // Per half: [a, b, c, d]; then the two halves added.
+            let t = _mm256_hadd_epi32(ab, cd);
+            let s = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256::<1>(t));
+            let mut out = [0i32; 4];
+            _mm_storeu_si128(out.as_mut_ptr() as *mut __m128i, s);
+            out
+        }
+    }
 }

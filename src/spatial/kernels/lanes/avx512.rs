@@ -165,4 +165,36 @@ impl Lanes for Avx512Lanes {
             _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi))
         }
     }
+    #[inline(always)]
+    unsafe fn sums4_i32([a, b, c, d]: [__m512i; 4]) -> [i32; 4] {
+        // SAFETY: this unsafe fn's contract (its `# Safety` section, or the
+        // `Lanes` trait's) is the caller's: the target features are enabled;
+        // the one store writes the 16 bytes of a local array.
+        unsafe {
+            // Halves added: [a folded to 8 lanes | b folded], the same for c, d.
+            let ab = _mm512_add_epi32(
+                _mm512_shuffle_i64x2::<0x44>(a, b),
+                _mm512_shuffle_i64x2::<0xEE>(a, b),
+            );
+            let cd = _mm512_add_epi32(
+                _mm512_shuffle_i64x2::<0x44>(c, d),
+                _mm512_shuffle_i64x2::<0xEE>(c, d),
+            );
+            // Quarters added: 4 lanes of a, then of b, c and d.
+            let t = _mm512_add_epi32(
+                _mm512_shuffle_i64x2::<0x88>(ab, cd),
+                _mm512_shuffle_i64x2::<0xDD>(ab, cd),
+            );
+            // Within each quarter: its total in every lane.
+            let t = _mm512_add_epi32(t, _mm512_shuffle_epi32::<0x4E>(t));
+            let t = _mm512_add_epi32(t, _mm512_shuffle_epi32::<0xB1>(t));
+            let mut out = [0i32; 4];
+            let first = _mm512_maskz_compress_epi32(0x1111, t);
+            _mm_storeu_si128(
+                out.as_mut_ptr() as *mut __m128i,
+                _mm512_castsi512_si128(first),
+            );
+            out
+        }
+    }
 }

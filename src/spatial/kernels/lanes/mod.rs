@@ -77,6 +77,14 @@ pub trait Lanes: Copy {
     unsafe fn add_masked_i(acc: Self::I, m: Self::M, v: Self::I) -> Self::I;
     /// Sum of the lanes as i64 (no overflow for any lane values).
     unsafe fn sum_i64(v: Self::I) -> i64;
+    /// The wrapping (modulo 2^32) sum of the lanes of each of four
+    /// vectors, in their order. By default one [`Lanes::sum_i64`] each;
+    /// wide instruction sets override it with one transpose-and-add.
+    #[inline(always)]
+    unsafe fn sums4_i32(v: [Self::I; 4]) -> [i32; 4] {
+        // SAFETY: the caller's contract (the instruction set is present).
+        v.map(|x| unsafe { Self::sum_i64(x) } as i32)
+    }
 }
 
 mod scalar;
@@ -106,3 +114,65 @@ pub use neon::{Neon, NeonLanes, NeonWalkLanes};
 mod simd128;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub use simd128::Simd128Lanes;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// `V::sums4_i32` of seeded lanes (extremes included, so the sums
+    /// wrap) against the wrapping sums lane by lane.
+    ///
+    /// # Safety
+    /// The CPU must support `V`'s instruction set.
+    unsafe fn sums_wrap<V: Lanes>(name: &str) {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        for round in 0..200 {
+            let lanes: [Vec<i32>; 4] = std::array::from_fn(|k| {
+                (0..V::N)
+                    .map(|i| match (round + i + k) % 5 {
+                        0 => i32::MAX,
+                        1 => i32::MIN,
+                        _ => rng.gen(),
+                    })
+                    .collect()
+            });
+            let want = lanes
+                .each_ref()
+                .map(|v| v.iter().fold(0i32, |s, &x| s.wrapping_add(x)));
+            // SAFETY: the caller's contract; each load reads the N lanes of
+            // its vector.
+            let got = unsafe {
+                V::sums4_i32(
+                    lanes
+                        .each_ref()
+                        .map(|v| V::load_i(v.as_ptr() as *const u32)),
+                )
+            };
+            assert_eq!(got, want, "{name}, round {round}");
+        }
+    }
+
+    #[test]
+    fn sums4_is_four_wrapping_lane_sums() {
+        // SAFETY: the scalar lanes run everywhere; every other set runs
+        // only where detected (or compiled in).
+        unsafe {
+            sums_wrap::<ScalarLanes>("scalar");
+            #[cfg(target_arch = "x86_64")]
+            {
+                sums_wrap::<SseLanes>("sse");
+                if std::is_x86_feature_detected!("avx2") {
+                    sums_wrap::<Avx2Lanes>("avx2");
+                }
+                if std::is_x86_feature_detected!("avx512f") {
+                    sums_wrap::<Avx512Lanes>("avx512");
+                }
+            }
+            #[cfg(target_arch = "aarch64")]
+            sums_wrap::<NeonLanes>("neon");
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            sums_wrap::<Simd128Lanes>("simd128");
+        }
+    }
+}
