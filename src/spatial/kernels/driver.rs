@@ -390,10 +390,9 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
     }
 }
 
-/// [`drain`] for every query of a block: with `RAW` and two or more
-/// queries, the lane sums of four queries at a time go through one
-/// [`Lanes::sums4_i32`] per accumulator (a transpose-and-add instead of
-/// four reductions; the missing queries of a pair are zero vectors).
+/// [`drain`] for every query of a block: with `RAW`, the block's lane
+/// sums go through [`Lanes::sums4_i32`] four vectors at a time (a
+/// transpose-and-add instead of one reduction per vector).
 /// Modulo 2^32 sums suffice there: a drain's packed tally totals fewer
 /// than 65,536 neighbors plus 65,536 times as many enemies, below 2^32,
 /// and its offsets fit an i32 (see [`fused_block`]).
@@ -410,27 +409,36 @@ unsafe fn drain_block<V: Lanes, const Q: usize, const RAW: bool>(
 ) {
     // SAFETY: the caller's contract (the target features are enabled).
     unsafe {
-        if !RAW || Q < 2 {
+        if !RAW {
             for j in 0..Q {
                 let at = (qs[j].fx, qs[j].fz);
                 drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
             }
             return;
         }
+        // The block's 3 * Q accumulators in order (tallies, then x, then z
+        // offsets), zero-padded to whole fours: one transpose-and-add per
+        // four (3 for a block of 4 queries, 2 for 2, 1 for 1).
         let zero = V::splat_i(0);
-        let four = |v: &mut [V::I; Q]| {
-            let lanes: [V::I; 4] = std::array::from_fn(|j| if j < Q { v[j] } else { zero });
-            *v = [zero; Q];
-            V::sums4_i32(lanes)
-        };
-        let (t, x, z) = (four(tally), four(sx), four(sz));
+        let all: [V::I; 12] = std::array::from_fn(|k| match (k / Q, k % Q) {
+            (0, j) => tally[j],
+            (1, j) => sx[j],
+            (2, j) => sz[j],
+            _ => zero,
+        });
+        let mut sums = [0i32; 12];
+        for g in 0..(3 * Q).div_ceil(4) {
+            let four: [V::I; 4] = std::array::from_fn(|i| all[4 * g + i]);
+            sums[4 * g..4 * g + 4].copy_from_slice(&V::sums4_i32(four));
+        }
+        (*tally, *sx, *sz) = ([zero; Q], [zero; Q], [zero; Q]);
         for j in 0..Q {
-            let both = t[j] as u32;
+            let both = sums[j] as u32;
             let count = both & 0xFFFF;
             near[j].count += count;
             near[j].enemies += both >> 16;
-            near[j].sx += offset_total(x[j], count, qs[j].fx);
-            near[j].sz += offset_total(z[j], count, qs[j].fz);
+            near[j].sx += offset_total(sums[Q + j], count, qs[j].fx);
+            near[j].sz += offset_total(sums[2 * Q + j], count, qs[j].fz);
         }
     }
 }
