@@ -229,7 +229,9 @@ pub struct FusedQuery {
     pub fx: i32,
     /// `fixed(q.cz)`.
     pub fz: i32,
-    /// Vectors between two flushes of the i32 lane sums (>= 1).
+    /// Vectors between two flushes of the i32 lane sums (>= 1): the most
+    /// after which no lane's offset sum can overflow. A kernel that sums raw
+    /// positions drains every `flush / N` vectors instead (`driver::fused`).
     pub flush: u32,
 }
 
