@@ -290,8 +290,8 @@ unsafe fn block_of<V: Lanes, const Q: usize>(
 ///
 /// With `RAW` the offset lanes sum the entries' own fixed-point positions,
 /// not their offsets from the query, which saves two subtractions per
-/// query and vector; [`drain_raw`] then takes `count * fixed(center)` off
-/// the lanes' total. The lanes wrap, but every sum is exact modulo 2^32,
+/// query and vector; [`drain_block`] then takes `count * fixed(center)`
+/// off the lanes' total. The lanes wrap, but every sum is exact modulo 2^32,
 /// and the true total of one drain fits an i32 when the drains come every
 /// `flush / N` vectors (at most `N * (flush / N)` neighbors, each offset
 /// within the per-neighbor bound of [`FusedQuery::flush_for`]), so the
@@ -411,8 +411,7 @@ unsafe fn drain_block<V: Lanes, const Q: usize, const RAW: bool>(
     unsafe {
         if !RAW {
             for j in 0..Q {
-                let at = (qs[j].fx, qs[j].fz);
-                drain::<V, RAW>(&mut near[j], &mut tally[j], (&mut sx[j], &mut sz[j]), at);
+                drain::<V>(&mut near[j], &mut tally[j], &mut sx[j], &mut sz[j]);
             }
             return;
         }
@@ -452,20 +451,13 @@ fn offset_total(sum: i32, count: u32, at: i32) -> i64 {
 }
 
 /// Moves one query's lane sums (`tally` = neighbors + 65536 * enemies per
-/// lane, offsets `sx`, `sz`) into its totals `near` and zeroes them. With
-/// `RAW`, `sx` and `sz` hold the neighbors' own fixed-point positions and
-/// `(fx, fz)` is the query's: the offsets are the wrapped lane totals less
-/// `count * fx` (exact under [`fused_block`]'s drain interval).
+/// lane, offsets `sx`, `sz`) into its totals `near` and zeroes them (the
+/// drain of a block without raw sums, [`drain_block`]).
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-unsafe fn drain<V: Lanes, const RAW: bool>(
-    near: &mut Near,
-    tally: &mut V::I,
-    (sx, sz): (&mut V::I, &mut V::I),
-    (fx, fz): (i32, i32),
-) {
+unsafe fn drain<V: Lanes>(near: &mut Near, tally: &mut V::I, sx: &mut V::I, sz: &mut V::I) {
     // SAFETY: the caller's contract (the target features are enabled).
     unsafe {
         let zero = V::splat_i(0);
@@ -475,17 +467,10 @@ unsafe fn drain<V: Lanes, const RAW: bool>(
         // stays below 2^31 (its enemies, at most `flush` <= 32,767, times
         // 65,536, plus its count), so the sign-extending sum is exact.
         let both = V::sum_i64(*tally) as u64;
-        let count = (both & 0xFFFF) as u32;
-        near.count += count;
+        near.count += (both & 0xFFFF) as u32;
         near.enemies += (both >> 16) as u32;
-        if RAW {
-            // Modulo 2^32 the lanes' total is the positions' sum.
-            near.sx += offset_total(V::sum_i64(*sx) as i32, count, fx);
-            near.sz += offset_total(V::sum_i64(*sz) as i32, count, fz);
-        } else {
-            near.sx += V::sum_i64(*sx);
-            near.sz += V::sum_i64(*sz);
-        }
+        near.sx += V::sum_i64(*sx);
+        near.sz += V::sum_i64(*sz);
         (*tally, *sx, *sz) = (zero, zero, zero);
     }
 }

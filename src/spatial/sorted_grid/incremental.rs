@@ -216,8 +216,7 @@ impl SortedGrid {
         let cells = self.geo.cells();
         self.cell_start.resize(cells + 1, 0);
         let events = (&self.merge.left[..], &self.merge.movers[..]);
-        let parts = if threads > 1 { threads } else { 1 };
-        shifted_starts(&self.merge.old_start, events, &mut self.cell_start, parts);
+        shifted_starts(&self.merge.old_start, events, &mut self.cell_start, threads);
         // The merge, by ranges of cells.
         self.x.resize(n, 0.0);
         self.z.resize(n, 0.0);
