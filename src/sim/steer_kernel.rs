@@ -36,17 +36,8 @@ pub(super) fn steer_of(
     let len = (nvx * nvx + nvz * nvz).sqrt();
     let turn = ((sx | sz) != 0) & (len > 1e-6) & len.is_finite();
     let (tvx, tvz) = (nvx / len * STANDARD_SPEED, nvz / len * STANDARD_SPEED);
-    let friends = near.count.wrapping_sub(near.enemies);
-    Steer {
-        vx: if turn { tvx } else { vx0 },
-        vz: if turn { tvz } else { vz0 },
-        danger: if near.enemies > friends {
-            danger + dt
-        } else {
-            0.0
-        },
-        enemies: near.enemies.min(u16::MAX as u32) as u16,
-    }
+    let v = if turn { (tvx, tvz) } else { (vx0, vz0) };
+    with_velocity(near, v, danger, dt)
 }
 
 /// [`steer_of`] in its plain, branching form, for the loops that steer one
@@ -71,6 +62,15 @@ pub(super) fn steer_one(
             vz = nvz / len * STANDARD_SPEED;
         }
     }
+    with_velocity(near, (vx, vz), danger, dt)
+}
+
+/// The steering record of a unit with new velocity `(vx, vz)`: its danger
+/// time grows by `dt` while enemies outnumber friends among its neighbors
+/// and resets to 0 otherwise; its enemy count saturates at `u16::MAX`.
+/// Branch-free (a select), as [`steer_of`] needs.
+#[inline(always)]
+fn with_velocity(near: &Near, (vx, vz): (f32, f32), danger: f32, dt: f32) -> Steer {
     let friends = near.count.wrapping_sub(near.enemies);
     Steer {
         vx,
