@@ -85,6 +85,11 @@ fn bounds_generic(x: &[f32], z: &[f32]) -> (f32, f32, f32, f32, usize) {
     (low(lx), high(hx), low(lz), high(hz), count)
 }
 
+/// Most cells [`cells`] numbers: 2^24, the last integer up to which f32
+/// counts exactly (the grids of [`crate::spatial::GridGeometry`] have at
+/// most 2^20).
+pub const MAX_CELL_INDEX: u32 = 1 << 24;
+
 /// The grid parameters [`cells`] needs: cell edge (world units), the global
 /// index of column and row 0, and the columns and rows.
 #[derive(Clone, Copy, Debug)]
@@ -108,13 +113,18 @@ pub struct CellGrid {
 /// caller checks it: every integer involved is then exact in f32).
 ///
 /// # Panics
-/// If the slices differ in length or the grid has no cell.
+/// If the slices differ in length, the grid has no cell, or it has more
+/// than [`MAX_CELL_INDEX`] cells (a cell number must be exact in f32).
 pub fn cells(x: &[f32], z: &[f32], g: CellGrid, skip: u32, out: &mut [u32]) {
     assert!(
         x.len() == z.len() && x.len() == out.len(),
         "x, z and out must have equal lengths"
     );
     assert!(g.nx > 0 && g.nz > 0, "a grid with cells");
+    assert!(
+        g.nx as u64 * g.nz as u64 <= MAX_CELL_INDEX as u64,
+        "at most 2^24 cells"
+    );
     #[cfg(target_arch = "x86_64")]
     if Kernel::Avx2.is_available() {
         // SAFETY: AVX2 was detected.
@@ -139,7 +149,12 @@ fn cells_generic(x: &[f32], z: &[f32], g: CellGrid, skip: u32, out: &mut [u32]) 
         // so the conversion is exact and in range.
         let i = ((a / g.cell).floor() - g.origin_x).max(0.0).min(mx);
         let j = ((b / g.cell).floor() - g.origin_z).max(0.0).min(mz);
-        let c = (j * nx + i) as u32;
+        // SAFETY: `i` and `j` are clamped to [0, n - 1] (`max` turns NaN
+        // into 0), so `j * nx + i` is a finite integer in [0, nx * nz) with
+        // nx * nz <= 2^24 (asserted by `cells`): exact in f32 and within
+        // i32. Unchecked, the conversion is one vector instruction; the
+        // saturating `as` went lane by lane, with branches.
+        let c = unsafe { (j * nx + i).to_int_unchecked::<i32>() } as u32;
         *o = if ok { c } else { skip };
     }
 }
@@ -182,6 +197,21 @@ mod tests {
             assert_eq!(bounds(&x, &z), want, "{n} points");
             assert_eq!(bounds_generic(&x, &z), want, "{n} points, generic");
         }
+    }
+
+    /// A grid whose cell numbers f32 cannot count exactly is refused, not
+    /// numbered wrongly.
+    #[test]
+    #[should_panic(expected = "at most 2^24 cells")]
+    fn cells_refuse_grids_beyond_exact_f32_numbers() {
+        let g = CellGrid {
+            cell: 1.0,
+            origin_x: 0.0,
+            origin_z: 0.0,
+            nx: 1 << 12,
+            nz: (1 << 12) + 1,
+        };
+        cells(&[0.0], &[0.0], g, u32::MAX, &mut [0]);
     }
 
     #[test]
