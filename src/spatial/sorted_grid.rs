@@ -307,7 +307,6 @@ impl SortedGrid {
         if self.x.len() != n {
             return None;
         }
-        self.note_slot_cells();
         std::mem::swap(&mut self.x, x);
         std::mem::swap(&mut self.z, z);
         if self.identity.len() != n {

@@ -24,6 +24,39 @@ const PARTS_PER_THREAD: usize = 4;
 /// nothing.
 const HEADROOM: usize = 16;
 
+/// Slots whose cells the detection computes at a time, on the stack (16 KiB).
+const DETECT_CHUNK: usize = 4096;
+
+/// Entries [`slot_cells`] may write past the slots it is asked for.
+const SLOT_CELLS_SLACK: usize = 8;
+
+/// Writes the cell of slots `first..` under the cell starts `starts` (a
+/// cell's slots are `starts[c]..starts[c + 1]`) into `out`, for as many
+/// slots as `out` holds less [`SLOT_CELLS_SLACK`]; the entries after them
+/// are scratch. Each cell is written as whole stores of
+/// `SLOT_CELLS_SLACK` entries, the next cell's overwriting the excess, so
+/// a cell of up to that many slots costs one store and no loop.
+///
+/// # Panics
+/// If `out` is shorter than the slack, or a slot asked for is not below
+/// `starts`'s last entry.
+fn slot_cells(starts: &[u32], first: usize, out: &mut [u32]) {
+    const W: usize = SLOT_CELLS_SLACK;
+    let end = first + out.len() - W;
+    // The cell of slot `first`: the last whose start is at or before it.
+    let mut c = starts.partition_point(|&s| s as usize <= first) - 1;
+    let mut k = first;
+    while k < end {
+        let e = (starts[c + 1] as usize).min(end);
+        while k < e {
+            out[k - first..k - first + W].fill(c as u32);
+            k += W;
+        }
+        k = e;
+        c += 1;
+    }
+}
+
 /// A mover: its new cell in the high half, its slot (input index) in the
 /// low half, so that sorting the keys sorts by (cell, slot), the counting
 /// sort's order.
@@ -36,11 +69,6 @@ fn mover(cell: u32, slot: usize) -> u64 {
 /// (kept so that a steady state allocates nothing).
 #[derive(Clone, Debug, Default)]
 pub(super) struct MergeState {
-    /// While resident: the cell of every slot as last sorted
-    /// (non-decreasing).
-    slot_cell: Vec<u32>,
-    /// The next `slot_cell`, written by the merge.
-    next_cell: Vec<u32>,
     /// Last frame's cell starts.
     old_start: Vec<u32>,
     /// The movers, sorted by (new cell, slot).
@@ -65,7 +93,6 @@ struct Out<'a> {
     z: &'a mut [f32],
     ids: &'a mut [u32],
     team: &'a mut [u32],
-    cell: &'a mut [u32],
 }
 
 impl<'a> Out<'a> {
@@ -75,21 +102,18 @@ impl<'a> Out<'a> {
         let (z0, z1) = self.z.split_at_mut(k);
         let (i0, i1) = self.ids.split_at_mut(k);
         let (t0, t1) = self.team.split_at_mut(k);
-        let (c0, c1) = self.cell.split_at_mut(k);
         (
             Out {
                 x: x0,
                 z: z0,
                 ids: i0,
                 team: t0,
-                cell: c0,
             },
             Out {
                 x: x1,
                 z: z1,
                 ids: i1,
                 team: t1,
-                cell: c1,
             },
         )
     }
@@ -101,8 +125,6 @@ struct Src<'a> {
     x: &'a [f32],
     z: &'a [f32],
     teams: &'a [u8],
-    /// This frame's cell of each slot.
-    key: &'a [u32],
 }
 
 impl SortedGrid {
@@ -129,7 +151,10 @@ impl SortedGrid {
         cell_size: f32,
     ) -> bool {
         let n = x.len();
-        if !self.resident || n == 0 || self.merge.slot_cell.len() != n || self.ids.len() != n {
+        // Last frame's cell starts say which cell every slot was in: all
+        // n units indexed, the slots of cell c at cell_start[c]..[c + 1].
+        let indexed = self.cell_start.last().map(|&s| s as usize);
+        if !self.resident || n == 0 || indexed != Some(n) || self.ids.len() != n {
             return false;
         }
         let threads = pool_threads();
@@ -141,47 +166,55 @@ impl SortedGrid {
         if self.merge.mover_parts.len() < parts {
             self.merge.mover_parts.resize_with(parts, Default::default);
         }
-        self.unit_cell.resize(n, NOT_INDEXED);
-        let was = &self.merge.slot_cell[..];
+        let starts = &self.cell_start[..];
         let geo = self.geo;
-        let detect = |(t, (key, found)): (usize, (&mut [u32], &mut Movers))| {
+        let detect = |(t, found): (usize, &mut Movers)| {
             let first = t * size;
-            let end = first + key.len();
-            cells_of(&geo, points, first, key);
+            let end = (first + size).min(n);
             let (to, left) = found;
             to.clear();
             left.clear();
             // Room for a sixteenth of the range from the start, so that
             // frames whose mover count varies do not allocate.
-            to.reserve(key.len() / HEADROOM);
-            left.reserve(key.len() / HEADROOM);
+            to.reserve((end - first) / HEADROOM);
+            left.reserve((end - first) / HEADROOM);
             // A slot left out of last frame's grid has no cell there
             // (`NOT_INDEXED`), which no slot had before: it is a mover, and
             // flagged here instead of in a second pass over all the cells.
             let mut unindexed = false;
-            for (j, (&k, &w)) in key.iter().zip(&was[first..]).enumerate() {
-                if k != w {
-                    unindexed |= k == NOT_INDEXED;
-                    to.push(mover(k, first + j));
-                    left.push(w);
+            let mut b = Bounds::EMPTY;
+            // Chunk by chunk, so the cells never leave the stack and the
+            // bounds read positions the cells just brought into L1.
+            let mut key = [0u32; DETECT_CHUNK];
+            let mut was = [0u32; DETECT_CHUNK + SLOT_CELLS_SLACK];
+            for c0 in (first..end).step_by(DETECT_CHUNK) {
+                let c1 = (c0 + DETECT_CHUNK).min(end);
+                let key = &mut key[..c1 - c0];
+                cells_of(&geo, points, c0, key);
+                slot_cells(starts, c0, &mut was[..c1 - c0 + SLOT_CELLS_SLACK]);
+                for (j, (&k, &w)) in key.iter().zip(&was[..c1 - c0]).enumerate() {
+                    if k != w {
+                        unindexed |= k == NOT_INDEXED;
+                        to.push(mover(k, c0 + j));
+                        left.push(w);
+                    }
                 }
+                let chunk = Points::new(&points.x[c0..c1], &points.z[c0..c1]);
+                b = Bounds::merge(b, Bounds::of(chunk));
             }
-            let b = Bounds::of(Points::new(&points.x[first..end], &points.z[first..end]));
             (b, unindexed)
         };
         let moved = &mut self.merge.mover_parts[..parts];
         // One thread: no rayon at all (its parallel iterators may allocate).
         let bounds = if threads > 1 {
-            self.unit_cell
-                .par_chunks_mut(size)
-                .zip(moved.par_iter_mut())
+            moved
+                .par_iter_mut()
                 .enumerate()
                 .map(detect)
                 .reduce(|| (Bounds::EMPTY, false), merge_detected)
         } else {
-            self.unit_cell
-                .chunks_mut(size)
-                .zip(moved.iter_mut())
+            moved
+                .iter_mut()
                 .enumerate()
                 .map(detect)
                 .fold((Bounds::EMPTY, false), merge_detected)
@@ -221,19 +254,12 @@ impl SortedGrid {
         self.x.resize(n, 0.0);
         self.z.resize(n, 0.0);
         self.team.resize(n, 0);
-        self.merge.next_cell.resize(n, 0);
-        let src = Src {
-            x,
-            z,
-            teams,
-            key: &self.unit_cell,
-        };
+        let src = Src { x, z, teams };
         let out = Out {
             x: &mut self.x,
             z: &mut self.z,
             ids: &mut self.ids,
             team: &mut self.team,
-            cell: &mut self.merge.next_cell,
         };
         let ranges = if threads > 1 {
             (threads * PARTS_PER_THREAD).min(cells).max(1)
@@ -245,23 +271,10 @@ impl SortedGrid {
         merge_cells(src, starts, events, (0, cells), ranges, out);
         std::mem::swap(&mut self.x, x);
         std::mem::swap(&mut self.z, z);
-        std::mem::swap(&mut self.merge.slot_cell, &mut self.merge.next_cell);
         self.slot_of.resize(n, NOT_INDEXED);
         self.in_range = in_fixed_range(&bounds);
         self.resident = true;
         true
-    }
-
-    /// Records the cell of every slot after a full resident rebuild, for
-    /// the next [`SortedGrid::rebuild_moved`].
-    pub(super) fn note_slot_cells(&mut self) {
-        self.merge.slot_cell.clear();
-        for (c, w) in self.cell_start.windows(2).enumerate() {
-            let len = (w[1] - w[0]) as usize;
-            self.merge
-                .slot_cell
-                .extend(std::iter::repeat_n(c as u32, len));
-        }
     }
 }
 
@@ -360,7 +373,7 @@ fn merge_cells(
         let h1 = holes.partition_point(|&h| (h as usize) < stay.end);
         let m0 = movers.partition_point(|&m| m < mover(c0 as u32, 0));
         let m1 = movers.partition_point(|&m| m < mover(c1 as u32, 0));
-        merge_range(src, stay, (&holes[h0..h1], &movers[m0..m1]), out);
+        merge_range(src, old, stay, (&holes[h0..h1], &movers[m0..m1]), out);
         return;
     }
     let (s0, s1) = (new[c0], new[c1]);
@@ -383,6 +396,7 @@ fn merge_cells(
 /// match the cells).
 fn merge_range(
     src: Src<'_>,
+    old: &[u32],
     stay: std::ops::Range<usize>,
     (holes, movers): (&[u32], &[u64]),
     mut out: Out<'_>,
@@ -396,18 +410,17 @@ fn merge_range(
         while let Some(&m) = movers.peek() {
             let (k, s) = ((m >> 32) as u32, m as u32 as usize);
             // The first stayer after (k, s): past the run's smaller cells,
-            // and within cell k past the slots below s (slot = p + index).
-            let run = &src.key[p..run_end];
-            let (lo, hi) = (
-                run.partition_point(|&c| c < k),
-                run.partition_point(|&c| c <= k),
-            );
-            let q = p + s.saturating_sub(p).clamp(lo, hi);
+            // and within cell k past the slots below s. Stayers keep their
+            // cell, so those of cells below k are the slots below
+            // old[k], and those of cell k the slots below old[k + 1].
+            let within = |c: usize| (old[c] as usize).clamp(p, run_end);
+            let (lo, hi) = (within(k as usize), within(k as usize + 1));
+            let q = s.clamp(lo, hi);
             if q == run_end {
                 break;
             }
             o = out.copy_run(src, p..q, o);
-            o = out.put(src, k, s, o);
+            o = out.put(src, s, o);
             p = q;
             movers.next();
         }
@@ -415,7 +428,7 @@ fn merge_range(
         p = run_end + 1;
     }
     for m in movers {
-        o = out.put(src, (m >> 32) as u32, m as u32 as usize, o);
+        o = out.put(src, m as u32 as usize, o);
     }
     assert_eq!(o, len, "the merge fills its slots exactly");
 }
@@ -428,7 +441,6 @@ impl Out<'_> {
         let end = o + run.len();
         self.x[o..end].copy_from_slice(&src.x[run.clone()]);
         self.z[o..end].copy_from_slice(&src.z[run.clone()]);
-        self.cell[o..end].copy_from_slice(&src.key[run.clone()]);
         for (id, s) in self.ids[o..end].iter_mut().zip(run.clone()) {
             *id = s as u32;
         }
@@ -441,12 +453,52 @@ impl Out<'_> {
     /// Puts the unit of slot `s`, now in cell `k`, at output slot `o`;
     /// returns the next.
     #[inline]
-    fn put(&mut self, src: Src<'_>, k: u32, s: usize, o: usize) -> usize {
+    fn put(&mut self, src: Src<'_>, s: usize, o: usize) -> usize {
         self.x[o] = src.x[s];
         self.z[o] = src.z[s];
         self.ids[o] = s as u32;
         self.team[o] = src.teams[s] as u32;
-        self.cell[o] = k;
         o + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{slot_cells, SLOT_CELLS_SLACK};
+
+    /// The cell of each slot, written run by run with overlapping stores,
+    /// equals the cell whose start range holds the slot, from any first
+    /// slot and for empty cells and cells longer than the store width.
+    #[test]
+    fn slot_cells_equal_the_cell_whose_range_holds_the_slot() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for _ in 0..200 {
+            let cells = rng.gen_range(1..40);
+            let mut starts = vec![0u32];
+            for _ in 0..cells {
+                let len = match rng.gen_range(0..4) {
+                    0 => 0,
+                    1 => rng.gen_range(9..30),
+                    _ => rng.gen_range(1..9),
+                };
+                starts.push(starts.last().unwrap() + len);
+            }
+            let n = *starts.last().unwrap() as usize;
+            if n == 0 {
+                continue;
+            }
+            let first = rng.gen_range(0..n);
+            let end = rng.gen_range(first + 1..=n);
+            let mut out = vec![u32::MAX; end - first + SLOT_CELLS_SLACK];
+            slot_cells(&starts, first, &mut out);
+            for (k, &got) in (first..end).zip(&out) {
+                let c = got as usize;
+                assert!(
+                    c < cells && starts[c] as usize <= k && k < starts[c + 1] as usize,
+                    "slot {k}: cell {got}, starts {starts:?}"
+                );
+            }
+        }
     }
 }
