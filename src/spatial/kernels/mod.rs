@@ -76,6 +76,18 @@ macro_rules! isa_kernels {
             // plus the team, group and position-range conditions above.
             unsafe { driver::fused::<$lanes>(x, z, ids, team, ranges, qs, out) }
         }
+
+        #[doc = concat!("Runs `pass` with the fused kernel of ", $isa, ", compiled for it (see")]
+        /// [`super::Kernel::run_pass`]).
+        ///
+        /// # Safety
+        /// The CPU must support the instruction set.
+        #[target_feature(enable = $features)]
+        pub unsafe fn run_pass<P: super::FusedPass>(pass: P) -> P::Out {
+            // SAFETY: this fn's contract is the caller's: the CPU runs the
+            // instruction set.
+            pass.run(unsafe { super::pass::Compiled::<$lanes>::new_unchecked() })
+        }
     };
 }
 
@@ -88,6 +100,7 @@ pub mod driver;
 pub mod lanes;
 #[cfg(target_arch = "aarch64")]
 pub mod neon;
+pub mod pass;
 pub mod scalar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub mod simd128;
@@ -95,6 +108,8 @@ pub mod simd128;
 pub mod sse;
 
 use std::sync::OnceLock;
+
+pub use pass::{Compiled, Dispatched, Exact, FusedCols, FusedKernel, FusedPass};
 
 /// A span of SoA entries for one kernel call: three slices of equal length.
 ///
@@ -565,19 +580,12 @@ impl Kernel {
         out: &mut [Near],
         in_range: bool,
     ) {
-        scalar::check(x, z, ids, ranges);
-        assert_eq!(team.len(), x.len(), "team and x must have equal lengths");
-        assert!(
-            (1..=driver::GROUP).contains(&qs.len()) && out.len() >= qs.len(),
-            "1 to GROUP queries, one output each"
-        );
-        let out = &mut out[..qs.len()];
         if !in_range {
-            for (q, o) in qs.iter().zip(out.iter_mut()) {
-                *o = scalar::run_fused_exact((x, z, ids, team), ranges, q);
-            }
+            Exact.fused((x, z, ids, team), ranges, qs, out);
             return;
         }
+        pass::check_fused((x, z, ids, team), ranges, qs, out);
+        let out = &mut out[..qs.len()];
         match self.or_scalar() {
             Kernel::Scalar => scalar::run_fused(x, z, ids, team, ranges, qs, out),
             #[cfg(target_arch = "x86_64")]

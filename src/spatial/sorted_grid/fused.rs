@@ -9,6 +9,7 @@ use super::blocks::{for_groups, Radius};
 use super::{Cols, Rows, SortedGrid, MAX_ROWS};
 use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::GROUP;
+use crate::spatial::kernels::{Dispatched, Exact, FusedCols, FusedKernel, FusedPass};
 use crate::spatial::{
     pool_threads, FusedQuery, Kernel, KernelQuery, Near, Points, Query, QueryStats,
 };
@@ -147,7 +148,7 @@ impl SortedGrid {
                 &mut res.by_slot,
             )
         } else {
-            self.near_cells(cols, self.radius(r), kernel, 0..cells, &mut res.by_slot)
+            self.near_leaf(cols, self.radius(r), kernel, 0..cells, &mut res.by_slot)
         };
         if self.resident {
             // Slot order is unit order: the results are already in place.
@@ -191,7 +192,7 @@ impl SortedGrid {
         out: &mut [Near],
     ) -> QueryStats {
         if parts <= 1 || c1 - c0 <= 1 {
-            return self.near_cells(cols, rad, kernel, c0..c1, out);
+            return self.near_leaf(cols, rad, kernel, c0..c1, out);
         }
         // The cell where the first half of the parts' units ends.
         let (s0, s1) = (self.cell_start[c0], self.cell_start[c1]);
@@ -208,17 +209,46 @@ impl SortedGrid {
         stats
     }
 
+    /// [`SortedGrid::near_cells`] compiled for `kernel`'s instruction set
+    /// ([`Kernel::run_pass`]), so that no cell pays a call into the kernel,
+    /// or with the exact scalar loop when positions leave the fixed range.
+    fn near_leaf(
+        &self,
+        cols: Cols<'_>,
+        rad: Radius,
+        kernel: Kernel,
+        cells: std::ops::Range<usize>,
+        out: &mut [Near],
+    ) -> QueryStats {
+        let leaf = Leaf {
+            grid: self,
+            cols,
+            rad,
+            kernel,
+            cells,
+            out,
+        };
+        if self.in_range {
+            kernel.run_pass(leaf)
+        } else {
+            leaf.run(Exact)
+        }
+    }
+
     // code:begin sorted-grid-query
     /// The fused queries of the units of `cells`, in slot order: `out`
     /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
     /// Each unit searches its cell's block, cut down to what it reaches
     /// ([`BoxTrim`]) where that pays ([`SortedGrid::cell_block`],
     /// [`for_groups`]), in groups of units that search the same block.
+    /// `run` runs the groups; the cells cut down go through `kernel`'s
+    /// dispatch (out of line, [`SortedGrid::near_cell_split`]).
+    #[inline(always)]
     fn near_cells(
         &self,
         cols: Cols<'_>,
         rad: Radius,
-        kernel: Kernel,
+        (run, kernel): (impl FusedKernel, Kernel),
         cells: std::ops::Range<usize>,
         out: &mut [Near],
     ) -> QueryStats {
@@ -242,7 +272,11 @@ impl SortedGrid {
             };
             if let Some(trim) = split {
                 let out = &mut out[a - base..b - base];
-                stats += self.near_cell_split(cols, rad, kernel, (a, b), &trim, out);
+                let k = Dispatched {
+                    kernel,
+                    in_range: self.in_range,
+                };
+                stats += self.near_cell_split(cols, rad, k, (a, b), &trim, out);
                 continue;
             }
             // One block for the cell: groups of consecutive slots, written
@@ -261,7 +295,7 @@ impl SortedGrid {
                 let g = (b - k).min(GROUP);
                 cols.fill_range(&mut qs[..g], k, r2, flush, !own);
                 let dst = &mut out[k - base..k - base + g];
-                stats.candidates += self.fused_group(kernel, kcols, rows, &qs[..g], dst, &mut sums);
+                stats.candidates += self.fused_group(run, kcols, rows, &qs[..g], dst, &mut sums);
                 if own {
                     for d in dst.iter_mut() {
                         d.count -= 1;
@@ -284,7 +318,7 @@ impl SortedGrid {
         &self,
         cols: Cols<'_>,
         rad: Radius,
-        kernel: Kernel,
+        kernel: Dispatched,
         (a, b): (usize, usize),
         trim: &BoxTrim,
         out: &mut [Near],
@@ -345,8 +379,8 @@ impl SortedGrid {
     #[inline(always)]
     fn fused_group(
         &self,
-        kernel: Kernel,
-        kcols: (&[f32], &[f32], &[u32], &[u32]),
+        kernel: impl FusedKernel,
+        kcols: FusedCols<'_>,
         rows: Rows<'_>,
         qs: &[FusedQuery],
         dst: &mut [Near],
@@ -355,7 +389,7 @@ impl SortedGrid {
         let g = qs.len();
         match rows {
             Rows::Ranges(ranges, total) => {
-                kernel.run_fused(kcols, ranges, qs, dst, self.in_range);
+                kernel.fused(kcols, ranges, qs, dst);
                 total * g as u64
             }
             Rows::Tall(block) => {
@@ -363,7 +397,7 @@ impl SortedGrid {
                 dst.fill(Near::default());
                 self.row_batches(block, |rs, t| {
                     candidates += t * g as u64;
-                    kernel.run_fused(kcols, rs, qs, &mut sums[..g], self.in_range);
+                    kernel.fused(kcols, rs, qs, &mut sums[..g]);
                     for (d, s) in dst.iter_mut().zip(&sums[..g]) {
                         *d += *s;
                     }
@@ -375,5 +409,33 @@ impl SortedGrid {
                 0
             }
         }
+    }
+}
+
+/// One thread's share of the fused pass ([`SortedGrid::near_leaf`]): the
+/// cells `cells` and their slots `out`.
+struct Leaf<'a, 'o> {
+    grid: &'a SortedGrid,
+    cols: Cols<'a>,
+    rad: Radius,
+    kernel: Kernel,
+    cells: std::ops::Range<usize>,
+    out: &'o mut [Near],
+}
+
+impl FusedPass for Leaf<'_, '_> {
+    type Out = QueryStats;
+
+    #[inline(always)]
+    fn run<K: FusedKernel>(self, k: K) -> QueryStats {
+        let Leaf {
+            grid,
+            cols,
+            rad,
+            kernel,
+            cells,
+            out,
+        } = self;
+        grid.near_cells(cols, rad, (k, kernel), cells, out)
     }
 }
