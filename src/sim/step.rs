@@ -12,7 +12,7 @@ use super::{
 };
 use crate::spatial::results::{near_chunks, near_per_unit, NearResults};
 use crate::spatial::{
-    pool_threads, query_chunks, GridGeometry, Points, Positions, QueryResults, QueryStats,
+    pool_threads, query_chunks, Carried, GridGeometry, Points, Positions, QueryResults, QueryStats,
     SortedGrid, SpatialIndex, Strategy,
 };
 use crate::with_layout;
@@ -252,20 +252,29 @@ impl Simulation {
             enemies,
             id,
         } = u;
-        let Some(perm) = g.rebuild_resident(x, z, team, settings.cell_size) else {
+        // The merge rebuild moves the other columns with the positions, run
+        // by run; after a full counting sort they are gathered by `perm`.
+        let s = &mut permute.payload;
+        layout::soa::size_payload(s, x.len());
+        let carried = Carried::new()
+            .column(vx, &mut s.vx)
+            .column(vz, &mut s.vz)
+            .column(danger, &mut s.danger)
+            .column(id, &mut s.id)
+            .column(enemies, &mut s.enemies)
+            .column(team, &mut s.team);
+        let Some((perm, moved)) =
+            g.rebuild_resident_carrying(x, z, team, settings.cell_size, carried)
+        else {
             return true;
         };
         *reordered = true;
-        let threads = pool_threads();
-        layout::soa::gather_payload(
-            [vx, vz, danger],
-            id,
-            enemies,
-            team,
-            perm,
-            &mut permute.payload,
-            threads,
-        );
+        if moved {
+            layout::soa::swap_payload([vx, vz, danger], id, enemies, team, s);
+        } else {
+            let threads = pool_threads();
+            layout::soa::gather_payload([vx, vz, danger], id, enemies, team, perm, s, threads);
+        }
         // The handle table is not rewritten: `resolve` checks its hint.
         true
     }

@@ -50,7 +50,7 @@ pub use grid::UniformGrid;
 pub use kernels::{fixed, FusedQuery, Kernel, KernelQuery, Near, Span, FIXED_RANGE, NO_EXCLUDE};
 pub use naive::Naive;
 pub use results::{query_all, query_chunks, ChunkResults, QueryResults};
-pub use sorted_grid::SortedGrid;
+pub use sorted_grid::{Carried, SortedGrid};
 
 /// Read-only SoA view of unit positions: `x[i]`, `z[i]` are unit `i`'s
 /// coordinates in world units. Both slices have the same length.

@@ -18,8 +18,11 @@ use super::{
 };
 
 mod blocks;
+mod carried;
 mod fused;
 mod incremental;
+
+pub use carried::{Carried, MAX_CARRIED};
 
 /// Marks a unit left out of the index (non-finite position).
 const NOT_INDEXED: u32 = u32::MAX;
@@ -296,12 +299,41 @@ impl SortedGrid {
         teams: &[u8],
         cell_size: f32,
     ) -> Option<&[u32]> {
+        self.rebuild_resident_carrying(x, z, teams, cell_size, Carried::new())
+            .map(|(perm, _)| perm)
+    }
+
+    /// [`SortedGrid::rebuild_resident`] that also moves the caller's other
+    /// columns, `carried`, when the merge runs: each is written into its
+    /// output in the new order by the merge's own runs, in the same pass
+    /// as x and z, so no gather through the permutation follows. Returns
+    /// the permutation and whether `carried` was written (true exactly
+    /// when the merge ran); when false, the outputs are untouched and the
+    /// caller applies the permutation itself, as after
+    /// [`SortedGrid::rebuild_resident`].
+    ///
+    /// # Panics
+    /// If `x`, `z` and `teams` differ in length, or `carried` holds columns
+    /// of another length.
+    pub fn rebuild_resident_carrying(
+        &mut self,
+        x: &mut Vec<f32>,
+        z: &mut Vec<f32>,
+        teams: &[u8],
+        cell_size: f32,
+        carried: Carried<'_>,
+    ) -> Option<(&[u32], bool)> {
         assert_eq!(x.len(), z.len(), "one z per x");
         assert_eq!(teams.len(), x.len(), "one team per unit");
+        assert!(
+            carried.is_empty() || carried.len() == x.len(),
+            "one carried entry per unit"
+        );
         let n = x.len();
-        self.merge.merged = self.rebuild_moved(x, z, teams, cell_size);
+        let wrote = !carried.is_empty();
+        self.merge.merged = self.rebuild_moved(x, z, teams, cell_size, carried);
         if self.merge.merged {
-            return Some(&self.ids);
+            return Some((&self.ids, wrote));
         }
         self.rebuild_tagged(Points::new(x, z), Some(teams), cell_size);
         if self.x.len() != n {
@@ -314,7 +346,7 @@ impl SortedGrid {
             self.identity.extend(0..n as u32);
         }
         self.resident = true;
-        Some(&self.ids)
+        Some((&self.ids, false))
     }
 
     /// Calls `f` with the non-empty row ranges of `block` and the entries they

@@ -274,15 +274,7 @@ pub(crate) fn gather_payload(
     }
     assert!(id.len() == n && enemies.len() == n && team.len() == n);
     let s = scratch;
-    // Every slot is written below: the scratch columns only need the length
-    // (no clear, so a steady state neither allocates nor zero-fills them,
-    // which cost more than the gather itself at 1,000,000 units).
-    for v in [&mut s.vx, &mut s.vz, &mut s.danger] {
-        v.resize(n, 0.0);
-    }
-    s.id.resize(n, 0);
-    s.enemies.resize(n, 0);
-    s.team.resize(n, 0);
+    size_payload(s, n);
     let (svx, svz, sd, sid, se, st) = (
         &vx[..],
         &vz[..],
@@ -347,6 +339,33 @@ pub(crate) fn gather_payload(
             )
             .for_each(part);
     }
+    swap_payload([vx, vz, danger], id, enemies, team, s);
+}
+
+/// Gives the payload columns of `scratch` (vx, vz, danger, id, enemies,
+/// team) `n` entries each. Every entry is written before it is read, so
+/// nothing is cleared: a steady state neither allocates nor zero-fills them
+/// (which cost more than the gather itself at 1,000,000 units).
+pub(crate) fn size_payload(scratch: &mut Units, n: usize) {
+    let s = scratch;
+    for v in [&mut s.vx, &mut s.vz, &mut s.danger] {
+        v.resize(n, 0.0);
+    }
+    s.id.resize(n, 0);
+    s.enemies.resize(n, 0);
+    s.team.resize(n, 0);
+}
+
+/// Swaps the payload columns of `scratch`, written in the units' new order,
+/// with the units' own (`[vx, vz, danger]`, id, enemies, team). No copy.
+pub(crate) fn swap_payload(
+    [vx, vz, danger]: [&mut Vec<f32>; 3],
+    id: &mut Vec<u32>,
+    enemies: &mut Vec<u16>,
+    team: &mut Vec<u8>,
+    scratch: &mut Units,
+) {
+    let s = scratch;
     std::mem::swap(vx, &mut s.vx);
     std::mem::swap(vz, &mut s.vz);
     std::mem::swap(danger, &mut s.danger);

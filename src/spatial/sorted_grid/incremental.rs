@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 
-use super::{cells_of, in_fixed_range, SortedGrid, NOT_INDEXED};
+use super::{cells_of, in_fixed_range, Carried, SortedGrid, NOT_INDEXED};
 use crate::spatial::{pool_threads, Bounds, GridGeometry, Points};
 
 /// Merge ranges per pool thread (more ranges than threads balance them).
@@ -87,12 +87,15 @@ pub(super) struct MergeState {
 /// keys and the cells they leave.
 type Movers = (Vec<u64>, Vec<u32>);
 
-/// The sorted outputs of one merge range (all of equal length).
+/// The sorted outputs of one merge range (all of equal length, the
+/// carried columns' outputs included).
 struct Out<'a> {
     x: &'a mut [f32],
     z: &'a mut [f32],
     ids: &'a mut [u32],
     team: &'a mut [u32],
+    /// The caller's columns carried along.
+    carried: Carried<'a>,
 }
 
 impl<'a> Out<'a> {
@@ -102,18 +105,21 @@ impl<'a> Out<'a> {
         let (z0, z1) = self.z.split_at_mut(k);
         let (i0, i1) = self.ids.split_at_mut(k);
         let (t0, t1) = self.team.split_at_mut(k);
+        let (r0, r1) = self.carried.split_at(k);
         (
             Out {
                 x: x0,
                 z: z0,
                 ids: i0,
                 team: t0,
+                carried: r0,
             },
             Out {
                 x: x1,
                 z: z1,
                 ids: i1,
                 team: t1,
+                carried: r1,
             },
         )
     }
@@ -149,6 +155,7 @@ impl SortedGrid {
         z: &mut Vec<f32>,
         teams: &[u8],
         cell_size: f32,
+        carried: Carried<'_>,
     ) -> bool {
         let n = x.len();
         // Last frame's cell starts say which cell every slot was in: all
@@ -260,6 +267,7 @@ impl SortedGrid {
             z: &mut self.z,
             ids: &mut self.ids,
             team: &mut self.team,
+            carried,
         };
         let ranges = if threads > 1 {
             (threads * PARTS_PER_THREAD).min(cells).max(1)
@@ -444,20 +452,21 @@ impl Out<'_> {
         for (id, s) in self.ids[o..end].iter_mut().zip(run.clone()) {
             *id = s as u32;
         }
-        for (t, &u) in self.team[o..end].iter_mut().zip(&src.teams[run]) {
+        for (t, &u) in self.team[o..end].iter_mut().zip(&src.teams[run.clone()]) {
             *t = u as u32;
         }
+        self.carried.copy_run(run, o);
         end
     }
 
-    /// Puts the unit of slot `s`, now in cell `k`, at output slot `o`;
-    /// returns the next.
+    /// Puts the unit of slot `s` at output slot `o`; returns the next.
     #[inline]
     fn put(&mut self, src: Src<'_>, s: usize, o: usize) -> usize {
         self.x[o] = src.x[s];
         self.z[o] = src.z[s];
         self.ids[o] = s as u32;
         self.team[o] = src.teams[s] as u32;
+        self.carried.put(s, o);
         o + 1
     }
 }
