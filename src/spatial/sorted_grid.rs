@@ -307,9 +307,9 @@ impl SortedGrid {
     /// columns, `carried`, when the merge runs: each is written into its
     /// output in the new order by the merge's own runs, in the same pass
     /// as x and z, so no gather through the permutation follows. Returns
-    /// the permutation and whether `carried` was written (true exactly
-    /// when the merge ran); when false, the outputs are untouched and the
-    /// caller applies the permutation itself, as after
+    /// the permutation and whether `carried` was written (true when the
+    /// merge ran and `carried` holds columns); when false, the outputs are
+    /// untouched and the caller applies the permutation itself, as after
     /// [`SortedGrid::rebuild_resident`].
     ///
     /// # Panics

@@ -7,7 +7,9 @@
 //!   world, team changes, uniform and clustered points, cells from r / 2 to
 //!   3r), for 1 to 3 threads: the same permutation, positions, cell starts
 //!   and fused aggregates (every kernel) as a fresh grid's counting sort of
-//!   the same input, frame after frame, and the merge did run.
+//!   the same input, frame after frame, and the merge did run; the columns
+//!   carried through it (1 to 8 bytes wide) end as the permutation orders
+//!   them.
 //! - Where it cannot apply (a non-finite position, a changed unit count, a
 //!   changed grid geometry) the full rebuild runs and the result is still
 //!   the counting sort's.
@@ -19,7 +21,7 @@ use common::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use spatial_query_lab::spatial::results::NearResults;
-use spatial_query_lab::spatial::{Points, SortedGrid};
+use spatial_query_lab::spatial::{Carried, Points, SortedGrid};
 
 /// One frame of motion inside `[0, l)^2`: every unit a small step (a few
 /// cross a cell border), one in fifty a jump anywhere, one in a hundred a
@@ -63,10 +65,63 @@ fn rebuild_and_check(
             .rebuild_resident(&mut fx, &mut fz, teams, cell)
             .map(<[u32]>::to_vec)
     });
-    let got = run_in(t, || {
-        grid.rebuild_resident(x, z, teams, cell)
-            .map(<[u32]>::to_vec)
+    // The grid under test carries five columns of 1, 2, 3, 4 and 8 bytes:
+    // each entry names its unit, so after a merge entry s must be unit
+    // perm[s]'s; after a counting sort they must be untouched.
+    let n = x.len();
+    let label = |k: usize| k as u64 * 0x9E37_79B9 + 7;
+    let c1: Vec<u8> = (0..n).map(|k| label(k) as u8).collect();
+    let c2: Vec<u16> = (0..n).map(|k| label(k) as u16).collect();
+    let c3: Vec<[u8; 3]> = (0..n)
+        .map(|k| [(k >> 16) as u8, (k >> 8) as u8, k as u8])
+        .collect();
+    let c4: Vec<u32> = (0..n).map(|k| label(k) as u32).collect();
+    let c8: Vec<u64> = (0..n).map(label).collect();
+    let (mut d1, mut d2, mut d3) = (vec![0u8; n], vec![0u16; n], vec![[0u8; 3]; n]);
+    let (mut d4, mut d8) = (vec![0u32; n], vec![0u64; n]);
+    let (got, carried) = run_in(t, || {
+        let carried = Carried::new()
+            .column(&c1, &mut d1)
+            .column(&c2, &mut d2)
+            .column(&c3, &mut d3)
+            .column(&c4, &mut d4)
+            .column(&c8, &mut d8);
+        match grid.rebuild_resident_carrying(x, z, teams, cell, carried) {
+            Some((perm, wrote)) => (Some(perm.to_vec()), wrote),
+            None => (None, false),
+        }
     });
+    assert_eq!(
+        carried,
+        grid.merged_movers().is_some() && n > 0,
+        "{ctx}: columns carried exactly when the merge ran"
+    );
+    if let (Some(perm), true) = (&got, carried) {
+        let moved = |c: &[u8], d: &[u8], w: usize| {
+            perm.iter()
+                .enumerate()
+                .all(|(s, &p)| d[s * w..s * w + w] == c[p as usize * w..p as usize * w + w])
+        };
+        let bytes3 = |v: &[[u8; 3]]| v.concat();
+        assert!(moved(&c1, &d1, 1), "{ctx}: 1-byte column carried");
+        assert!(
+            perm.iter()
+                .enumerate()
+                .all(|(s, &p)| d2[s] == c2[p as usize]
+                    && d4[s] == c4[p as usize]
+                    && d8[s] == c8[p as usize]),
+            "{ctx}: 2-, 4- and 8-byte columns carried"
+        );
+        assert!(
+            moved(&bytes3(&c3), &bytes3(&d3), 3),
+            "{ctx}: 3-byte column carried"
+        );
+    } else {
+        assert!(
+            d4.iter().all(|&v| v == 0) && d3.iter().all(|v| *v == [0; 3]),
+            "{ctx}: columns untouched without a merge"
+        );
+    }
     assert_eq!(
         fresh.merged_movers(),
         None,
@@ -99,6 +154,8 @@ fn the_merge_equals_the_counting_sort_frame_after_frame() {
             (3000, true, 10.0, 2),
             (2000, false, 5.0, 3),
             (2000, true, 30.0, 4),
+            // More slots per thread than one detection chunk (4,096).
+            (20_000, false, 10.0, 9),
             (40, false, 10.0, 5),
             (1, false, 10.0, 6),
         ] {

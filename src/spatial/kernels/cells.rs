@@ -85,10 +85,9 @@ fn bounds_generic(x: &[f32], z: &[f32]) -> (f32, f32, f32, f32, usize) {
     (low(lx), high(hx), low(lz), high(hz), count)
 }
 
-/// Most cells [`cells`] numbers: 2^24, the last integer up to which f32
-/// counts exactly (the grids of [`crate::spatial::GridGeometry`] have at
-/// most 2^20).
-pub const MAX_CELL_INDEX: u32 = 1 << 24;
+/// Most cells [`cells`] numbers: 2^24, up to which f32 counts exactly
+/// (the grids of [`crate::spatial::GridGeometry`] have at most 2^20).
+pub const MAX_CELLS_EXACT: u32 = 1 << 24;
 
 /// The grid parameters [`cells`] needs: cell edge (world units), the global
 /// index of column and row 0, and the columns and rows.
@@ -114,7 +113,7 @@ pub struct CellGrid {
 ///
 /// # Panics
 /// If the slices differ in length, the grid has no cell, or it has more
-/// than [`MAX_CELL_INDEX`] cells (a cell number must be exact in f32).
+/// than [`MAX_CELLS_EXACT`] cells (a cell number must be exact in f32).
 pub fn cells(x: &[f32], z: &[f32], g: CellGrid, skip: u32, out: &mut [u32]) {
     assert!(
         x.len() == z.len() && x.len() == out.len(),
@@ -122,7 +121,7 @@ pub fn cells(x: &[f32], z: &[f32], g: CellGrid, skip: u32, out: &mut [u32]) {
     );
     assert!(g.nx > 0 && g.nz > 0, "a grid with cells");
     assert!(
-        g.nx as u64 * g.nz as u64 <= MAX_CELL_INDEX as u64,
+        g.nx as u64 * g.nz as u64 <= MAX_CELLS_EXACT as u64,
         "at most 2^24 cells"
     );
     #[cfg(target_arch = "x86_64")]

@@ -19,10 +19,10 @@
 //! is always sound. WebAssembly has no run-time detection: SIMD128 is
 //! available exactly in a module compiled with `-C target-feature=+simd128`.
 
-/// The two `#[target_feature]` entry points of one instruction set:
+/// The three `#[target_feature]` entry points of one instruction set:
 /// `run_ranges` and `run_fused`, each one call of the
 /// generic [`driver`] kernel with the instruction set's [`lanes`], so the
-/// whole chain is compiled for it. `$features` is the `target_feature`
+/// whole chain is compiled for it, and `run_pass` ([`Kernel::run_pass`]). `$features` is the `target_feature`
 /// list, `$lanes` the [`lanes::Lanes`] type, `$isa` its name in the docs.
 // Unused where no SIMD kernel exists (wasm32 built without +simd128).
 #[allow(unused_macros)]

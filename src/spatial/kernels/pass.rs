@@ -29,9 +29,9 @@ pub trait FusedKernel: Copy {
 }
 
 /// A pass that runs with whichever [`FusedKernel`] [`Kernel::run_pass`]
-/// hands it; its `run` is inlined into the instruction set's
-/// `#[target_feature]` function, so everything it calls with
-/// `#[inline(always)]` is compiled for that set.
+/// hands it. Mark `run` (and what it calls) `#[inline(always)]`: then it is
+/// inlined into the instruction set's `#[target_feature]` function and
+/// compiled for that set; otherwise it runs as baseline code.
 pub trait FusedPass {
     /// What the pass returns.
     type Out;
@@ -41,12 +41,15 @@ pub trait FusedPass {
 
 /// The SIMD fused kernel of the lanes `V`
 /// ([`driver::fused`]), for positions within [`super::FIXED_RANGE`].
-/// Only [`Kernel::run_pass`] makes one, after it has found that the CPU
-/// runs `V`'s instruction set (the field is private).
+/// Made only by [`Kernel::run_pass`], after it has found that the CPU
+/// runs `V`'s instruction set, and by [`Compiled::scalar`] for the one lane
+/// every CPU runs (the field is private).
 #[derive(Clone, Copy)]
 pub struct Compiled<V: Lanes>(PhantomData<V>);
 
 impl<V: Lanes> Compiled<V> {
+    /// The kernel of `V`, without checking the CPU.
+    ///
     /// # Safety
     /// The CPU must support `V`'s instruction set.
     #[inline(always)]
@@ -78,8 +81,9 @@ impl<V: Lanes> FusedKernel for Compiled<V> {
         let out = &mut out[..qs.len()];
         // SAFETY: a `Compiled<V>` exists only where the CPU runs `V`'s
         // instruction set (`new_unchecked`); the lengths, ranges and group
-        // size were checked just above; `Kernel::run_pass`'s caller promises
-        // the position range.
+        // size were checked just above. The position range is a condition
+        // of exact sums, not of memory safety: the conversions and the
+        // wrapping lane sums are defined for every input.
         unsafe { driver::fused::<V>(x, z, ids, team, ranges, qs, out) }
     }
 }
@@ -153,7 +157,8 @@ impl Kernel {
     /// instruction set. The SIMD kernels are exact only while every entry
     /// the pass gives them has `|x|, |z| < FIXED_RANGE`: a caller with
     /// positions beyond runs `pass.run(Exact)` instead (see
-    /// [`Kernel::run_fused`]'s `in_range`).
+    /// [`Kernel::run_fused`]'s `in_range`). Allocates nothing itself;
+    /// panics only where `pass` does.
     #[inline]
     pub fn run_pass<P: FusedPass>(self, pass: P) -> P::Out {
         match self.or_scalar() {

@@ -24,7 +24,8 @@ const PARTS_PER_THREAD: usize = 4;
 /// nothing.
 const HEADROOM: usize = 16;
 
-/// Slots whose cells the detection computes at a time, on the stack (16 KiB).
+/// Slots whose cells the detection computes at a time, on the stack (this
+/// frame's cells and last frame's, about 32 KiB).
 const DETECT_CHUNK: usize = 4096;
 
 /// Entries [`slot_cells`] may write past the slots it is asked for.
@@ -42,6 +43,7 @@ const SLOT_CELLS_SLACK: usize = 8;
 /// `starts`'s last entry.
 fn slot_cells(starts: &[u32], first: usize, out: &mut [u32]) {
     const W: usize = SLOT_CELLS_SLACK;
+    assert!(out.len() >= W, "room for the slack");
     let end = first + out.len() - W;
     // The cell of slot `first`: the last whose start is at or before it.
     let mut c = starts.partition_point(|&s| s as usize <= first) - 1;
@@ -139,8 +141,9 @@ impl SortedGrid {
     /// it applies: the units live in cell order from the last rebuild,
     /// their number is unchanged, the bounds give the same
     /// [`GridGeometry`] and every position is finite. Returns false (with
-    /// the grid unchanged but for scratch buffers and `unit_cell`) when it
-    /// does not apply; the caller then runs the full rebuild.
+    /// the grid unchanged but for scratch buffers) when it does not apply;
+    /// the caller then runs the full rebuild. `carried` is written only
+    /// when it returns true.
     ///
     /// On success the sorted x and z are swapped into `x` and `z` and the
     /// grid is in exactly the state the full rebuild would leave (the same
@@ -185,9 +188,9 @@ impl SortedGrid {
             // frames whose mover count varies do not allocate.
             to.reserve((end - first) / HEADROOM);
             left.reserve((end - first) / HEADROOM);
-            // A slot left out of last frame's grid has no cell there
-            // (`NOT_INDEXED`), which no slot had before: it is a mover, and
-            // flagged here instead of in a second pass over all the cells.
+            // A slot left out of this frame's grid (a non-finite position)
+            // has no cell (`NOT_INDEXED`), which no slot had before: it is a
+            // mover, and flagged here instead of in a second pass.
             let mut unindexed = false;
             let mut b = Bounds::EMPTY;
             // Chunk by chunk, so the cells never leave the stack and the
