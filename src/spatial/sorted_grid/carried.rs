@@ -88,34 +88,20 @@ impl<'a> Carried<'a> {
 
     /// The outputs' first `k` entries and the rest, as two `Carried` that
     /// read the same sources. `len` stays the sources' length.
-    pub(super) fn split_at(self, k: usize) -> (Carried<'a>, Carried<'a>) {
-        let Carried {
-            used,
-            width,
-            len,
-            src,
-            dst,
-        } = self;
-        let mut left = Carried {
-            used,
-            width,
-            len,
-            src,
-            dst: std::array::from_fn(|_| Default::default()),
-        };
-        let mut right = Carried {
-            used,
-            width,
-            len,
-            src,
-            dst: std::array::from_fn(|_| Default::default()),
-        };
-        for (c, d) in dst.into_iter().enumerate().take(used) {
-            let (a, b) = d.split_at_mut(k * width[c]);
-            left.dst[c] = a;
-            right.dst[c] = b;
+    pub(super) fn split_at(mut self, k: usize) -> (Carried<'a>, Carried<'a>) {
+        let mut rest: [&'a mut [u8]; MAX_CARRIED] = std::array::from_fn(|_| Default::default());
+        let cols = self.dst.iter_mut().zip(&mut rest).zip(self.width);
+        for ((d, r), w) in cols.take(self.used) {
+            (*d, *r) = std::mem::take(d).split_at_mut(k * w);
         }
-        (left, right)
+        let right = Carried {
+            used: self.used,
+            width: self.width,
+            len: self.len,
+            src: self.src,
+            dst: rest,
+        };
+        (self, right)
     }
 
     /// Copies entries `run` of every source to the outputs from entry `o`
