@@ -48,6 +48,9 @@ pub struct SortedGrid {
     /// Team of each entry, in cell order, when the rebuild was given teams
     /// ([`SortedGrid::rebuild_tagged`]); empty otherwise.
     team: Vec<u32>,
+    /// Whether the last rebuild was given teams, all 0 or 1: the fused
+    /// queries are then marked [`crate::spatial::FusedQuery::two_teams`].
+    two_teams: bool,
     /// Slot of each unit in the sorted arrays ([`NOT_INDEXED`] for units
     /// left out): the inverse of `ids`. Not kept while resident (only its
     /// length, the unit count, is read then).
@@ -114,6 +117,13 @@ struct Cols<'a> {
     z: &'a [f32],
     ids: &'a [u32],
     team: &'a [u32],
+    /// Whether every team in `team` is 0 or 1 (the grid's `two_teams`).
+    two_teams: bool,
+}
+
+/// Whether every team of `teams` is 0 or 1 (one OR over the column).
+fn only_two_teams(teams: &[u8]) -> bool {
+    teams.iter().fold(0u8, |a, &t| a | t) <= 1
 }
 
 /// Most rows of a block handed to the kernel in one call.
@@ -250,6 +260,7 @@ impl SortedGrid {
         self.z.resize(indexed, 0.0);
         self.ids.resize(indexed, 0);
         self.team.clear();
+        self.two_teams = teams.is_some_and(only_two_teams);
         if teams.is_some() {
             self.team.resize(indexed, 0);
         }
@@ -333,6 +344,7 @@ impl SortedGrid {
         let wrote = !carried.is_empty();
         self.merge.merged = self.rebuild_moved(x, z, teams, cell_size, carried);
         if self.merge.merged {
+            self.two_teams = only_two_teams(teams);
             return Some((&self.ids, wrote));
         }
         self.rebuild_tagged(Points::new(x, z), Some(teams), cell_size);
@@ -521,6 +533,7 @@ impl SortedGrid {
                 z: points.z,
                 ids: &self.identity,
                 team: &self.team,
+                two_teams: self.two_teams,
             }
         } else {
             Cols {
@@ -528,6 +541,7 @@ impl SortedGrid {
                 z: &self.z,
                 ids: &self.ids,
                 team: &self.team,
+                two_teams: self.two_teams,
             }
         }
     }

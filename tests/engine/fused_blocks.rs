@@ -88,6 +88,57 @@ fn the_fused_pass_gives_the_naive_aggregates_at_every_cell_size() {
     }
 }
 
+/// Three teams after two, in one grid: the kernels' shared team-1 tally
+/// (for grids whose teams are all 0 or 1) must give way to the general
+/// enemy test as soon as a rebuild brings a third team, whether the
+/// rebuild is the counting sort or the merge of the resident grid, and
+/// come back when the third team leaves. Every kernel, 1 and 2 threads.
+#[test]
+fn a_third_team_turns_off_the_two_team_tally() {
+    let (n, l, r, cell) = (3000, 40.0f32, 2.5f32, 2.5f32);
+    let (x, z) = points(n, l, false, 23);
+    let two: Vec<u8> = (0..n).map(team_of).collect();
+    let three: Vec<u8> = (0..n).map(|i| (i * 7919 % 3) as u8).collect();
+    for &k in &kernels() {
+        for t in [1, 2] {
+            let mut grid = SortedGrid::default();
+            let mut resident = SortedGrid::default();
+            let mut res = NearResults::default();
+            let (mut xr, mut zr) = (x.clone(), z.clone());
+            // Unit i of the original order sits at slot `at[i]` after the
+            // resident rebuilds; `order` is the inverse (unit of each slot).
+            let mut order: Vec<usize> = (0..n).collect();
+            for (round, teams) in [&two, &three, &two, &three].into_iter().enumerate() {
+                let ctx = format!("{k}, {t} threads, round {round}");
+                let want = reference(&x, &z, r, teams);
+                run_in(t, || {
+                    grid.rebuild_tagged(Points::new(&x, &z), Some(teams), cell)
+                });
+                run_in(t, || grid.near_all(Points::new(&x, &z), r, k, &mut res));
+                assert_eq!(res.near, want, "{ctx}: counting sort");
+                // The resident grid: teams in the units' current order.
+                let now: Vec<u8> = order.iter().map(|&i| teams[i]).collect();
+                let perm = run_in(t, || {
+                    resident
+                        .rebuild_resident(&mut xr, &mut zr, &now, cell)
+                        .map(<[u32]>::to_vec)
+                })
+                .expect("finite points are resident");
+                order = perm.iter().map(|&o| order[o as usize]).collect();
+                if round > 0 {
+                    assert!(resident.merged_movers().is_some(), "{ctx}: the merge ran");
+                }
+                run_in(t, || {
+                    resident.near_all(Points::new(&xr, &zr), r, k, &mut res)
+                });
+                for (s, got) in res.near.iter().enumerate() {
+                    assert_eq!(got, &want[order[s]], "{ctx}: resident slot {s}");
+                }
+            }
+        }
+    }
+}
+
 /// Points spread uniformly over `[0, 40)^2` but never within 0.02 of a
 /// multiple of 0.625 on either axis, so that with r = 2.5 no `q +- r` lies
 /// on or near a cell border at cells of 0.625, 2.5 and 10 (where a block's

@@ -255,10 +255,11 @@ pub unsafe fn fused<V: Lanes>(
 
 /// Runs [`fused_block`] for the `Q` queries `qs` in the form that fits
 /// them: without the id test when no query excludes an id (`NO_EXCLUDE`,
-/// e.g. a caller that subtracts a query's own match itself), and with raw
+/// e.g. a caller that subtracts a query's own match itself), with raw
 /// position sums (`RAW`) when every query's `flush` is at least `V::N`
 /// vectors, which holds for every radius below about 2 million world units
-/// ([`FusedQuery::flush_for`]).
+/// ([`FusedQuery::flush_for`]), and with the shared team-1 tally (`TWO`)
+/// when, besides, every query is marked [`FusedQuery::two_teams`].
 ///
 /// # Safety
 /// As for [`fused`], with `qs.len() == out.len() == Q`.
@@ -271,13 +272,16 @@ unsafe fn block_of<V: Lanes, const Q: usize>(
 ) {
     let ids = qs.iter().any(|q| q.q.exclude != super::NO_EXCLUDE);
     let raw = qs.iter().all(|q| q.flush as usize >= V::N);
+    let two = raw && qs.iter().all(|q| q.two_teams);
     // SAFETY: the caller's contract, unchanged.
     unsafe {
-        match (ids, raw) {
-            (true, true) => fused_block::<V, Q, true, true>(cols, ranges, qs, out),
-            (true, false) => fused_block::<V, Q, true, false>(cols, ranges, qs, out),
-            (false, true) => fused_block::<V, Q, false, true>(cols, ranges, qs, out),
-            (false, false) => fused_block::<V, Q, false, false>(cols, ranges, qs, out),
+        match (ids, raw, two) {
+            (true, true, true) => fused_block::<V, Q, true, true, true>(cols, ranges, qs, out),
+            (true, true, false) => fused_block::<V, Q, true, true, false>(cols, ranges, qs, out),
+            (true, false, _) => fused_block::<V, Q, true, false, false>(cols, ranges, qs, out),
+            (false, true, true) => fused_block::<V, Q, false, true, true>(cols, ranges, qs, out),
+            (false, true, false) => fused_block::<V, Q, false, true, false>(cols, ranges, qs, out),
+            (false, false, _) => fused_block::<V, Q, false, false, false>(cols, ranges, qs, out),
         }
     }
 }
@@ -297,10 +301,23 @@ unsafe fn block_of<V: Lanes, const Q: usize>(
 /// within the per-neighbor bound of [`FusedQuery::flush_for`]), so the
 /// wrapped total is the true one. Requires every `flush >= N`.
 ///
+/// With `TWO` (requires `RAW`; every query and entry on team 0 or 1) the
+/// enemy half of the packed tally counts team-1 neighbors, one increment
+/// vector (`1 + 65536 * [team == 1]`) per vector of entries shared by the
+/// block's queries, and [`drain_block`] turns it into each query's enemies:
+/// one masked add per query and vector instead of a count, a team compare,
+/// an and-not and a masked add.
+///
 /// # Safety
 /// As for [`fused`].
 #[inline(always)]
-unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool>(
+unsafe fn fused_block<
+    V: Lanes,
+    const Q: usize,
+    const IDS: bool,
+    const RAW: bool,
+    const TWO: bool,
+>(
     (x, z, ids, team): (&[f32], &[f32], &[u32], &[u32]),
     ranges: &[(u32, u32)],
     qs: &[FusedQuery],
@@ -338,6 +355,7 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
         let mut steps = 0u32;
         let (xp, zp, ip, tp) = (x.as_ptr(), z.as_ptr(), ids.as_ptr(), team.as_ptr());
         let enemy = V::splat_i(1 << 16);
+        let one = V::splat_i(1);
         // code:begin fused-loop
         // SAFETY (whole walk): as in `collect`; `team` has the same length as
         // `x`, so its lanes are in bounds too.
@@ -345,6 +363,12 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
             let (xv, zv) = (load_f::<V>(xp, k, rest), load_f::<V>(zp, k, rest));
             let idv = if IDS { load_i::<V>(ip, k, rest) } else { zero };
             let tv = load_i::<V>(tp, k, rest);
+            // TWO: +1 in every neighbor lane, +65536 more where it is on team 1.
+            let inc = if TWO {
+                V::add_masked_i(one, V::eq_i(tv, one), enemy)
+            } else {
+                zero
+            };
             let (fxv, fzv) = (V::trunc_i(V::mul(xv, scale)), V::trunc_i(V::mul(zv, scale)));
             let live = if rest >= V::N {
                 None
@@ -365,9 +389,13 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
                     None => keep,
                     Some(m) => V::and(keep, m),
                 };
-                let foe = V::andnot(V::eq_i(tv, tq[j]), keep);
-                // +1 in the neighbor lanes (low half), +65536 in the enemy lanes.
-                tally[j] = V::add_masked_i(V::count(tally[j], keep), foe, enemy);
+                if TWO {
+                    tally[j] = V::add_masked_i(tally[j], keep, inc);
+                } else {
+                    let foe = V::andnot(V::eq_i(tv, tq[j]), keep);
+                    // +1 in the neighbor lanes (low half), +65536 in the enemy lanes.
+                    tally[j] = V::add_masked_i(V::count(tally[j], keep), foe, enemy);
+                }
                 // fixed(x_j) - fixed(x_i) (RAW: fixed(x_j) alone), added
                 // only in the neighbor lanes.
                 if RAW {
@@ -380,12 +408,12 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
             }
             steps += 1;
             if steps == flush {
-                drain_block::<V, Q, RAW>(&mut near, &mut tally, &mut sx, &mut sz, qs);
+                drain_block::<V, Q, RAW, TWO>(&mut near, &mut tally, &mut sx, &mut sz, qs);
                 steps = 0;
             }
         });
         // code:end fused-loop
-        drain_block::<V, Q, RAW>(&mut near, &mut tally, &mut sx, &mut sz, qs);
+        drain_block::<V, Q, RAW, TWO>(&mut near, &mut tally, &mut sx, &mut sz, qs);
         out.copy_from_slice(&near);
     }
 }
@@ -395,12 +423,14 @@ unsafe fn fused_block<V: Lanes, const Q: usize, const IDS: bool, const RAW: bool
 /// transpose-and-add instead of one reduction per vector).
 /// Modulo 2^32 sums suffice there: a drain's packed tally totals fewer
 /// than 65,536 neighbors plus 65,536 times as many enemies, below 2^32,
-/// and its offsets fit an i32 (see [`fused_block`]).
+/// and its offsets fit an i32 (see [`fused_block`]). With `TWO` the
+/// upper half counts team-1 neighbors (no more than the neighbors, so the
+/// same bound holds), which become each query's enemies by its team.
 ///
 /// # Safety
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-unsafe fn drain_block<V: Lanes, const Q: usize, const RAW: bool>(
+unsafe fn drain_block<V: Lanes, const Q: usize, const RAW: bool, const TWO: bool>(
     near: &mut [Near; Q],
     tally: &mut [V::I; Q],
     sx: &mut [V::I; Q],
@@ -435,7 +465,14 @@ unsafe fn drain_block<V: Lanes, const Q: usize, const RAW: bool>(
             let both = sums[j] as u32;
             let count = both & 0xFFFF;
             near[j].count += count;
-            near[j].enemies += both >> 16;
+            let marked = both >> 16;
+            near[j].enemies += match (TWO, qs[j].team) {
+                // Team-1 neighbors: the enemies of a team-0 query, the
+                // friends of a team-1 query.
+                (true, 0) => marked,
+                (true, _) => count - marked,
+                (false, _) => marked,
+            };
             near[j].sx += offset_total(sums[Q + j], count, qs[j].fx);
             near[j].sz += offset_total(sums[2 * Q + j], count, qs[j].fz);
         }
@@ -523,30 +560,52 @@ mod tests {
         assert_eq!(want[0].count, n as u32 - 1);
         assert_eq!(want[1].count, n as u32);
         assert_eq!(want[0].enemies, 75_001, "query 7 is on team 1");
+        // Two teams: also with the shared team-1 tally.
+        let marked: Vec<FusedQuery> = qs.iter().map(|q| q.among_two_teams()).collect();
         for k in Kernel::available() {
-            let mut got = vec![Near::default(); qs.len()];
-            k.run_fused((&x, &z, &ids, &team), &ranges, &qs, &mut got, true);
-            assert_eq!(got, want, "{k}");
+            for qs in [&qs, &marked] {
+                let mut got = vec![Near::default(); qs.len()];
+                k.run_fused((&x, &z, &ids, &team), &ranges, qs, &mut got, true);
+                assert_eq!(got, want, "{k}, two teams marked {}", qs[0].two_teams);
+            }
         }
     }
 
     /// Every kernel's aggregates for the queries at `centers` (seven: one
     /// block each of 4, 2 and 1 queries) over all the entries, against the
-    /// exact reference, with and without an excluded id.
+    /// exact reference, with and without an excluded id; where every team
+    /// is 0 or 1, also with every query, and with every other query,
+    /// marked [`FusedQuery::two_teams`] (a block with an unmarked query
+    /// takes the general tally).
     fn all_kernels_match(cols: (&[f32], &[f32], &[u32], &[u32]), centers: &[usize], r2: f32) {
         let (x, z, ids, team) = cols;
         let ranges = [(0u32, x.len() as u32)];
-        for exclude in [true, false] {
+        let binary = team.iter().all(|&t| t <= 1);
+        let marks: &[fn(usize) -> bool] = if binary {
+            &[|_| false, |_| true, |j| j % 2 == 0]
+        } else {
+            &[|_| false]
+        };
+        for (exclude, mark) in [true, false]
+            .into_iter()
+            .flat_map(|e| marks.iter().map(move |m| (e, m)))
+        {
             let qs: Vec<FusedQuery> = centers
                 .iter()
-                .map(|&s| {
+                .enumerate()
+                .map(|(j, &s)| {
                     let q = KernelQuery {
                         cx: x[s],
                         cz: z[s],
                         r2,
                         exclude: if exclude { ids[s] } else { NO_EXCLUDE },
                     };
-                    FusedQuery::new(q, team[s] as u8)
+                    let q = FusedQuery::new(q, team[s] as u8);
+                    if mark(j) {
+                        q.among_two_teams()
+                    } else {
+                        q
+                    }
                 })
                 .collect();
             let want: Vec<Near> = qs
@@ -556,7 +615,11 @@ mod tests {
             for k in Kernel::available() {
                 let mut got = vec![Near::default(); qs.len()];
                 k.run_fused(cols, &ranges, &qs, &mut got, true);
-                assert_eq!(got, want, "{k}, exclude {exclude}, r2 {r2}");
+                let marked: Vec<bool> = qs.iter().map(|q| q.two_teams).collect();
+                assert_eq!(
+                    got, want,
+                    "{k}, exclude {exclude}, r2 {r2}, marked {marked:?}"
+                );
             }
         }
     }
@@ -619,5 +682,32 @@ mod tests {
         let some = scalar::run_fused_exact(cols, &[(0, n as u32)], &FusedQuery::new(q, 0));
         assert!(some.count > 0 && some.count < n as u32, "{some:?}");
         all_kernels_match(cols, &centers, r2);
+    }
+
+    /// Three teams: the general tally counts every other team as enemies,
+    /// and a team-2 query cannot be marked as one of two teams.
+    #[test]
+    fn three_teams_count_every_other_team() {
+        let n = 3_001usize;
+        let x: Vec<f32> = (0..n).map(|i| (i * 37 % 101) as f32 * 0.1).collect();
+        let z: Vec<f32> = (0..n).map(|i| (i * 53 % 103) as f32 * 0.1).collect();
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let team: Vec<u32> = (0..n as u32).map(|i| i % 3).collect();
+        let cols = (&x[..], &z[..], &ids[..], &team[..]);
+        let q = KernelQuery {
+            cx: x[2],
+            cz: z[2],
+            r2: 9.0,
+            exclude: NO_EXCLUDE,
+        };
+        let two = FusedQuery::new(q, 2);
+        assert!(!two.among_two_teams().two_teams, "team 2 is not one of two");
+        let near = scalar::run_fused_exact(cols, &[(0, n as u32)], &two);
+        let friends = (0..n)
+            .filter(|&i| team[i] == 2 && (x[i] - q.cx).powi(2) + (z[i] - q.cz).powi(2) <= 9.0)
+            .count() as u32;
+        assert!(friends > 0 && near.count > 2 * friends, "{near:?}");
+        assert_eq!(near.enemies, near.count - friends);
+        all_kernels_match(cols, &[2, 5, 8, 100, 1_000, 2_999, 3_000], 9.0);
     }
 }

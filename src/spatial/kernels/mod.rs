@@ -248,6 +248,15 @@ pub struct FusedQuery {
     /// after which no lane's offset sum can overflow. A kernel that sums raw
     /// positions drains every `flush / N` vectors instead (`driver::fused`).
     pub flush: u32,
+    /// Whether the query's team and the team of every entry it meets are 0
+    /// or 1. The SIMD kernels then count enemies from one tally of team-1
+    /// neighbors shared by a block's queries (enemies = that tally for a
+    /// team-0 query, neighbors less it for a team-1 query) instead of a
+    /// team compare per query and vector. A query marked so that meets an
+    /// entry of another team gets a wrong enemy count (never undefined
+    /// behaviour). False from [`FusedQuery::new`]; set by
+    /// [`FusedQuery::among_two_teams`].
+    pub two_teams: bool,
 }
 
 impl FusedQuery {
@@ -271,6 +280,18 @@ impl FusedQuery {
             fx: fixed(q.cx),
             fz: fixed(q.cz),
             flush: flush.max(1),
+            two_teams: false,
+        }
+    }
+
+    /// This query marked as meeting only entries of teams 0 and 1
+    /// ([`FusedQuery::two_teams`]), when its own team is 0 or 1 (unmarked
+    /// otherwise). The caller promises the entries' teams.
+    #[inline]
+    pub fn among_two_teams(self) -> FusedQuery {
+        FusedQuery {
+            two_teams: self.team <= 1,
+            ..self
         }
     }
 

@@ -60,7 +60,12 @@ impl Cols<'_> {
                 crate::spatial::NO_EXCLUDE
             },
         };
-        FusedQuery::with_flush(kq, self.team[s] as u8, flush)
+        let q = FusedQuery::with_flush(kq, self.team[s] as u8, flush);
+        if self.two_teams {
+            q.among_two_teams()
+        } else {
+            q
+        }
     }
 
     /// Fills `qs` with the fused queries of the entries `slots` (one each;
