@@ -198,7 +198,8 @@ pub unsafe fn collect<V: Lanes>(
 /// `out[g]`, reading each entry's team from `team`. No id is written.
 ///
 /// Register blocking the other way round from one call per query: the
-/// group is taken in blocks of 4, 2 and 1 queries (`fused_block`), whose
+/// group is taken in blocks of 4 queries and one last block of the 1 to
+/// 3 left (`fused_block`; 7 queries make blocks of 4 and 3), whose
 /// accumulators stay in registers while each vector of entries is loaded
 /// and converted to fixed point once and tested against the block's
 /// queries (the 4xM shape of GROMACS' cluster-pair kernels: Páll & Hess,
@@ -235,16 +236,11 @@ pub unsafe fn fused<V: Lanes>(
         let mut i = 0;
         while i < qs.len() {
             let left = qs.len() - i;
-            let q = if left >= 4 {
-                4
-            } else if left >= 2 {
-                2
-            } else {
-                1
-            };
+            let q = if left >= 4 { 4 } else { left };
             let (qb, ob) = (&qs[i..i + q], &mut out[i..i + q]);
             match q {
                 4 => block_of::<V, 4>(cols, ranges, qb, ob),
+                3 => block_of::<V, 3>(cols, ranges, qb, ob),
                 2 => block_of::<V, 2>(cols, ranges, qb, ob),
                 _ => block_of::<V, 1>(cols, ranges, qb, ob),
             }
@@ -575,8 +571,9 @@ mod tests {
         }
     }
 
-    /// Every kernel's aggregates for the queries at `centers` (seven: one
-    /// block each of 4, 2 and 1 queries) over all the entries, against the
+    /// Every kernel's aggregates for the queries at `centers` (seven; the
+    /// first seven, six and five of them make blocks of 4 and 3, 4 and 2,
+    /// and 4 and 1 queries) over all the entries, against the
     /// exact reference, with and without an excluded id; where every team
     /// is 0 or 1, also with every query, and with every other query,
     /// marked [`FusedQuery::two_teams`] (a block with an unmarked query
@@ -616,13 +613,17 @@ mod tests {
                 .iter()
                 .map(|q| scalar::run_fused_exact(cols, &ranges, q))
                 .collect();
-            for k in Kernel::available() {
-                let mut got = vec![Near::default(); qs.len()];
-                k.run_fused(cols, &ranges, &qs, &mut got, true);
-                let marked: Vec<bool> = qs.iter().map(|q| q.two_teams).collect();
+            let n = qs.len();
+            for (k, m) in Kernel::available()
+                .flat_map(|k| [n, n.saturating_sub(1), n.saturating_sub(2)].map(|m| (k, m)))
+            {
+                let mut got = vec![Near::default(); m];
+                k.run_fused(cols, &ranges, &qs[..m], &mut got, true);
+                let marked: Vec<bool> = qs[..m].iter().map(|q| q.two_teams).collect();
                 assert_eq!(
-                    got, want,
-                    "{k}, exclude {exclude}, r2 {r2}, marked {marked:?}"
+                    got,
+                    want[..m],
+                    "{k}, {m} queries, exclude {exclude}, r2 {r2}, marked {marked:?}"
                 );
             }
         }
