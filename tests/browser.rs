@@ -111,9 +111,12 @@ fn web_build_runs_in_headless_chromium() {
         .unwrap()
         .map(|e| e.unwrap().metadata().unwrap().len())
         .sum();
-    // 5.9 MB in December 2026, of which 89 KB is the source the Code tab
-    // shows (src/code.rs includes the files it cuts its excerpts from).
-    assert!(bytes < 6_500_000, "the page is {bytes} bytes");
+    // 6.53 MB on 2026-12-06, of which 89 KB is the source the Code tab
+    // shows (src/code.rs includes the files it cuts its excerpts from) and
+    // most of the rest the wasm module; the fused kernel's variants (blocks
+    // of 1 to 4 queries, each with and without the id test, raw sums and
+    // the two-team tally) took it from 6.29 MB that day.
+    assert!(bytes < 7_000_000, "the page is {bytes} bytes");
 
     let mut smoke = Command::new("node");
     smoke
