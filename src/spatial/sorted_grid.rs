@@ -21,6 +21,7 @@ mod blocks;
 mod carried;
 mod fused;
 mod incremental;
+mod interior;
 
 pub use carried::{Carried, MAX_CARRIED};
 

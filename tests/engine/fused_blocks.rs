@@ -4,7 +4,10 @@
 //!
 //! - Every kernel and thread count gives every unit exactly the aggregates
 //!   of its naive neighbor list, at cells from r / 4 to 4r (whole and
-//!   fractional ratios, where the two kinds of block differ).
+//!   fractional ratios, where the two kinds of block differ), and so do
+//!   units on and next to the cells' edges far from the origin, where
+//!   some cells search their neighborhood and others the block of their
+//!   units' box.
 //! - The candidates tested equal those of the exact blocks of
 //!   `docs/design.md` (`floor((q - r) / cell)` to `floor((q + r) / cell)`
 //!   per axis, intersected with the grid), counted here from the positions
@@ -20,7 +23,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
 use spatial_query_lab::spatial::results::NearResults;
-use spatial_query_lab::spatial::{Near, Points, Query, SortedGrid, Strategy};
+use spatial_query_lab::spatial::{Kernel, Near, Points, Query, SortedGrid, Strategy};
 
 /// The team of unit `i`: a mix of both teams.
 fn team_of(i: usize) -> u8 {
@@ -45,6 +48,48 @@ fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
         .collect()
 }
 
+/// Runs the fused pass over `x`, `z` (teams `teams`, radius `r`, cell
+/// `cell`) with every kernel of `ks` on 1, 2 and 3 threads, in spawn order
+/// and with the units living in cell order, and checks every unit's
+/// aggregates and the neighbor total against the naive ones (`want`).
+fn assert_naive_aggregates(
+    (x, z, teams): (&[f32], &[f32], &[u8]),
+    (r, cell): (f32, f32),
+    want: &[Near],
+    ks: &[Kernel],
+    what: &str,
+) {
+    let total: u64 = want.iter().map(|a| a.count as u64).sum();
+    for &k in ks {
+        for t in [1, 2, 3] {
+            let ctx = format!("{k}, {t} threads, cell {cell}, {what}");
+            let mut grid = SortedGrid::default();
+            let mut res = NearResults::default();
+            let stats = run_in(t, || {
+                grid.rebuild_tagged(Points::new(x, z), Some(teams), cell);
+                grid.near_all(Points::new(x, z), r, k, &mut res)
+            });
+            assert_eq!(stats.neighbors, total, "{ctx}: neighbor total");
+            for (i, (got, want)) in res.near.iter().zip(want).enumerate() {
+                assert_eq!(got, want, "{ctx}: unit {i} at ({}, {})", x[i], z[i]);
+            }
+            // The units living in cell order (the default in the sim).
+            let (mut xr, mut zr) = (x.to_vec(), z.to_vec());
+            let perm = run_in(t, || {
+                grid.rebuild_resident(&mut xr, &mut zr, teams, cell)
+                    .map(<[u32]>::to_vec)
+            })
+            .expect("finite points are resident");
+            let stats = run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
+            assert_eq!(stats.neighbors, total, "{ctx}: resident total");
+            for (s, got) in res.near.iter().enumerate() {
+                let i = perm[s] as usize;
+                assert_eq!(got, &want[i], "{ctx}: resident unit {i} at slot {s}");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_fused_pass_gives_the_naive_aggregates_at_every_cell_size() {
     let ks = kernels();
@@ -53,37 +98,41 @@ fn the_fused_pass_gives_the_naive_aggregates_at_every_cell_size() {
         let (x, z) = points(n, l, clustered, 19);
         let teams: Vec<u8> = (0..n).map(team_of).collect();
         let want = reference(&x, &z, r, &teams);
-        let total: u64 = want.iter().map(|a| a.count as u64).sum();
         for ratio in [0.25f32, 0.63, 1.0, 1.26, 1.587, 2.0, 2.52, 4.0] {
+            let what = format!("{ratio}r, clustered {clustered}");
+            assert_naive_aggregates((&x, &z, &teams), (r, r * ratio), &want, &ks, &what);
+        }
+    }
+}
+
+/// Units on the cells' edges, one ULP either side of them and inside the
+/// cells, at cells of r and r / 2 and far from the origin (where a block's
+/// rounding margin is widest): cells whose units all lie in the interior
+/// band search their neighborhood, the others the block of their box
+/// (`sorted_grid/interior.rs`), and every unit gets its naive aggregates
+/// either way.
+#[test]
+fn units_on_cell_edges_get_the_naive_aggregates() {
+    let ks = kernels();
+    let r = 2.5f32;
+    let mut rng = StdRng::seed_from_u64(23);
+    for base in [0.0f32, -40_000.0, 40_000.0] {
+        for ratio in [1.0f32, 0.5] {
             let cell = r * ratio;
-            for &k in &ks {
-                for t in [1, 2, 3] {
-                    let ctx = format!("{k}, {t} threads, cell {ratio}r, clustered {clustered}");
-                    let mut grid = SortedGrid::default();
-                    let mut res = NearResults::default();
-                    let stats = run_in(t, || {
-                        grid.rebuild_tagged(Points::new(&x, &z), Some(&teams), cell);
-                        grid.near_all(Points::new(&x, &z), r, k, &mut res)
-                    });
-                    assert_eq!(stats.neighbors, total, "{ctx}: neighbor total");
-                    for (i, (got, want)) in res.near.iter().zip(&want).enumerate() {
-                        assert_eq!(got, want, "{ctx}: unit {i} at ({}, {})", x[i], z[i]);
-                    }
-                    // The units living in cell order (the default in the sim).
-                    let (mut xr, mut zr) = (x.clone(), z.clone());
-                    let perm = run_in(t, || {
-                        grid.rebuild_resident(&mut xr, &mut zr, &teams, cell)
-                            .map(<[u32]>::to_vec)
-                    })
-                    .expect("finite points are resident");
-                    let stats = run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
-                    assert_eq!(stats.neighbors, total, "{ctx}: resident total");
-                    for (s, got) in res.near.iter().enumerate() {
-                        let i = perm[s] as usize;
-                        assert_eq!(got, &want[i], "{ctx}: resident unit {i} at slot {s}");
-                    }
+            let mut coord = || {
+                let edge = base + rng.gen_range(0..40) as f32 * cell;
+                match rng.gen_range(0..4) {
+                    0 => edge,
+                    1 => edge.next_up(),
+                    2 => edge.next_down(),
+                    _ => edge + rng.gen_range(0.0..cell),
                 }
-            }
+            };
+            let (x, z): (Vec<f32>, Vec<f32>) = (0..1500).map(|_| (coord(), coord())).unzip();
+            let teams: Vec<u8> = (0..x.len()).map(team_of).collect();
+            let want = reference(&x, &z, r, &teams);
+            let what = format!("edges from {base}");
+            assert_naive_aggregates((&x, &z, &teams), (r, cell), &want, &ks, &what);
         }
     }
 }

@@ -15,7 +15,8 @@
 //! first for units spread evenly over a full cell, then on the cell's own
 //! units.
 
-use super::{span, Cols, SortedGrid};
+use super::interior::Interior;
+use super::{span, Cols, Rows, SortedGrid, MAX_ROWS};
 use crate::spatial::geometry::{Block, BoxTrim};
 use crate::spatial::kernels::driver::GROUP;
 
@@ -27,6 +28,9 @@ pub(super) struct Radius {
     pub(super) r: f32,
     /// Cells with fewer units search their cell's block for all.
     pub(super) split_from: usize,
+    /// The band of the grid's cells whose units search the cell's
+    /// neighborhood, when there is one.
+    pub(super) interior: Option<Interior>,
 }
 
 /// Units of a cell classified at once by [`for_groups`] (a stack buffer).
@@ -158,7 +162,92 @@ fn split_pays(trim: &BoxTrim, start: &[u16; 17], n: usize) -> bool {
     split < whole
 }
 
+/// How the units of one cell search ([`SortedGrid::cell_plan`]).
+pub(super) enum CellPlan<'r> {
+    /// All in one block, as these rows; with `true` when the cell's own
+    /// slots lie in one searched range, where each query meets itself
+    /// exactly once, at distance 0 (a neighbor of the same team at offset
+    /// 0): the kernel then skips the id test and one neighbor is taken off
+    /// each count instead.
+    Block(Rows<'r>, bool),
+    /// Each unit in its part of the cell's block.
+    Split(BoxTrim),
+    /// The cell's block misses the grid: no neighbors.
+    Misses,
+}
+
 impl SortedGrid {
+    /// How the units of cell `here` (column, row; slots `a..b`, not
+    /// empty) search for radius `rad`: the cell's neighborhood when they
+    /// lie in the interior band ([`SortedGrid::interior_block`]), which
+    /// holds the cell's own row whole; otherwise the block of their box,
+    /// or its cut per unit ([`SortedGrid::cell_block`]). Rows are written
+    /// into `ranges`.
+    #[inline(always)]
+    pub(super) fn cell_plan<'r>(
+        &self,
+        here: (usize, usize),
+        cols: Cols<'_>,
+        (a, b): (usize, usize),
+        rad: Radius,
+        ranges: &'r mut [(u32, u32); MAX_ROWS],
+    ) -> CellPlan<'r> {
+        let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
+        if let Some(block) = self.interior_block(here, xs, zs, rad) {
+            return CellPlan::Block(self.rows_of(block, ranges), true);
+        }
+        let Some((block, split)) = self.cell_block(xs, zs, rad) else {
+            return CellPlan::Misses;
+        };
+        if let Some(trim) = split {
+            return CellPlan::Split(trim);
+        }
+        let rows = self.rows_of(block, ranges);
+        let own = match rows {
+            Rows::Ranges(rs, _) => rs.iter().any(|&(s, e)| s as usize <= a && b <= e as usize),
+            _ => false,
+        };
+        CellPlan::Block(rows, own)
+    }
+
+    /// The searched rows of `block`: its non-empty row ranges, written into
+    /// `ranges`, or the block itself when it has more than [`MAX_ROWS`]
+    /// rows (walked in batches by [`SortedGrid::fused_group`]).
+    #[inline]
+    pub(super) fn rows_of<'r>(
+        &self,
+        block: Block,
+        ranges: &'r mut [(u32, u32); MAX_ROWS],
+    ) -> Rows<'r> {
+        if block.rows() > MAX_ROWS {
+            Rows::Tall(block)
+        } else {
+            let (used, total) = self.row_ranges(block, ranges);
+            Rows::Ranges(&ranges[..used], total)
+        }
+    }
+
+    /// The neighborhood of cell `here` (column, row) when its units, at
+    /// `xs`, `zs` (non-empty), lie in the pass's interior band
+    /// ([`Interior::block_of`]) and are too few to split; `None` otherwise,
+    /// when [`SortedGrid::cell_block`] decides. The block then depends on
+    /// the cell's number, not on its units' box: no division, floor or
+    /// conversion to integers on the way to the kernel.
+    #[inline(always)]
+    pub(super) fn interior_block(
+        &self,
+        here: (usize, usize),
+        xs: &[f32],
+        zs: &[f32],
+        rad: Radius,
+    ) -> Option<Block> {
+        let band = rad.interior?;
+        if xs.len() >= rad.split_from {
+            return None;
+        }
+        band.block_of(here, span(xs), span(zs))
+    }
+
     /// The block of the cell whose units span `xs`, `zs` (non-empty) for
     /// radius `rad.r` ([`crate::spatial::GridGeometry::box_block`]) and,
     /// when the cell holds at least `rad.split_from` units that do not all
@@ -225,6 +314,10 @@ impl SortedGrid {
             }
             _ => usize::MAX,
         };
-        Radius { r, split_from }
+        Radius {
+            r,
+            split_from,
+            interior: Interior::new(g, r, MAX_ROWS),
+        }
     }
 }

@@ -5,9 +5,9 @@
 
 use rayon::prelude::*;
 
-use super::blocks::{for_groups, Radius};
+use super::blocks::{for_groups, CellPlan, Radius};
 use super::{Cols, Rows, SortedGrid, MAX_ROWS};
-use crate::spatial::geometry::{Block, BoxTrim};
+use crate::spatial::geometry::BoxTrim;
 use crate::spatial::kernels::driver::GROUP;
 use crate::spatial::kernels::{Dispatched, Exact, FusedCols, FusedKernel, FusedPass};
 use crate::spatial::{
@@ -96,8 +96,10 @@ impl SortedGrid {
     /// ([`SortedGrid::rebuild_resident`]), when they are the grid's columns.
     ///
     /// The queries are taken in cell order straight from the sorted arrays:
-    /// for each cell, one block contains every block its units need
-    /// ([`crate::spatial::GridGeometry::box_block`] of the box of their
+    /// for each cell, one block contains every block its units need (the
+    /// cells within reach of the cell when its units lie in the interior
+    /// band of `sorted_grid/interior.rs`, else
+    /// [`crate::spatial::GridGeometry::box_block`] of the box of their
     /// positions); its units search that block, or each only its own part
     /// of it ([`crate::spatial::BoxTrim`], as the cost model of
     /// `sorted_grid/blocks.rs` chooses), and go to the multi-query fused kernel in groups of up to
@@ -243,11 +245,12 @@ impl SortedGrid {
     // code:begin sorted-grid-query
     /// The fused queries of the units of `cells`, in slot order: `out`
     /// holds the slots of those cells (`out[0]` = slot `cell_start[cells.start]`).
-    /// Each unit searches its cell's block, cut down to what it reaches
-    /// ([`BoxTrim`]) where that pays ([`SortedGrid::cell_block`],
-    /// [`for_groups`]), in groups of units that search the same block.
-    /// `run` runs the groups; the cells cut down go through `kernel`'s
-    /// dispatch (out of line, [`SortedGrid::near_cell_split`]).
+    /// Each unit searches its cell's block ([`SortedGrid::cell_plan`]: the
+    /// cell's neighborhood when its units lie in the interior band, else
+    /// the block of their box), cut down to what it reaches ([`BoxTrim`])
+    /// where that pays ([`for_groups`]), in groups of units that search the
+    /// same block. `run` runs the groups; the cells cut down go through
+    /// `kernel`'s dispatch (out of line, [`SortedGrid::near_cell_split`]).
     #[inline(always)]
     fn near_cells(
         &self,
@@ -265,35 +268,36 @@ impl SortedGrid {
         let mut ranges = [(0u32, 0u32); MAX_ROWS];
         let mut qs = [FusedQuery::with_flush(NOTHING, 0, flush); GROUP];
         let mut sums = [Near::default(); GROUP];
+        // Column and row of cell `c`, advanced with it.
+        let nx = self.geo.nx.max(1);
+        let (mut i, mut j) = (cells.start % nx, cells.start / nx);
         for c in cells {
+            let here = (i, j);
+            i += 1;
+            if i == nx {
+                (i, j) = (0, j + 1);
+            }
             let (a, b) = (self.cell_start[c] as usize, self.cell_start[c + 1] as usize);
             if a == b {
                 continue;
             }
-            let (xs, zs) = (&cols.x[a..b], &cols.z[a..b]);
-            let Some((block, split)) = self.cell_block(xs, zs, rad) else {
-                out[a - base..b - base].fill(Near::default());
-                continue;
-            };
-            if let Some(trim) = split {
-                let out = &mut out[a - base..b - base];
-                let k = Dispatched {
-                    kernel,
-                    in_range: self.in_range,
-                };
-                stats += self.near_cell_split(cols, rad, k, (a, b), &trim, out);
-                continue;
-            }
-            // One block for the cell: groups of consecutive slots, written
-            // in place.
-            let rows = self.rows_of(block, &mut ranges);
-            // When the cell's own slots lie in one searched range, each query
-            // meets itself there exactly once, at distance 0 (a neighbor of
-            // the same team at offset 0): the kernel then skips the id test
-            // and one neighbor is taken off each count instead.
-            let own = match rows {
-                Rows::Ranges(rs, _) => rs.iter().any(|&(s, e)| s as usize <= a && b <= e as usize),
-                _ => false,
+            // One block for the cell (`own`: see `CellPlan::Block`): groups of
+            // consecutive slots, written in place.
+            let (rows, own) = match self.cell_plan(here, cols, (a, b), rad, &mut ranges) {
+                CellPlan::Block(rows, own) => (rows, own),
+                CellPlan::Misses => {
+                    out[a - base..b - base].fill(Near::default());
+                    continue;
+                }
+                CellPlan::Split(trim) => {
+                    let out = &mut out[a - base..b - base];
+                    let k = Dispatched {
+                        kernel,
+                        in_range: self.in_range,
+                    };
+                    stats += self.near_cell_split(cols, rad, k, (a, b), &trim, out);
+                    continue;
+                }
             };
             let mut k = a;
             while k < b {
@@ -363,19 +367,6 @@ impl SortedGrid {
             }
         });
         stats
-    }
-
-    /// The searched rows of `block`: its non-empty row ranges, written into
-    /// `ranges`, or the block itself when it has more than [`MAX_ROWS`]
-    /// rows (walked in batches by [`SortedGrid::fused_group`]).
-    #[inline]
-    fn rows_of<'r>(&self, block: Block, ranges: &'r mut [(u32, u32); MAX_ROWS]) -> Rows<'r> {
-        if block.rows() > MAX_ROWS {
-            Rows::Tall(block)
-        } else {
-            let (used, total) = self.row_ranges(block, ranges);
-            Rows::Ranges(&ranges[..used], total)
-        }
     }
 
     /// Runs the fused kernel for the group `qs` over `rows` and writes
