@@ -16,19 +16,14 @@
 //!   across strategies, passes and thread counts.
 
 use crate::common;
-use common::equivalence::brute;
+use common::equivalence::{brute, check_fused, check_per_unit, team_of};
 use common::*;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
 use spatial_query_lab::spatial::results::NearResults;
-use spatial_query_lab::spatial::{Kernel, Near, Points, Query, SortedGrid, Strategy};
-
-/// The team of unit `i`: a mix of both teams.
-fn team_of(i: usize) -> u8 {
-    ((i * 7919) % 5 < 2) as u8
-}
+use spatial_query_lab::spatial::{Near, Points, Query, SortedGrid, Strategy};
 
 /// Every unit's aggregates from its naive neighbor list.
 fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
@@ -48,59 +43,23 @@ fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
         .collect()
 }
 
-/// Runs the fused pass over `x`, `z` (teams `teams`, radius `r`, cell
-/// `cell`) with every kernel of `ks` on 1, 2 and 3 threads, in spawn order
-/// and with the units living in cell order, and checks every unit's
-/// aggregates and the neighbor total against the naive ones (`want`).
-fn assert_naive_aggregates(
-    (x, z, teams): (&[f32], &[f32], &[u8]),
-    (r, cell): (f32, f32),
-    want: &[Near],
-    ks: &[Kernel],
-    what: &str,
-) {
-    let total: u64 = want.iter().map(|a| a.count as u64).sum();
-    for &k in ks {
-        for t in [1, 2, 3] {
-            let ctx = format!("{k}, {t} threads, cell {cell}, {what}");
-            let mut grid = SortedGrid::default();
-            let mut res = NearResults::default();
-            let stats = run_in(t, || {
-                grid.rebuild_tagged(Points::new(x, z), Some(teams), cell);
-                grid.near_all(Points::new(x, z), r, k, &mut res)
-            });
-            assert_eq!(stats.neighbors, total, "{ctx}: neighbor total");
-            for (i, (got, want)) in res.near.iter().zip(want).enumerate() {
-                assert_eq!(got, want, "{ctx}: unit {i} at ({}, {})", x[i], z[i]);
-            }
-            // The units living in cell order (the default in the sim).
-            let (mut xr, mut zr) = (x.to_vec(), z.to_vec());
-            let perm = run_in(t, || {
-                grid.rebuild_resident(&mut xr, &mut zr, teams, cell)
-                    .map(<[u32]>::to_vec)
-            })
-            .expect("finite points are resident");
-            let stats = run_in(t, || grid.near_all(Points::new(&xr, &zr), r, k, &mut res));
-            assert_eq!(stats.neighbors, total, "{ctx}: resident total");
-            for (s, got) in res.near.iter().enumerate() {
-                let i = perm[s] as usize;
-                assert_eq!(got, &want[i], "{ctx}: resident unit {i} at slot {s}");
-            }
-        }
-    }
-}
-
 #[test]
 fn the_fused_pass_gives_the_naive_aggregates_at_every_cell_size() {
     let ks = kernels();
     let (n, l, r) = (2000, 40.0f32, 2.5f32);
     for clustered in [false, true] {
         let (x, z) = points(n, l, clustered, 19);
-        let teams: Vec<u8> = (0..n).map(team_of).collect();
-        let want = reference(&x, &z, r, &teams);
+        let lists: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                let q = Query {
+                    exclude: i as u32,
+                    ..Query::new(x[i], z[i], r)
+                };
+                brute(&x, &z, &q)
+            })
+            .collect();
         for ratio in [0.25f32, 0.63, 1.0, 1.26, 1.587, 2.0, 2.52, 4.0] {
-            let what = format!("{ratio}r, clustered {clustered}");
-            assert_naive_aggregates((&x, &z, &teams), (r, r * ratio), &want, &ks, &what);
+            check_fused(&ks, &x, &z, r, r * ratio, &lists);
         }
     }
 }
@@ -129,10 +88,9 @@ fn units_on_cell_edges_get_the_naive_aggregates() {
                 }
             };
             let (x, z): (Vec<f32>, Vec<f32>) = (0..1500).map(|_| (coord(), coord())).unzip();
-            let teams: Vec<u8> = (0..x.len()).map(team_of).collect();
-            let want = reference(&x, &z, r, &teams);
-            let what = format!("edges from {base}");
-            assert_naive_aggregates((&x, &z, &teams), (r, cell), &want, &ks, &what);
+            // Every strategy's lists, then the fused pass's aggregates.
+            let lists = check_per_unit(&x, &z, r, cell);
+            check_fused(&ks, &x, &z, r, cell, &lists);
         }
     }
 }
