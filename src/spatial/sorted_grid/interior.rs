@@ -27,12 +27,8 @@ pub(super) struct Interior {
     lo: f32,
     /// Largest offset from the cell's low corner in the band, world units.
     hi: f32,
-    /// The grid's cell edge and extent.
-    cell: f32,
-    origin_x: i64,
-    origin_z: i64,
-    nx: usize,
-    nz: usize,
+    /// The grid the band is for.
+    geo: GridGeometry,
 }
 
 impl Interior {
@@ -88,11 +84,7 @@ impl Interior {
             k: k as usize,
             lo,
             hi,
-            cell: g.cell,
-            origin_x: g.origin_x,
-            origin_z: g.origin_z,
-            nx: g.nx,
-            nz: g.nz,
+            geo: *g,
         })
     }
 
@@ -108,8 +100,9 @@ impl Interior {
         x: (f32, f32),
         z: (f32, f32),
     ) -> Option<Block> {
-        let x0 = (self.origin_x + i as i64) as f32 * self.cell;
-        let z0 = (self.origin_z + j as i64) as f32 * self.cell;
+        let g = &self.geo;
+        let x0 = (g.origin_x + i as i64) as f32 * g.cell;
+        let z0 = (g.origin_z + j as i64) as f32 * g.cell;
         let inside = x.0 - x0 >= self.lo
             && x.1 - x0 <= self.hi
             && z.0 - z0 >= self.lo
@@ -120,12 +113,12 @@ impl Interior {
     /// The cells within [`Interior::k`] columns and rows of cell `(i, j)`,
     /// clipped to the grid.
     #[inline(always)]
-    pub(super) fn neighborhood(&self, (i, j): (usize, usize)) -> Block {
+    fn neighborhood(&self, (i, j): (usize, usize)) -> Block {
         Block {
             x0: i.saturating_sub(self.k),
-            x1: (i + self.k).min(self.nx - 1),
+            x1: (i + self.k).min(self.geo.nx - 1),
             z0: j.saturating_sub(self.k),
-            z1: (j + self.k).min(self.nz - 1),
+            z1: (j + self.k).min(self.geo.nz - 1),
         }
     }
 }
