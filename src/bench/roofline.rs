@@ -178,14 +178,10 @@ pub fn table(rows: &[BenchRow]) -> String {
         let bytes = phase_bytes(r.pass, r.layout, r.units as u64, r.neighbors);
         let ms = r.ms();
         let measured = [ms.move_, ms.rebuild, ms.query, ms.apply];
-        floors.push(FrameFloor::of(r, &bytes, b));
+        let limits = phase_limits(&bytes, b, r.candidates, c, r.threads);
+        floors.push(FrameFloor::of(r, &bytes, b, &limits));
         for (k, name) in ["move", "rebuild", "query", "apply"].iter().enumerate() {
-            let mem_ms = bytes[k] / b * 1e3;
-            let compute_ms = if k == 2 {
-                r.candidates as f64 * c / r.threads.max(1) as f64 * 1e3
-            } else {
-                0.0
-            };
+            let (mem_ms, compute_ms) = limits[k];
             let limit = mem_ms.max(compute_ms);
             s += &format!(
                 "| {} | {} | {} | {} | {} | {name} | {:.1} | {:.3} | {} | {:.3} | {:.0}% |\n",
@@ -210,12 +206,36 @@ pub fn table(rows: &[BenchRow]) -> String {
             );
         }
     }
-    s += "\nThe frame against its memory floor (every phase's bytes above at the copy bandwidth of its thread count):\n\n";
+    s += "\nThe frame against its memory floor (every phase's bytes above at the copy bandwidth of its thread count) and against the sum of its phases' limits (each phase's larger limit above):\n\n";
     for f in &floors {
         s += &f.sentence();
         s.push('\n');
     }
     s
+}
+
+/// The memory and compute limits of a frame's four phases (move, rebuild,
+/// query, apply), milliseconds, as `(memory, compute)` pairs: `bytes` (as
+/// [`phase_bytes`] returns them) at `bandwidth` bytes per second, and for
+/// the query `candidates` tests at `cost` seconds each, spread over
+/// `threads` threads (the other phases' compute limit is 0: they are not
+/// modelled). A phase's limit is the larger of the two (the roofline).
+pub fn phase_limits(
+    bytes: &[f64; 4],
+    bandwidth: f64,
+    candidates: u64,
+    cost: f64,
+    threads: usize,
+) -> [(f64, f64); 4] {
+    std::array::from_fn(|k| {
+        let mem_ms = bytes[k] / bandwidth * 1e3;
+        let compute_ms = if k == 2 {
+            candidates as f64 * cost / threads.max(1) as f64 * 1e3
+        } else {
+            0.0
+        };
+        (mem_ms, compute_ms)
+    })
 }
 
 /// A measured frame against its memory floor: the bytes of its four phases
@@ -231,17 +251,28 @@ pub struct FrameFloor {
     pub bandwidth: f64,
     /// The measured frame (median total of the row), milliseconds.
     pub measured_ms: f64,
+    /// The sum of the phases' limits (each the larger of its memory and
+    /// compute limit, [`phase_limits`]), milliseconds: the least time the
+    /// frame's phases can take one after another on this machine.
+    pub limits_ms: f64,
 }
 
 impl FrameFloor {
     /// The floor of row `r` whose phases move `bytes` (as [`phase_bytes`]
-    /// returns them) at `bandwidth` bytes per second.
-    pub fn of(r: &BenchRow, bytes: &[f64; 4], bandwidth: f64) -> FrameFloor {
+    /// returns them) at `bandwidth` bytes per second, with the phases'
+    /// `limits` of [`phase_limits`].
+    pub fn of(
+        r: &BenchRow,
+        bytes: &[f64; 4],
+        bandwidth: f64,
+        limits: &[(f64, f64); 4],
+    ) -> FrameFloor {
         FrameFloor {
             label: r.label.clone(),
             bytes: bytes.iter().sum(),
             bandwidth,
             measured_ms: r.ms().total,
+            limits_ms: limits.iter().map(|&(m, c)| m.max(c)).sum(),
         }
     }
 
@@ -257,15 +288,31 @@ impl FrameFloor {
         (f > 0.0 && f.is_finite() && self.measured_ms.is_finite()).then(|| self.measured_ms / f)
     }
 
+    /// The measured frame as a multiple of the sum of its phases' limits
+    /// (`None` when that sum is 0 or not finite).
+    pub fn limits_multiple(&self) -> Option<f64> {
+        let l = self.limits_ms;
+        (l > 0.0 && l.is_finite() && self.measured_ms.is_finite()).then(|| self.measured_ms / l)
+    }
+
     /// One line: "- LABEL: frame 20.09 ms, 3.2x this machine's memory
-    /// floor (180.0 MB at 28.3 GB/s = 6.36 ms)".
+    /// floor (180.0 MB at 28.3 GB/s = 6.36 ms), 1.9x the sum of its
+    /// phases' limits (10.57 ms)". The second multiple is left out when
+    /// there is no limit.
     pub fn sentence(&self) -> String {
         let multiple = match self.multiple() {
             Some(m) => format!("{m:.1}x this machine's memory floor"),
             None => "no memory floor (nothing to move)".to_string(),
         };
+        let limits = match self.limits_multiple() {
+            Some(m) => format!(
+                ", {m:.1}x the sum of its phases' limits ({:.2} ms)",
+                self.limits_ms
+            ),
+            None => String::new(),
+        };
         format!(
-            "- {}: frame {:.2} ms, {multiple} ({:.1} MB at {:.1} GB/s = {:.2} ms)",
+            "- {}: frame {:.2} ms, {multiple} ({:.1} MB at {:.1} GB/s = {:.2} ms){limits}",
             self.label,
             self.measured_ms,
             self.bytes / 1e6,
@@ -315,6 +362,7 @@ mod tests {
             bytes: bytes.iter().sum(),
             bandwidth: 20e9,
             measured_ms: 31.8,
+            limits_ms: 0.0,
         };
         // 32 + 49 + 49 + 82 MB per million units (the model's docs).
         assert_eq!(f.bytes, 212e6);
@@ -324,6 +372,14 @@ mod tests {
             f.sentence(),
             "- 1,000,000 units: frame 31.80 ms, 3.0x this machine's memory floor (212.0 MB at 20.0 GB/s = 10.60 ms)"
         );
+        let limited = FrameFloor {
+            limits_ms: 15.9,
+            ..f.clone()
+        };
+        assert_eq!(
+            limited.sentence(),
+            "- 1,000,000 units: frame 31.80 ms, 3.0x this machine's memory floor (212.0 MB at 20.0 GB/s = 10.60 ms), 2.0x the sum of its phases' limits (15.90 ms)"
+        );
         let empty = FrameFloor { bytes: 0.0, ..f };
         assert_eq!(empty.multiple(), None);
         assert!(
@@ -331,6 +387,29 @@ mod tests {
             "{}",
             empty.sentence()
         );
+    }
+
+    /// Each phase's memory limit is its bytes at the bandwidth; only the
+    /// query has a compute limit, its tests at the cost over the threads;
+    /// the frame's sum takes the larger limit of each phase.
+    #[test]
+    fn the_phases_limits_take_the_larger_of_memory_and_compute() {
+        let bytes = [32e6, 49e6, 49e6, 50e6];
+        // 40 GB/s; 46.8 M tests at 0.3 ns on 2 threads = 7.02 ms.
+        let l = phase_limits(&bytes, 40e9, 46_800_000, 0.3e-9, 2);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(l[0].0, 0.8) && l[0].1 == 0.0, "{l:?}");
+        assert!(close(l[1].0, 1.225) && l[1].1 == 0.0, "{l:?}");
+        assert!(close(l[2].0, 1.225) && close(l[2].1, 7.02), "{l:?}");
+        assert!(close(l[3].0, 1.25) && l[3].1 == 0.0, "{l:?}");
+        // 0.8 + 1.225 + 7.02 (compute, not 1.225) + 1.25.
+        let sum: f64 = l.iter().map(|&(m, c)| m.max(c)).sum();
+        assert!(close(sum, 10.295), "{sum}");
+        // A query whose bytes take longer than its tests keeps the memory limit.
+        let slow = phase_limits(&bytes, 1e9, 1_000, 0.3e-9, 1);
+        assert!(slow[2].0 > slow[2].1, "{slow:?}");
+        // No threads counts as one.
+        assert!(close(phase_limits(&bytes, 40e9, 1000, 1e-9, 0)[2].1, 1e-3));
     }
 
     #[test]
