@@ -331,36 +331,38 @@ fn shifted_starts(old: &[u32], (left, movers): (&[u32], &[u64]), new: &mut [u32]
 
 /// [`shifted_starts`] for the cells `c0..c0 + old.len()`: `old` and `new`
 /// are those cells' starts, `left` and `entered` the events in those cells
-/// (absolute cell numbers, each non-decreasing) and `shift` the net count
-/// of movers that entered minus those that left the cells before `c0`.
+/// (absolute cell numbers) and `shift` the net count of movers that
+/// entered minus those that left the cells before `c0`.
+///
+/// Branch-free per event: `new` first holds, at each cell, the net count
+/// of events in the cell before it (an event in cell `a` shifts the starts
+/// of the cells after `a`), then the running sum of those counts added to
+/// `old`. The counts wrap (u32), as the sum of a prefix is the true shift.
 fn shift_range(
     old: &[u32],
     c0: usize,
     left: impl Iterator<Item = u32>,
     entered: impl Iterator<Item = u32>,
-    mut shift: i64,
+    shift: i64,
     new: &mut [u32],
 ) {
-    let (mut left, mut entered) = (left.peekable(), entered.peekable());
-    let mut c = 0;
-    while c < old.len() {
-        // The next cell where the shift changes (it applies after it).
-        let e = match (left.peek(), entered.peek()) {
-            (Some(&a), Some(&b)) => a.min(b) as usize - c0,
-            (Some(&a), None) | (None, Some(&a)) => a as usize - c0,
-            (None, None) => old.len() - 1,
-        };
-        let end = (e + 1).min(old.len());
-        for (n, &o) in new[c..end].iter_mut().zip(&old[c..end]) {
-            *n = (o as i64 + shift) as u32;
+    new.fill(0);
+    // The delta of cell `a + 1`, where it falls in this range.
+    let next = |a: u32| a as usize + 1 - c0;
+    for a in left {
+        if let Some(d) = new.get_mut(next(a)) {
+            *d = d.wrapping_sub(1);
         }
-        while left.next_if(|&a| a as usize - c0 == e).is_some() {
-            shift -= 1;
+    }
+    for b in entered {
+        if let Some(d) = new.get_mut(next(b)) {
+            *d = d.wrapping_add(1);
         }
-        while entered.next_if(|&b| b as usize - c0 == e).is_some() {
-            shift += 1;
-        }
-        c = end;
+    }
+    let mut acc = shift as u32;
+    for (n, &o) in new.iter_mut().zip(old) {
+        acc = acc.wrapping_add(*n);
+        *n = o.wrapping_add(acc);
     }
 }
 
@@ -476,14 +478,64 @@ impl Out<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{slot_cells, SLOT_CELLS_SLACK};
+    use super::{mover, shifted_starts, slot_cells, SLOT_CELLS_SLACK};
+    use rand::{Rng, SeedableRng};
+
+    /// The shifted starts equal their definition, `old[c]` + the movers
+    /// entering a cell before `c` − those leaving one, for any split into
+    /// parts: events in the first and last cell, in a part's last cell
+    /// (which shifts only the next part), several in one cell, and none.
+    #[test]
+    fn shifted_starts_equal_the_starts_plus_the_events_before_each_cell() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        for round in 0..300 {
+            let cells = rng.gen_range(1..60);
+            // Old starts of `cells` cells (the last entry is the total).
+            let mut old = vec![0u32];
+            for _ in 0..cells {
+                old.push(old.last().unwrap() + rng.gen_range(0..6));
+            }
+            let n = *old.last().unwrap() as usize;
+            let moves = if n == 0 || round % 7 == 0 {
+                0
+            } else {
+                rng.gen_range(0..=n.min(12))
+            };
+            // Each mover leaves a non-empty cell and enters any cell.
+            let nonempty: Vec<u32> = (0..cells as u32)
+                .filter(|&c| old[c as usize + 1] > old[c as usize])
+                .collect();
+            let mut left: Vec<u32> = (0..moves)
+                .map(|_| nonempty[rng.gen_range(0..nonempty.len())])
+                .collect();
+            left.sort_unstable();
+            let mut movers: Vec<u64> = (0..moves)
+                .map(|k| mover(rng.gen_range(0..cells as u32), k))
+                .collect();
+            movers.sort_unstable();
+            let expected: Vec<u32> = (0..=cells)
+                .map(|c| {
+                    let entered = movers.iter().filter(|&&m| ((m >> 32) as usize) < c).count();
+                    let gone = left.iter().filter(|&&a| (a as usize) < c).count();
+                    (old[c] as i64 + entered as i64 - gone as i64) as u32
+                })
+                .collect();
+            for parts in [1, 2, 3, 5, 64] {
+                let mut new = vec![u32::MAX; cells + 1];
+                shifted_starts(&old, (&left, &movers), &mut new, parts);
+                assert_eq!(
+                    new, expected,
+                    "round {round}, {parts} parts, old {old:?}, left {left:?}"
+                );
+            }
+        }
+    }
 
     /// The cell of each slot, written run by run with overlapping stores,
     /// equals the cell whose start range holds the slot, from any first
     /// slot and for empty cells and cells longer than the store width.
     #[test]
     fn slot_cells_equal_the_cell_whose_range_holds_the_slot() {
-        use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         for _ in 0..200 {
             let cells = rng.gen_range(1..40);
