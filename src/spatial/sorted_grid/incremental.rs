@@ -75,6 +75,8 @@ pub(super) struct MergeState {
     old_start: Vec<u32>,
     /// The movers, sorted by (new cell, slot).
     pub(super) movers: Vec<u64>,
+    /// Scratch for sorting the movers ([`sort_movers`]).
+    sorting: Vec<u64>,
     /// The slots the movers leave, ascending.
     holes: Vec<u32>,
     /// The cells the movers leave, in the order of `holes` (ascending).
@@ -252,7 +254,7 @@ impl SortedGrid {
             m.holes.extend(to.iter().map(|&t| t as u32));
             m.left.extend_from_slice(left);
         }
-        m.movers.sort_unstable();
+        sort_movers(&mut m.movers, &mut m.sorting);
         // The new cell starts: last frame's, shifted by the movers that
         // left and entered the cells before.
         std::mem::swap(&mut self.merge.old_start, &mut self.cell_start);
@@ -286,6 +288,38 @@ impl SortedGrid {
         self.in_range = in_fixed_range(&bounds);
         self.resident = true;
         true
+    }
+}
+
+/// Bits of the cell number per pass of [`sort_movers`].
+const RADIX_BITS: u32 = 9;
+
+/// Sorts `keys`, [`mover`] keys in ascending slot order, by (cell, slot):
+/// a stable radix sort on the cell ([`RADIX_BITS`] per pass, least
+/// significant first, no pass above the largest cell), so equal cells
+/// keep their slot order. `tmp` is scratch; allocates only while it grows.
+fn sort_movers(keys: &mut Vec<u64>, tmp: &mut Vec<u64>) {
+    const BUCKETS: usize = 1 << RADIX_BITS;
+    let cell = |k: u64| (k >> 32) as u32;
+    let top = keys.iter().map(|&k| cell(k)).max().unwrap_or(0);
+    let passes = (u32::BITS - top.leading_zeros()).div_ceil(RADIX_BITS);
+    tmp.resize(keys.len(), 0);
+    for p in 0..passes {
+        let digit = |k: u64| ((cell(k) >> (p * RADIX_BITS)) as usize) & (BUCKETS - 1);
+        let mut at = [0u32; BUCKETS];
+        for &k in keys.iter() {
+            at[digit(k)] += 1;
+        }
+        let mut sum = 0;
+        for a in at.iter_mut() {
+            (*a, sum) = (sum, sum + *a);
+        }
+        for &k in keys.iter() {
+            let d = &mut at[digit(k)];
+            tmp[*d as usize] = k;
+            *d += 1;
+        }
+        std::mem::swap(keys, tmp);
     }
 }
 
@@ -478,8 +512,37 @@ impl Out<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{mover, shifted_starts, slot_cells, SLOT_CELLS_SLACK};
+    use super::{mover, shifted_starts, slot_cells, sort_movers, SLOT_CELLS_SLACK};
     use rand::{Rng, SeedableRng};
+
+    /// Movers listed in slot order come out sorted by (cell, slot), as a
+    /// sort of their keys puts them: cells from one digit to the top of
+    /// u32, repeated cells, a single cell 0 (no pass at all), and none.
+    #[test]
+    fn movers_sort_by_cell_then_slot() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        let mut tmp = Vec::new();
+        for round in 0..400 {
+            let n = rng.gen_range(0..300);
+            let top: u32 = match round % 4 {
+                0 => 0,
+                1 => 40,
+                2 => 1 << 22,
+                _ => u32::MAX,
+            };
+            let mut slot = 0;
+            let mut keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    slot += rng.gen_range(1..5);
+                    mover(rng.gen_range(0..=top), slot)
+                })
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            sort_movers(&mut keys, &mut tmp);
+            assert_eq!(keys, expected, "round {round}");
+        }
+    }
 
     /// The shifted starts equal their definition, `old[c]` + the movers
     /// entering a cell before `c` − those leaving one, for any split into
