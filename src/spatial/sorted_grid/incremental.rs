@@ -247,8 +247,10 @@ impl SortedGrid {
             v.clear();
             v.reserve(total.max(n / HEADROOM));
         }
-        m.movers.clear();
-        m.movers.reserve(total.max(n / HEADROOM));
+        for v in [&mut m.movers, &mut m.sorting] {
+            v.clear();
+            v.reserve(total.max(n / HEADROOM));
+        }
         for (to, left) in m.mover_parts[..parts].iter() {
             m.movers.extend_from_slice(to);
             m.holes.extend(to.iter().map(|&t| t as u32));
