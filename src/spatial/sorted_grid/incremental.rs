@@ -515,14 +515,30 @@ impl Out<'_> {
 #[cfg(test)]
 mod tests {
     use super::{mover, shifted_starts, slot_cells, sort_movers, SLOT_CELLS_SLACK};
+    use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
+
+    /// The starts of `cells` cells whose lengths `len` draws (the last
+    /// entry is the total).
+    fn random_starts(
+        rng: &mut StdRng,
+        cells: usize,
+        mut len: impl FnMut(&mut StdRng) -> u32,
+    ) -> Vec<u32> {
+        let mut starts = vec![0u32];
+        for _ in 0..cells {
+            let l = len(rng);
+            starts.push(starts.last().unwrap() + l);
+        }
+        starts
+    }
 
     /// Movers listed in slot order come out sorted by (cell, slot), as a
     /// sort of their keys puts them: cells from one digit to the top of
     /// u32, repeated cells, a single cell 0 (no pass at all), and none.
     #[test]
     fn movers_sort_by_cell_then_slot() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        let mut rng = StdRng::seed_from_u64(4);
         let mut tmp = Vec::new();
         for round in 0..400 {
             let n = rng.gen_range(0..300);
@@ -552,14 +568,10 @@ mod tests {
     /// (which shifts only the next part), several in one cell, and none.
     #[test]
     fn shifted_starts_equal_the_starts_plus_the_events_before_each_cell() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let mut rng = StdRng::seed_from_u64(9);
         for round in 0..300 {
             let cells = rng.gen_range(1..60);
-            // Old starts of `cells` cells (the last entry is the total).
-            let mut old = vec![0u32];
-            for _ in 0..cells {
-                old.push(old.last().unwrap() + rng.gen_range(0..6));
-            }
+            let old = random_starts(&mut rng, cells, |r| r.gen_range(0..6));
             let n = *old.last().unwrap() as usize;
             let moves = if n == 0 || round % 7 == 0 {
                 0
@@ -601,18 +613,14 @@ mod tests {
     /// slot and for empty cells and cells longer than the store width.
     #[test]
     fn slot_cells_equal_the_cell_whose_range_holds_the_slot() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut rng = StdRng::seed_from_u64(5);
         for _ in 0..200 {
             let cells = rng.gen_range(1..40);
-            let mut starts = vec![0u32];
-            for _ in 0..cells {
-                let len = match rng.gen_range(0..4) {
-                    0 => 0,
-                    1 => rng.gen_range(9..30),
-                    _ => rng.gen_range(1..9),
-                };
-                starts.push(starts.last().unwrap() + len);
-            }
+            let starts = random_starts(&mut rng, cells, |r| match r.gen_range(0..4) {
+                0 => 0,
+                1 => r.gen_range(9..30),
+                _ => r.gen_range(1..9),
+            });
             let n = *starts.last().unwrap() as usize;
             if n == 0 {
                 continue;
