@@ -218,8 +218,9 @@ pub fn table(rows: &[BenchRow]) -> String {
 /// query, apply), milliseconds, as `(memory, compute)` pairs: `bytes` (as
 /// [`phase_bytes`] returns them) at `bandwidth` bytes per second, and for
 /// the query `candidates` tests at `cost` seconds each, spread over
-/// `threads` threads (the other phases' compute limit is 0: they are not
-/// modelled). A phase's limit is the larger of the two (the roofline).
+/// `threads` threads (0 counts as 1; the other phases' compute limit is 0:
+/// they are not modelled). A phase's limit is the larger of the two (the
+/// roofline); [`sum_of_limits`] adds them up.
 pub fn phase_limits(
     bytes: &[f64; 4],
     bandwidth: f64,
@@ -238,7 +239,15 @@ pub fn phase_limits(
     })
 }
 
-/// A measured frame against its memory floor: the bytes of its four phases
+/// The sum of the phases' limits of [`phase_limits`], milliseconds: each
+/// phase's larger limit (memory or compute), the least time the four
+/// phases can take one after another.
+pub fn sum_of_limits(limits: &[(f64, f64); 4]) -> f64 {
+    limits.iter().map(|&(m, c)| m.max(c)).sum()
+}
+
+/// A measured frame against its memory floor and the sum of its phases'
+/// limits ([`sum_of_limits`]): the bytes of its four phases
 /// ([`phase_bytes`], summed) at the copy bandwidth measured for its thread
 /// count ([`bandwidth`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -272,7 +281,7 @@ impl FrameFloor {
             bytes: bytes.iter().sum(),
             bandwidth,
             measured_ms: r.ms().total,
-            limits_ms: limits.iter().map(|&(m, c)| m.max(c)).sum(),
+            limits_ms: sum_of_limits(limits),
         }
     }
 
@@ -289,7 +298,8 @@ impl FrameFloor {
     }
 
     /// The measured frame as a multiple of the sum of its phases' limits
-    /// (`None` when that sum is 0 or not finite).
+    /// (`None` when that sum is 0 or not finite, or the measured time is
+    /// not finite).
     pub fn limits_multiple(&self) -> Option<f64> {
         let l = self.limits_ms;
         (l > 0.0 && l.is_finite() && self.measured_ms.is_finite()).then(|| self.measured_ms / l)
@@ -403,8 +413,7 @@ mod tests {
         assert!(close(l[2].0, 1.225) && close(l[2].1, 7.02), "{l:?}");
         assert!(close(l[3].0, 1.25) && l[3].1 == 0.0, "{l:?}");
         // 0.8 + 1.225 + 7.02 (compute, not 1.225) + 1.25.
-        let sum: f64 = l.iter().map(|&(m, c)| m.max(c)).sum();
-        assert!(close(sum, 10.295), "{sum}");
+        assert!(close(sum_of_limits(&l), 10.295), "{}", sum_of_limits(&l));
         // A query whose bytes take longer than its tests keeps the memory limit.
         let slow = phase_limits(&bytes, 1e9, 1_000, 0.3e-9, 1);
         assert!(slow[2].0 > slow[2].1, "{slow:?}");

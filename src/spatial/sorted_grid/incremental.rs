@@ -299,12 +299,18 @@ const RADIX_BITS: u32 = 9;
 /// Sorts `keys`, [`mover`] keys in ascending slot order, by (cell, slot):
 /// a stable radix sort on the cell ([`RADIX_BITS`] per pass, least
 /// significant first, no pass above the largest cell), so equal cells
-/// keep their slot order. `tmp` is scratch; allocates only while it grows.
+/// keep their slot order. `tmp` is scratch: each pass swaps the two
+/// vectors, so `keys` may come back in `tmp`'s buffer (reserve both alike).
+/// Allocates only when `tmp` has less room than `keys` holds.
 fn sort_movers(keys: &mut Vec<u64>, tmp: &mut Vec<u64>) {
     const BUCKETS: usize = 1 << RADIX_BITS;
     let cell = |k: u64| (k >> 32) as u32;
     let top = keys.iter().map(|&k| cell(k)).max().unwrap_or(0);
     let passes = (u32::BITS - top.leading_zeros()).div_ceil(RADIX_BITS);
+    if passes == 0 {
+        // Every mover enters cell 0: slot order is the order.
+        return;
+    }
     tmp.resize(keys.len(), 0);
     for p in 0..passes {
         let digit = |k: u64| ((cell(k) >> (p * RADIX_BITS)) as usize) & (BUCKETS - 1);
@@ -370,10 +376,16 @@ fn shifted_starts(old: &[u32], (left, movers): (&[u32], &[u64]), new: &mut [u32]
 /// (absolute cell numbers) and `shift` the net count of movers that
 /// entered minus those that left the cells before `c0`.
 ///
-/// Branch-free per event: `new` first holds, at each cell, the net count
-/// of events in the cell before it (an event in cell `a` shifts the starts
-/// of the cells after `a`), then the running sum of those counts added to
-/// `old`. The counts wrap (u32), as the sum of a prefix is the true shift.
+/// No branch per event that depends on the data: `new` first holds, at
+/// each cell, the net count of events in the cell before it (an event in
+/// cell `a` shifts the starts of the cells after `a`; one in the range's
+/// last cell shifts only later ranges, through their `shift`), then the
+/// running sum of those counts added to `old`. The counts wrap (u32), as
+/// the sum of a prefix is the true shift.
+///
+/// # Panics
+/// In debug builds, if an event lies before `c0` (the caller passes only
+/// the events of these cells).
 fn shift_range(
     old: &[u32],
     c0: usize,
@@ -384,7 +396,13 @@ fn shift_range(
 ) {
     new.fill(0);
     // The delta of cell `a + 1`, where it falls in this range.
-    let next = |a: u32| a as usize + 1 - c0;
+    let next = |a: u32| {
+        debug_assert!(
+            a as usize >= c0,
+            "event in cell {a} before the range at {c0}"
+        );
+        a as usize + 1 - c0
+    };
     for a in left {
         if let Some(d) = new.get_mut(next(a)) {
             *d = d.wrapping_sub(1);
@@ -535,17 +553,19 @@ mod tests {
 
     /// Movers listed in slot order come out sorted by (cell, slot), as a
     /// sort of their keys puts them: cells from one digit to the top of
-    /// u32, repeated cells, a single cell 0 (no pass at all), and none.
+    /// u32 (0 to 4 passes, 2 for the about 200,000 cells of 1,000,000
+    /// units), repeated cells, a single cell 0 (no pass at all), and none.
     #[test]
     fn movers_sort_by_cell_then_slot() {
         let mut rng = StdRng::seed_from_u64(4);
         let mut tmp = Vec::new();
-        for round in 0..400 {
-            let n = rng.gen_range(0..300);
-            let top: u32 = match round % 4 {
+        for round in 0..500 {
+            let n = if round < 5 { 0 } else { rng.gen_range(0..300) };
+            let top: u32 = match round % 5 {
                 0 => 0,
                 1 => 40,
-                2 => 1 << 22,
+                2 => 200_000,
+                3 => 1 << 22,
                 _ => u32::MAX,
             };
             let mut slot = 0;
