@@ -5,7 +5,7 @@
 //! ([`super::text`]). Plain text with such a word states a direction
 //! whatever the numbers beside it say; [`static_claims`] finds it.
 //!
-//! The test `tests/lesson_claims.rs` renders every bundled lesson from
+//! The test `tests/engine/lesson_claims.rs` renders every bundled lesson from
 //! fabricated rounds (each compared pair clearly one way, clearly the other
 //! way, and overlapping) and fails on any static claim, and on any verdict
 //! that disagrees with the rounds it was made from.
