@@ -653,17 +653,67 @@ fn quiet_banner(ctx: &egui::Context, q: &super::stats::QuietStatus) {
         });
 }
 
+/// The keys and mouse actions, in a window that fits the screen at any
+/// size and UI scale: centered, at most the screen less a margin, its rows
+/// scrolling and its descriptions wrapping when they do not fit.
 fn help_window(ctx: &egui::Context, open: &mut bool, rows: &[(String, &'static str)]) {
+    let screen = ctx.screen_rect();
+    // Room for the title bar and the window's frame.
+    let (w, h) = (
+        (screen.width() - 48.0).max(160.0),
+        (screen.height() - 96.0).max(120.0),
+    );
     egui::Window::new("Keyboard and mouse")
         .open(open)
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .collapsible(false)
         .resizable(false)
+        .max_width(w)
+        .max_height(h)
         .show(ctx, |ui| {
-            egui::Grid::new("help").striped(true).show(ui, |ui| {
-                for (keys, what) in rows {
-                    ui.monospace(keys);
-                    ui.label(*what);
-                    ui.end_row();
+            // The keys' column as wide as its widest entry, up to 30% of
+            // the window; the descriptions wrap in the rest.
+            let font = egui::TextStyle::Monospace.resolve(ui.style());
+            let widest = ui.fonts(|f| {
+                rows.iter()
+                    .map(|(keys, _)| {
+                        let text = keys.clone();
+                        f.layout_no_wrap(text, font.clone(), egui::Color32::WHITE)
+                            .size()
+                            .x
+                    })
+                    .fold(0.0, f32::max)
+            });
+            let key_w = (widest + 12.0).min(w * 0.3);
+            // A solid bar when the rows go on below the window's edge (egui's
+            // floating bars appear only under the pointer).
+            ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
+            let scroll = egui::ScrollArea::vertical()
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded);
+            scroll.max_height(h).min_scrolled_height(h).show(ui, |ui| {
+                ui.set_max_width(w);
+                for (k, (keys, what)) in rows.iter().enumerate() {
+                    let row = |ui: &mut egui::Ui| {
+                        ui.set_min_width(ui.available_width());
+                        ui.horizontal_top(|ui| {
+                            let column = egui::Layout::top_down(egui::Align::Min);
+                            ui.allocate_ui_with_layout(egui::vec2(key_w, 0.0), column, |ui| {
+                                ui.set_min_width(key_w);
+                                ui.add(
+                                    egui::Label::new(egui::RichText::new(keys).monospace()).wrap(),
+                                );
+                            });
+                            ui.add(egui::Label::new(*what).wrap());
+                        });
+                    };
+                    // Every other row on a faint band, as a striped grid.
+                    if k % 2 == 1 {
+                        egui::Frame::new()
+                            .fill(ui.visuals().faint_bg_color)
+                            .show(ui, row);
+                    } else {
+                        row(ui);
+                    }
                 }
             });
         });

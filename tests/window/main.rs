@@ -6,6 +6,7 @@ mod panel;
 
 mod compare_panel;
 mod gui_smoke;
+mod help_window;
 mod lesson_panel;
 mod overlay;
 mod predict_overlay;
