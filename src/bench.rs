@@ -392,7 +392,9 @@ pub fn plan(cfg: &BenchConfig) -> Plan {
 }
 
 /// Runs every combination of `cfg` ([`plan`]), calling `progress` with each
-/// finished row (for live output), and returns all rows in run order. Each
+/// finished row (for live output, in the order rows finish), and returns all
+/// rows in the plan's order (the order of `cfg`'s lists: unit counts first),
+/// a skipped row among the measured ones it belongs with. Each
 /// measured row carries its query phase's cache model when `cfg` asks for
 /// one ([`model_row`]).
 pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
@@ -407,7 +409,11 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
         progress(&row);
         rows.push(row);
     });
-    rows
+    // Rows finish out of order (a skipped one at once, measured ones after
+    // their last round): put them back in the plan's order.
+    let mut ordered: Vec<(usize, BenchRow)> = plan.final_variants().into_iter().zip(rows).collect();
+    ordered.sort_by_key(|(variant, _)| *variant);
+    ordered.into_iter().map(|(_, row)| row).collect()
 }
 
 /// The cache model of the query phase of `s` with geometry `g`: a fresh

@@ -328,7 +328,9 @@ impl Predict {
     /// The reveal: "you guessed 2x; measured 4.3x (3.9–4.8x): the measured
     /// range is above your guess" (or "… inside the measured range", "…
     /// below your guess"; a ratio whose range holds 1 adds "no difference
-    /// beyond this machine's noise"); without a guess "measured 4.3x
+    /// beyond this machine's noise"), then the choice nearest the value
+    /// ("(nearest choice: 3x)", or ", which was the nearest choice" when
+    /// that was the guess); without a guess "measured 4.3x
     /// (3.9–4.8x)". Timings from fewer than [`MIN_ROUNDS`] rounds are
     /// shown but not graded ("too few to tell from noise, so not graded"):
     /// no direction is claimed that the rounds cannot support. Pending,
@@ -370,7 +372,13 @@ impl Predict {
                 (Grade::Below, true) => ": below your guess",
             };
             if let (Some(c), false) = (self.nearest_choice(m), self.choices.is_empty()) {
-                out += &format!(" (nearest choice: {})", self.guess_text(c));
+                // A guess that was the nearest choice says so, instead of
+                // naming itself as the choice to have made.
+                if c == g {
+                    out += ", which was the nearest choice";
+                } else {
+                    out += &format!(" (nearest choice: {})", self.guess_text(c));
+                }
             }
         }
         out
@@ -502,6 +510,13 @@ mod tests {
         assert_eq!(
             said,
             "you guessed 2x; measured 4.3x (3.9–4.8x): the measured range is above your guess (nearest choice: 3x)"
+        );
+        // Found in a lecturer's trial: "you guessed 30x; measured 40x
+        // (40–42x): the measured range is above your guess (nearest choice:
+        // 30x)" named the guess itself as the choice to have made.
+        assert_eq!(
+            p.reveal(Some(3.0), &Answer::Measured(m.clone())),
+            "you guessed 3x; measured 4.3x (3.9–4.8x): the measured range is above your guess, which was the nearest choice"
         );
         assert_eq!(
             p.reveal(None, &Answer::Measured(m)),

@@ -355,6 +355,20 @@ impl Plan {
         self.finals.iter().map(|&i| &self.outcomes[i])
     }
 
+    /// The variant (an index into [`Plan::variants`]) of each final
+    /// outcome, in the order [`Plan::finals`] lists them: the order they
+    /// became final, in which a skipped variant comes before the measured
+    /// ones whose rounds are still running. Allocates the list.
+    pub fn final_variants(&self) -> Vec<usize> {
+        let mut variant_of = vec![usize::MAX; self.outcomes.len()];
+        for (i, st) in self.states.iter().enumerate() {
+            if let Some(k) = st.outcome {
+                variant_of[k] = i;
+            }
+        }
+        self.finals.iter().map(|&k| variant_of[k]).collect()
+    }
+
     /// How many outcomes are final.
     pub fn finals_len(&self) -> usize {
         self.finals.len()

@@ -538,6 +538,18 @@ fn plot_curve(p: &mut egui_plot::PlotUi, i: usize, label: &str, pts: Vec<[f64; 2
     );
 }
 
+/// Where the log chart's bars start: the power of ten at or below half the
+/// smallest value, so the shortest bar is at least log10(2) decades tall (from
+/// the power of ten below the value itself, a value of 1.09 left a bar of
+/// 0.04 decades beside others of 2); 1 when no value is positive and finite.
+fn bar_floor(smallest: f64) -> f64 {
+    if smallest.is_finite() && smallest > 0.0 {
+        10f64.powf((smallest / 2.0).log10().floor())
+    } else {
+        1.0
+    }
+}
+
 /// Each row's median step and query time as bars on a log scale (the rows
 /// of a lesson differ by up to 1,000x: on a linear scale the fast ones
 /// vanish), as the plot `id`; returns the rectangle of the plot and its
@@ -551,12 +563,7 @@ pub(crate) fn log_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Re
         .flat_map(|m| [m.ms.total.median, m.ms.query.median])
         .filter(|v| *v > 0.0)
         .fold(f64::INFINITY, f64::min);
-    // Bars start at the power of ten below the smallest value.
-    let floor = if smallest.is_finite() {
-        10f64.powf(smallest.log10().floor())
-    } else {
-        1.0
-    };
+    let floor = bar_floor(smallest);
     let height = |ms: f64| (ms.max(floor) / floor).log10();
     let series = |name: &str, offset: f64, pick: fn(&crate::measure::Measurement) -> f64| {
         let bars: Vec<Bar> = rows
@@ -592,4 +599,34 @@ pub(crate) fn log_chart(ui: &mut egui::Ui, c: &Comparison, id: &str) -> egui::Re
     })
     .response
     .rect
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bar_floor;
+
+    /// The shortest bar stands at least log10(2) decades above where the bars
+    /// start, and at most one decade more; found in a lecturer's trial, where
+    /// a 1.09 ms bar started at 1 ms and was a sliver.
+    #[test]
+    fn the_shortest_bar_is_at_least_a_third_of_a_decade_tall() {
+        for smallest in [
+            0.0123, 0.19, 1.0, 1.09, 1.9, 2.0, 3.0, 9.99, 10.0, 57.0, 1234.0,
+        ] {
+            let floor = bar_floor(smallest);
+            let decades = (smallest / floor).log10();
+            assert!(
+                (2f64.log10() - 1e-9..=1.0 + 2f64.log10() + 1e-9).contains(&decades),
+                "{smallest}: bars from {floor}, the shortest {decades} decades"
+            );
+            let exponent = floor.log10();
+            assert!(
+                (exponent - exponent.round()).abs() < 1e-9,
+                "{smallest}: {floor} is a power of ten"
+            );
+        }
+        assert_eq!(bar_floor(1.09), 0.1);
+        assert_eq!(bar_floor(f64::INFINITY), 1.0, "no value");
+        assert_eq!(bar_floor(0.0), 1.0, "no positive value");
+    }
 }
