@@ -14,6 +14,13 @@ pub fn thousands(v: u64) -> String {
     out
 }
 
+/// `n` and `noun`, with the noun's plural "s" unless `n` is 1: `counted(1,
+/// "round")` is `"1 round"`, `counted(8, "counted frame")` `"8 counted
+/// frames"`. Only for nouns whose plural adds "s". Allocates the string.
+pub fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// A length in world units as the overlay and the messages show it: two
 /// decimals (`10.00`, `0.43`), or three significant digits in scientific
 /// notation where two decimals would mislead (`1.000e-3`, `1.000e30`).
@@ -72,6 +79,13 @@ pub fn size(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counted_nouns_are_plural_except_for_one() {
+        assert_eq!(counted(1, "interleaved round"), "1 interleaved round");
+        assert_eq!(counted(0, "round"), "0 rounds");
+        assert_eq!(counted(8, "counted frame"), "8 counted frames");
+    }
 
     #[test]
     fn bytes_use_binary_units() {

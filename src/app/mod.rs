@@ -430,12 +430,17 @@ impl App {
         // so it shows this frame's numbers.
         let last = self.last_frame.is_some_and(|n| self.frame >= n);
         let (actions, pass) = if last {
-            Default::default()
+            (None, Default::default())
         } else {
-            self.overlay_pass()
+            let (actions, pass) = self.overlay_pass();
+            (Some(actions), pass)
         };
         self.input(pass);
-        self.overlay_actions(actions);
+        // Without a pass the overlay's panels stay where it last drew them:
+        // the lessons dock keeps the world framed beside it in the picture.
+        if let Some(actions) = actions {
+            self.overlay_actions(actions);
+        }
         self.keep_framed();
         self.settle(&before);
         self.since_step += get_frame_time();

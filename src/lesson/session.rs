@@ -326,9 +326,9 @@ impl Session {
             },
             cut,
             how: format!(
-                "{} interleaved rounds of {} counted frames, every step on a fresh simulation",
-                run.rounds(),
-                run.spec().frames
+                "{} of {}, every step on a fresh simulation",
+                crate::format::counted(run.rounds(), "interleaved round"),
+                crate::format::counted(run.spec().frames, "counted frame")
             ),
             differs,
             chart: run.comparison(),
@@ -475,9 +475,12 @@ text = "{query_ms} ms, against a: {verdict(b.query_ms, a.query_ms)}"
         let text = super::super::text::plain(&page.text);
         assert!(text.contains(" ms, against a: "), "{text}");
         assert!(!text.contains('…'), "{text}");
-        assert!(page
-            .how
-            .starts_with("3 interleaved rounds of 1 counted frames"));
+        assert!(
+            page.how
+                .starts_with("3 interleaved rounds of 1 counted frame,"),
+            "{}",
+            page.how
+        );
         assert!(s.go(1, &budget).is_none(), "the summary page");
         assert_eq!(s.step(), 2);
         assert_eq!(s.page(&e.settings, None).chart.curves().len(), 1);

@@ -625,3 +625,62 @@ fn a_lesson_opened_at_a_step_prints_only_that_steps_notes() {
         "{notes:?}"
     );
 }
+
+/// A lesson's screenshot frames the world between the overlay panel and the
+/// lessons column, as the live window does. Found in a lecturer's trial: the
+/// screenshot's last frame skips the overlay's pass, which forgot the
+/// column, and the camera was framed again for the whole window right
+/// before the picture, so the column covered the world's right part.
+#[test]
+fn a_lesson_screenshot_frames_the_world_beside_the_lessons_column() {
+    let path = out_dir().join("lesson_framed.png");
+    let _ = std::fs::remove_file(&path);
+    // One quick step, so its measurement is over long before the last
+    // frame and that frame draws the scene again (while a lesson measures,
+    // the picture is the one from before).
+    let lesson = out_dir().join("framing.toml");
+    std::fs::write(
+        &lesson,
+        "title = \"Framing\"\nframes = 1\nrounds = 1\n[settings]\nunits = 10000\nstrategy = \"grid\"\n\
+         [[steps]]\nid = \"grid\"\ntitle = \"Grid\"\ntext = \"Grid took {query_ms} ms.\"\n",
+    )
+    .expect("write the lesson");
+    let args = [
+        "--lesson",
+        lesson.to_str().unwrap(),
+        "--screenshot",
+        path.to_str().unwrap(),
+        "--frames",
+        "60",
+    ];
+    let Some(out) = run_gui(&args) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (w, h, px) = read_png(&path);
+    assert_eq!((w, h), (1280, 800), "screenshot size");
+    // Lit pixels (the world's units and the ground's edge) below both
+    // panels, which end above y = 380 at this size: beside the overlay
+    // panel, and right of where the lessons column begins (832).
+    let (mut beside, mut under_column) = (0usize, 0usize);
+    for y in 380..h as usize {
+        for x in 400..w as usize {
+            let p = &px[(y * w as usize + x) * 4..][..3];
+            let lit = p.iter().any(|&c| c > 45);
+            if x < 820 {
+                beside += lit as usize;
+            } else if x >= 850 {
+                under_column += lit as usize;
+            }
+        }
+    }
+    assert!(beside > 4_000, "{beside} lit pixels beside the panel");
+    assert!(
+        under_column < beside / 50,
+        "{under_column} lit pixels right of the lessons column's edge (against {beside} beside the panel)"
+    );
+}

@@ -188,7 +188,7 @@ fn two_clicks_from_launch_reach_the_first_lesson_measured() {
     assert!(!text.contains('…'), "{text}");
     assert!(has(
         &h,
-        "Measured in 3 interleaved rounds of 1 counted frames"
+        "Measured in 3 interleaved rounds of 1 counted frame,"
     ));
 }
 
