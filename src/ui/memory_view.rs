@@ -224,8 +224,10 @@ fn modeled(ui: &mut egui::Ui, m: Option<&(Modeled, u64)>) {
         .zip(names)
         .map(|(l, n)| format!("{n} {} {}-way", crate::format::bytes(l.bytes), l.ways))
         .collect();
+    // The frame is named: a lesson's text quotes the model of its step's
+    // measured frame, which the units have moved on from since.
     ui.label(format!(
-        "modeled misses / query: {}; {:.0} bytes brought in / candidate",
+        "modeled misses / query in frame {frame}: {}; {:.0} bytes brought in / candidate",
         misses.join(", "),
         m.bytes_in_per_candidate
     ))
