@@ -66,6 +66,7 @@ impl App {
                 held(Action::PanForward) - held(Action::PanBack),
             ),
             orbit_keys: held(Action::OrbitRight) - held(Action::OrbitLeft),
+            zoom_keys: held(Action::ZoomIn) - held(Action::ZoomOut),
             dt: get_frame_time(),
         };
         if input.pan_drag != Vec2::ZERO || input.pan_keys != Vec2::ZERO {
@@ -162,7 +163,9 @@ impl App {
             | Action::PanLeft
             | Action::PanRight
             | Action::OrbitLeft
-            | Action::OrbitRight => {}
+            | Action::OrbitRight
+            | Action::ZoomIn
+            | Action::ZoomOut => {}
         }
     }
 

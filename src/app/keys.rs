@@ -102,6 +102,10 @@ pub enum Action {
     OrbitLeft,
     /// Orbit counter-clockwise while held.
     OrbitRight,
+    /// Zoom in while held.
+    ZoomIn,
+    /// Zoom out while held.
+    ZoomOut,
 }
 
 impl Action {
@@ -116,6 +120,8 @@ impl Action {
                 | Action::PanRight
                 | Action::OrbitLeft
                 | Action::OrbitRight
+                | Action::ZoomIn
+                | Action::ZoomOut
         )
     }
 }
@@ -141,6 +147,7 @@ const CELL: &str = "cell size smaller / larger (stops \"cell = r\")";
 const RADIUS: &str = "query radius smaller / larger";
 const PAN: &str = "pan the camera";
 const ORBIT: &str = "orbit the camera";
+const ZOOM: &str = "zoom the camera in / out while held (as the wheel does)";
 
 /// Every key binding of the window.
 pub const BINDINGS: &[Binding] = &[
@@ -296,6 +303,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(&[KeyCode::D, KeyCode::Right], Action::PanRight, PAN),
     bind(&[KeyCode::Q], Action::OrbitLeft, ORBIT),
     bind(&[KeyCode::E], Action::OrbitRight, ORBIT),
+    bind(&[KeyCode::Z], Action::ZoomIn, ZOOM),
+    bind(&[KeyCode::X], Action::ZoomOut, ZOOM),
 ];
 
 /// The mouse controls, for the help window (the camera and picking handle them).
@@ -368,6 +377,8 @@ pub fn key_name(k: KeyCode) -> &'static str {
         KeyCode::U => "U",
         KeyCode::P => "P",
         KeyCode::W => "W",
+        KeyCode::X => "X",
+        KeyCode::Z => "Z",
         _ => "?",
     }
 }

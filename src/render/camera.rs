@@ -23,6 +23,9 @@ pub const MAX_DISTANCE: f32 = 3.0e6;
 const MAX_TARGET: f32 = 2.0e6;
 /// Distance factor of one wheel notch (zoom in; the inverse zooms out).
 pub const ZOOM_PER_NOTCH: f32 = 0.88;
+/// Wheel notches per second that a held zoom key (Z in, X out) applies:
+/// about 2.8x closer or farther per second.
+pub const ZOOM_KEY_NOTCHES_PER_S: f32 = 8.0;
 /// Most wheel notches one frame applies, either way: more than the whole
 /// distance range takes (ln(MAX_DISTANCE / MIN_DISTANCE) / ln(1 / 0.88),
 /// about 111), so no real frame's notches are cut short, while an absurd
@@ -50,6 +53,8 @@ pub struct CameraInput {
     pub pan_keys: Vec2,
     /// Held orbit keys: +1 = E (counter-clockwise from above), -1 = Q.
     pub orbit_keys: f32,
+    /// Held zoom keys: +1 = Z (in), -1 = X (out).
+    pub zoom_keys: f32,
     /// Frame time, seconds.
     pub dt: f32,
 }
@@ -314,8 +319,9 @@ impl OrbitCamera {
     /// `wheel` zooms by [`ZOOM_PER_NOTCH`] per notch, every notch of the frame
     /// (so n notches in one frame zoom as n frames of one notch);
     /// `pan_keys` (x: right, y: forward, each -1..1) moves the target at 0.8
-    /// distances per second and `orbit_keys` turns at 1.5 radians per second,
-    /// both scaled by `dt` seconds (clamped to 0..0.1). `screen_height` is in
+    /// distances per second, `orbit_keys` turns at 1.5 radians per second and
+    /// `zoom_keys` (-1..1) zooms as [`ZOOM_KEY_NOTCHES_PER_S`] notches per
+    /// second, all scaled by `dt` seconds (clamped to 0..0.1). `screen_height` is in
     /// pixels. Afterwards pitch is clamped to ([`MIN_PITCH`], [`MAX_PITCH`]),
     /// distance to ([`MIN_DISTANCE`], [`MAX_DISTANCE`]), and a non-finite
     /// field is restored to its previous value.
@@ -348,6 +354,10 @@ impl OrbitCamera {
             self.target += right * pan.x + forward * pan.y;
         }
         self.yaw += finite_or(input.orbit_keys, 0.0).clamp(-1.0, 1.0) * 1.5 * dt;
+        let zoom = finite_or(input.zoom_keys, 0.0).clamp(-1.0, 1.0);
+        if zoom != 0.0 {
+            self.distance *= ZOOM_PER_NOTCH.powf(zoom * ZOOM_KEY_NOTCHES_PER_S * dt);
+        }
 
         self.sanitize(&before);
     }
@@ -681,6 +691,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_held_zoom_key_zooms_as_the_wheel_does_per_second() {
+        // Z held for one second in ten frames zooms in as ZOOM_KEY_NOTCHES_PER_S
+        // notches; X as many out; both at once, or nothing held, not at all.
+        let start = OrbitCamera::looking_at_world(443.0);
+        for (keys, notches) in [
+            (1.0, ZOOM_KEY_NOTCHES_PER_S),
+            (-1.0, -ZOOM_KEY_NOTCHES_PER_S),
+            (0.0, 0.0),
+        ] {
+            let mut cam = start;
+            let held = CameraInput {
+                zoom_keys: keys,
+                dt: 0.1,
+                ..Default::default()
+            };
+            for _ in 0..10 {
+                cam.apply_input(&held, 800.0);
+            }
+            let expected = start.distance * ZOOM_PER_NOTCH.powf(notches);
+            assert!(
+                (cam.distance / expected - 1.0).abs() < 1e-4,
+                "zoom keys {keys}: {}, expected {expected}",
+                cam.distance
+            );
+        }
+        // A non-finite or out-of-range value zooms at most at the full rate.
+        let mut cam = start;
+        let wild = CameraInput {
+            zoom_keys: f32::INFINITY,
+            dt: 0.1,
+            ..Default::default()
+        };
+        cam.apply_input(&wild, 800.0);
+        assert_eq!(
+            cam.distance, start.distance,
+            "a non-finite key state is ignored"
+        );
+        let mut cam = start;
+        cam.apply_input(
+            &CameraInput {
+                zoom_keys: 50.0,
+                ..wild
+            },
+            800.0,
+        );
+        let full = start.distance * ZOOM_PER_NOTCH.powf(ZOOM_KEY_NOTCHES_PER_S * 0.1);
+        assert!((cam.distance / full - 1.0).abs() < 1e-4, "{}", cam.distance);
     }
 
     #[test]
