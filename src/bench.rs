@@ -410,7 +410,9 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchR
         rows.push(row);
     });
     // Rows finish out of order (a skipped one at once, measured ones after
-    // their last round): put them back in the plan's order.
+    // their last round): put them back in the plan's order. One row per
+    // final outcome, as `run_fresh` reports each once.
+    debug_assert_eq!(rows.len(), plan.finals_len());
     let mut ordered: Vec<(usize, BenchRow)> = plan.final_variants().into_iter().zip(rows).collect();
     ordered.sort_by_key(|(variant, _)| *variant);
     ordered.into_iter().map(|(_, row)| row).collect()

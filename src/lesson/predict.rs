@@ -329,8 +329,8 @@ impl Predict {
     /// range is above your guess" (or "… inside the measured range", "…
     /// below your guess"; a ratio whose range holds 1 adds "no difference
     /// beyond this machine's noise"), then the choice nearest the value
-    /// ("(nearest choice: 3x)", or ", which was the nearest choice" when
-    /// that was the guess); without a guess "measured 4.3x
+    /// ("(nearest choice: 3x)", or "; your guess was the nearest choice"
+    /// when it was); without a guess "measured 4.3x
     /// (3.9–4.8x)". Timings from fewer than [`MIN_ROUNDS`] rounds are
     /// shown but not graded ("too few to tell from noise, so not graded"):
     /// no direction is claimed that the rounds cannot support. Pending,
@@ -375,7 +375,7 @@ impl Predict {
                 // A guess that was the nearest choice says so, instead of
                 // naming itself as the choice to have made.
                 if c == g {
-                    out += ", which was the nearest choice";
+                    out += "; your guess was the nearest choice";
                 } else {
                     out += &format!(" (nearest choice: {})", self.guess_text(c));
                 }
@@ -511,12 +511,22 @@ mod tests {
             said,
             "you guessed 2x; measured 4.3x (3.9–4.8x): the measured range is above your guess (nearest choice: 3x)"
         );
-        // Found in a lecturer's trial: "you guessed 30x; measured 40x
-        // (40–42x): the measured range is above your guess (nearest choice:
-        // 30x)" named the guess itself as the choice to have made.
+        // A guess that is the nearest choice is not offered as the choice
+        // to have made, whether the range lies beside it or holds it.
         assert_eq!(
             p.reveal(Some(3.0), &Answer::Measured(m.clone())),
-            "you guessed 3x; measured 4.3x (3.9–4.8x): the measured range is above your guess, which was the nearest choice"
+            "you guessed 3x; measured 4.3x (3.9–4.8x): the measured range is above your guess; your guess was the nearest choice"
+        );
+        let holds = Measured {
+            value: 3.1,
+            low: 2.8,
+            high: 3.4,
+            shown: "3.1x (2.8–3.4x)".into(),
+            ..m.clone()
+        };
+        assert_eq!(
+            p.reveal(Some(3.0), &Answer::Measured(holds)),
+            "you guessed 3x; measured 3.1x (2.8–3.4x): your guess is inside the measured range; your guess was the nearest choice"
         );
         assert_eq!(
             p.reveal(None, &Answer::Measured(m)),

@@ -539,9 +539,9 @@ fn plot_curve(p: &mut egui_plot::PlotUi, i: usize, label: &str, pts: Vec<[f64; 2
 }
 
 /// Where the log chart's bars start: the power of ten at or below half the
-/// smallest value, so the shortest bar is at least log10(2) decades tall (from
-/// the power of ten below the value itself, a value of 1.09 left a bar of
-/// 0.04 decades beside others of 2); 1 when no value is positive and finite.
+/// smallest value, so the shortest bar is at least log10(2) decades tall,
+/// even for a value just above a power of ten (1.09 gives 0.1, a bar of 1.04
+/// decades); 1 when no value is positive and finite.
 fn bar_floor(smallest: f64) -> f64 {
     if smallest.is_finite() && smallest > 0.0 {
         10f64.powf((smallest / 2.0).log10().floor())
@@ -606,8 +606,8 @@ mod tests {
     use super::bar_floor;
 
     /// The shortest bar stands at least log10(2) decades above where the bars
-    /// start, and at most one decade more; found in a lecturer's trial, where
-    /// a 1.09 ms bar started at 1 ms and was a sliver.
+    /// start, and at most one decade more, values just above a power of ten
+    /// (1.0, 1.09, 10.0) included.
     #[test]
     fn the_shortest_bar_is_at_least_a_third_of_a_decade_tall() {
         for smallest in [

@@ -654,15 +654,14 @@ fn quiet_banner(ctx: &egui::Context, q: &super::stats::QuietStatus) {
 }
 
 /// The keys and mouse actions, in a window that fits the screen at any
-/// size and UI scale: centered, at most the screen less a margin, its rows
-/// scrolling and its descriptions wrapping when they do not fit.
+/// size and UI scale: centered, as wide as the screen less a margin (a
+/// fraction of it on a tiny screen), its rows scrolling and its descriptions
+/// wrapping when they do not fit.
 fn help_window(ctx: &egui::Context, open: &mut bool, rows: &[(String, &'static str)]) {
     let screen = ctx.screen_rect();
     // Room for the title bar and the window's frame.
-    let (w, h) = (
-        (screen.width() - 48.0).max(160.0),
-        (screen.height() - 96.0).max(120.0),
-    );
+    let w = (screen.width() - 48.0).max(screen.width() * 0.8);
+    let h = (screen.height() - 96.0).max(screen.height() * 0.5);
     egui::Window::new("Keyboard and mouse")
         .open(open)
         .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])

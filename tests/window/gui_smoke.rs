@@ -627,10 +627,8 @@ fn a_lesson_opened_at_a_step_prints_only_that_steps_notes() {
 }
 
 /// A lesson's screenshot frames the world between the overlay panel and the
-/// lessons column, as the live window does. Found in a lecturer's trial: the
-/// screenshot's last frame skips the overlay's pass, which forgot the
-/// column, and the camera was framed again for the whole window right
-/// before the picture, so the column covered the world's right part.
+/// lessons column, as the live window does, although the screenshot's last
+/// frame runs no overlay pass (the column it last drew still counts).
 #[test]
 fn a_lesson_screenshot_frames_the_world_beside_the_lessons_column() {
     let path = out_dir().join("lesson_framed.png");
