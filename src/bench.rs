@@ -528,8 +528,8 @@ fn speedup(base: Option<&BenchRow>, row: &BenchRow, pick: fn(&PhaseMs) -> f64) -
     match judge(&rounds(row), &rounds(b), false) {
         Some(j) if j.basis == Basis::TooFewRounds => {
             let n = j.rounds_a.min(j.rounds_b);
-            let plural = if n == 1 { "" } else { "s" };
-            format!("{}x ({n} round{plural})", ratio_text(1.0 / j.ratio))
+            let n = crate::format::counted(n, "round");
+            format!("{}x ({n})", ratio_text(1.0 / j.ratio))
         }
         Some(j) => j.phrase(Words::Time),
         None => "-".to_string(),
@@ -623,8 +623,8 @@ fn table_notes(rows: &[BenchRow]) -> String {
         )
     } else {
         format!(
-            "\nOne measurement per row ({rounds} round{}): the speedups are ratios, not verdicts. Run with --rounds 5 for verdicts (a direction only where the rows' rounds do not overlap).\n",
-            if rounds == 1 { "" } else { "s" }
+            "\nOne measurement per row ({}): the speedups are ratios, not verdicts. Run with --rounds 5 for verdicts (a direction only where the rows' rounds do not overlap).\n",
+            crate::format::counted(rounds, "round")
         )
     };
     for r in rows {

@@ -246,10 +246,9 @@ impl Machine {
     /// unknown"`. Allocates the string.
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "{}, {} core{}",
+            "{}, {}",
             self.cpu,
-            self.cores,
-            if self.cores == 1 { "" } else { "s" }
+            crate::format::counted(self.cores, "core")
         );
         let levels = self.levels();
         if levels.is_empty() {

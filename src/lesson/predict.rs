@@ -352,9 +352,8 @@ impl Predict {
         if m.too_few {
             // No direction from rounds that cannot be told from noise.
             out += &format!(
-                ", from {} round{}: too few to tell from noise, so not graded",
-                m.rounds,
-                if m.rounds == 1 { "" } else { "s" }
+                ", from {}: too few to tell from noise, so not graded",
+                crate::format::counted(m.rounds, "round")
             );
             return out;
         }

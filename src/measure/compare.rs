@@ -361,10 +361,10 @@ impl Comparison {
         match self.verdict(i) {
             Some(j) if j.basis == Basis::TooFewRounds => {
                 let n = j.rounds_a.min(j.rounds_b);
-                let plural = if n == 1 { "" } else { "s" };
+                let n = crate::format::counted(n, "round");
                 let x = super::verdict::ratio_text(1.0 / j.ratio);
                 (
-                    format!("{x}x, from {n} round{plural}: too few to tell from noise{apart}"),
+                    format!("{x}x, from {n}: too few to tell from noise{apart}"),
                     "against",
                 )
             }

@@ -226,11 +226,10 @@ fn modeled(ui: &mut egui::Ui, m: Option<&(Modeled, u64)>) {
         .collect();
     // The frame is named: a lesson's text quotes the model of its step's
     // measured frame, which the units have moved on from since.
-    let bytes_in = m.bytes_in_per_candidate.round();
+    let bytes_in = crate::format::counted(m.bytes_in_per_candidate.round() as usize, "byte");
     ui.label(format!(
-        "modeled misses / query in frame {frame}: {}; {bytes_in:.0} byte{} brought in / candidate",
+        "modeled misses / query in frame {frame}: {}; {bytes_in} brought in / candidate",
         misses.join(", "),
-        if bytes_in == 1.0 { "" } else { "s" }
     ))
     .on_hover_text(format!(
         "A cache model, not hardware counters: {} consecutive queries of frame {frame} (after {} warm-up ones) through an LRU model of {} ({} geometry). The same settings give the same counts on every machine, thread count and kernel; it is made again when the settings change and every {} frames.",

@@ -670,20 +670,13 @@ fn help_window(ctx: &egui::Context, open: &mut bool, rows: &[(String, &'static s
         .max_width(w)
         .max_height(h)
         .show(ctx, |ui| {
-            // The keys' column as wide as its widest entry, up to 30% of
-            // the window; the descriptions wrap in the rest.
+            // The keys' column as wide as its widest entry (monospace: its
+            // characters times one glyph's width), up to 30% of the window;
+            // the descriptions wrap in the rest.
             let font = egui::TextStyle::Monospace.resolve(ui.style());
-            let widest = ui.fonts(|f| {
-                rows.iter()
-                    .map(|(keys, _)| {
-                        let text = keys.clone();
-                        f.layout_no_wrap(text, font.clone(), egui::Color32::WHITE)
-                            .size()
-                            .x
-                    })
-                    .fold(0.0, f32::max)
-            });
-            let key_w = (widest + 12.0).min(w * 0.3);
+            let glyph = ui.fonts(|f| f.glyph_width(&font, 'M'));
+            let chars = rows.iter().map(|(keys, _)| keys.chars().count()).max();
+            let key_w = (chars.unwrap_or(0) as f32 * glyph + 12.0).min(w * 0.3);
             // A solid bar when the rows go on below the window's edge (egui's
             // floating bars appear only under the pointer).
             ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
