@@ -1,7 +1,8 @@
+#!/usr/bin/env node
 // Runs a wasm32-wasip1 module under Node's WASI (preview 1): cargo's runner
-// for that target (CARGO_TARGET_WASM32_WASIP1_RUNNER="node scripts/wasi-run.mjs").
+// for that target (`runner` in .cargo/config.toml).
 //
-// Usage: node scripts/wasi-run.mjs MODULE.wasm [ARGS...]
+// Usage: scripts/wasi-run.mjs MODULE.wasm [ARGS...]
 // The module gets ARGS (argv[0] is the module's path), this process's
 // environment, and the current directory and the crate's root preopened
 // under their own absolute paths (so paths relative to the current

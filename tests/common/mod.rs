@@ -4,7 +4,6 @@
 #![allow(dead_code)]
 
 pub mod equivalence;
-pub mod tools;
 
 use std::sync::OnceLock;
 

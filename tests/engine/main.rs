@@ -9,7 +9,6 @@ mod bench_mode;
 mod cell_size;
 mod compress;
 mod fused_blocks;
-mod headless;
 mod layouts;
 mod lesson_claims;
 mod lessons;
