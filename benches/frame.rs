@@ -47,9 +47,10 @@ use std::time::{Duration, Instant};
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use spatial_query_lab::bench::{bench_settings, BenchConfig, BENCH_DT};
-use spatial_query_lab::sim::{Layout, Reorder, Simulation, Workload};
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::bench::{bench_settings, BenchConfig};
+use spatial_query_lab::engine::sim::{Layout, Reorder, Simulation, Workload};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+use spatial_query_lab::measure::BENCH_DT;
 
 const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 const THREADS: [usize; 2] = [1, 2];

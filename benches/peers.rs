@@ -56,10 +56,12 @@ use flat_spatial::Grid as FlatGrid;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use rstar::primitives::GeomWithData;
 use rstar::RTree;
-use spatial_query_lab::sim::{
+use spatial_query_lab::engine::sim::{
     layout::PermuteScratch, spawn, world_size, Reorder, Reorderer, Units, Workload, STANDARD_RADIUS,
 };
-use spatial_query_lab::spatial::{query_all, Kernel, Points, QueryResults, SpatialIndex, Strategy};
+use spatial_query_lab::engine::spatial::{
+    query_all, Kernel, Points, QueryResults, SpatialIndex, Strategy,
+};
 
 const R: f32 = STANDARD_RADIUS;
 const SEED: u64 = 42;

@@ -22,7 +22,7 @@ use macroquad::window::{clear_background, next_frame, screen_height, screen_widt
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use spatial_query_lab::render::{
+use spatial_query_lab::window::render::{
     draw_world, load_unit_streams, save_screenshot, OrbitCamera, UnitInstance, UnitRenderer,
 };
 

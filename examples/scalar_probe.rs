@@ -7,8 +7,8 @@
 //!
 //! Run natively it just calls each probe once on a small span.
 
-use spatial_query_lab::spatial::kernels::scalar;
-use spatial_query_lab::spatial::{FusedQuery, KernelQuery, Near};
+use spatial_query_lab::engine::spatial::kernels::scalar;
+use spatial_query_lab::engine::spatial::{FusedQuery, KernelQuery, Near};
 use std::hint::black_box;
 
 /// [`scalar::run_ranges`], not inlined.

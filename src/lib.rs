@@ -2,33 +2,38 @@
 //! (naive scan, uniform grids, SIMD kernels) and the compressed vertex streams
 //! that draw them.
 //!
-//! The engine modules ([`sim`], [`spatial`], [`compress`], [`measure`], [`mod@bench`],
-//! [`scenario`], [`lesson`], [`format`](mod@format), [`view`], [`machine`]) never touch the
-//! window; only [`render`], [`ui`], [`app`] (the frame loop) and the binary
-//! do. [`clock`] and [`browser`] are the seams to the browser build: its
-//! clock, and the page around it.
+//! The crate reads top-down; each layer imports only the layers below it:
+//!
+//! 1. [`platform`]: the seams to the browser build and the operating system
+//!    (the one clock, the page, the counting allocator, files written whole,
+//!    standard output that never panics); [`format`](mod@format) and
+//!    [`mod@named`]: how numbers and closed sets of names are written.
+//! 2. [`engine`]: the point of the lab — the spatial structures and kernels
+//!    ([`engine::spatial`]), the simulation and its data layouts
+//!    ([`engine::sim`]), vertex compression ([`engine::compress`]).
+//! 3. [`settings`]: the one settings table and its surfaces (scenario and
+//!    lesson files, links), the view values, the budget rules.
+//! 4. [`measure`] and [`mod@bench`]: measuring the engine — plans of variants,
+//!    interleaved rounds, verdicts, this machine, its counters and a cache
+//!    model; the headless benchmark.
+//! 5. [`teaching`]: lessons, their charts and the source excerpts they show.
+//! 6. [`window`] (the `window` feature): the frame loop, the overlay's
+//!    widgets and the render pipeline; the only part that touches macroquad
+//!    and egui.
 
-pub mod alloc_count;
-#[cfg(feature = "window")]
-pub mod app;
-pub mod bench;
-pub mod browser;
-pub mod chart;
-pub mod clock;
-pub mod code;
-pub mod compress;
+pub mod platform;
+
 pub mod format;
-pub mod lesson;
-pub mod machine;
-pub mod measure;
 pub mod named;
-pub mod output_file;
+
+pub mod engine;
+
+pub mod settings;
+
+pub mod bench;
+pub mod measure;
+
+pub mod teaching;
+
 #[cfg(feature = "window")]
-pub mod render;
-pub mod scenario;
-pub mod schema;
-pub mod sim;
-pub mod spatial;
-#[cfg(feature = "window")]
-pub mod ui;
-pub mod view;
+pub mod window;

@@ -15,7 +15,7 @@ mod cli;
 
 use std::process::ExitCode;
 
-use spatial_query_lab::alloc_count::CountingAlloc;
+use spatial_query_lab::platform::alloc_count::CountingAlloc;
 
 /// Counts allocations so the overlay can show allocations per frame.
 #[global_allocator]
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
 pub(crate) fn browser_panics() {
     std::panic::set_hook(Box::new(|info| {
         macroquad::logging::error!("{}", info);
-        spatial_query_lab::browser::page_failed(&format!(
+        spatial_query_lab::platform::browser::page_failed(&format!(
             "Spatial Query Lab stopped: {info}. Reload the page to start again."
         ));
     }));

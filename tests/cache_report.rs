@@ -18,8 +18,8 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-use spatial_query_lab::sim::layout::UnitObject;
-use spatial_query_lab::sim::Pass;
+use spatial_query_lab::engine::sim::layout::UnitObject;
+use spatial_query_lab::engine::sim::Pass;
 
 const LAYOUTS: [&str; 4] = ["aos-pointers", "aos", "soa", "hot-cold"];
 const STRATEGIES: [&str; 3] = ["naive", "grid", "sorted-grid"];
@@ -225,12 +225,13 @@ fn quick_report_counts_the_query_phase_of_every_layout_and_strategy() {
 /// of it, and at least 0.7 of it for the two AoS layouts, whose candidates'
 /// lines are most of the misses.
 fn model_agrees_with_valgrind(rows: &HashMap<(String, String), Row>, report: &str) {
-    use spatial_query_lab::bench::{bench_settings, BenchConfig, BENCH_DT};
+    use spatial_query_lab::bench::{bench_settings, BenchConfig};
+    use spatial_query_lab::engine::sim::{Layout, Reorder, Simulation};
+    use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+    use spatial_query_lab::measure::memory::cache_model::{Geometry, CLASSROOM};
+    use spatial_query_lab::measure::memory::modeled::{model_with_levels, QuerySample};
+    use spatial_query_lab::measure::BENCH_DT;
     use spatial_query_lab::named::Named;
-    use spatial_query_lab::sim::memory::cache_model::{Geometry, CLASSROOM};
-    use spatial_query_lab::sim::memory::modeled::{model_with_levels, QuerySample};
-    use spatial_query_lab::sim::{Layout, Reorder, Simulation};
-    use spatial_query_lab::spatial::{Kernel, Strategy};
     assert!(
         report.contains("D1 cache: 32768 B, 64 B, 8-way"),
         "{report}"

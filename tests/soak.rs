@@ -8,8 +8,8 @@ use common::*;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
-use spatial_query_lab::spatial::{Query, Strategy};
+use spatial_query_lab::engine::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
+use spatial_query_lab::engine::spatial::{Query, Strategy};
 
 const FRAMES: usize = 10_000;
 /// Frames between two random changes of the settings.
@@ -42,7 +42,11 @@ fn brute_counts(sim: &Simulation, r: f32) -> Vec<usize> {
 }
 
 /// Changes one to three settings at random.
-fn change(s: &mut Settings, rng: &mut ChaCha8Rng, kernels: &[spatial_query_lab::spatial::Kernel]) {
+fn change(
+    s: &mut Settings,
+    rng: &mut ChaCha8Rng,
+    kernels: &[spatial_query_lab::engine::spatial::Kernel],
+) {
     for _ in 0..rng.gen_range(1..=3) {
         match rng.gen_range(0..10) {
             0 => s.strategy = Strategy::ALL[rng.gen_range(0..Strategy::ALL.len())],

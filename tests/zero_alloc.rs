@@ -5,9 +5,9 @@
 //! One `#[test]` only: the counter is process-wide, so tests running in
 //! parallel threads would count each other's allocations.
 
-use spatial_query_lab::alloc_count::{allocations, CountingAlloc};
-use spatial_query_lab::sim::{Pass, Settings, Simulation, Workload};
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::engine::sim::{Pass, Settings, Simulation, Workload};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+use spatial_query_lab::platform::alloc_count::{allocations, CountingAlloc};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;

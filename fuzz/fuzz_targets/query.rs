@@ -6,7 +6,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use spatial_query_lab::spatial::{Kernel, Points, Query, Strategy};
+use spatial_query_lab::engine::spatial::{Kernel, Points, Query, Strategy};
 
 #[derive(Arbitrary, Debug)]
 struct Input {

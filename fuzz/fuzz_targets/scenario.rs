@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spatial_query_lab::scenario::{Scenario, MAX_UNITS};
-use spatial_query_lab::sim::Settings;
+use spatial_query_lab::settings::scenario::{Scenario, MAX_UNITS};
+use spatial_query_lab::engine::sim::Settings;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -15,15 +15,15 @@
 //! D. Patterson, "Roofline: an insightful visual performance model for
 //! multicore architectures", CACM 52(4), 2009.
 
-use crate::clock::Instant;
+use crate::platform::clock::Instant;
 
 use rayon::prelude::*;
 
 use super::BenchRow;
+use crate::engine::sim::{Layout, Pass};
+use crate::engine::spatial::kernels::driver::GROUP;
+use crate::engine::spatial::{FusedQuery, Kernel, KernelQuery, Near, Strategy};
 use crate::measure::row::kernel_key;
-use crate::sim::{Layout, Pass};
-use crate::spatial::kernels::driver::GROUP;
-use crate::spatial::{FusedQuery, Kernel, KernelQuery, Near, Strategy};
 
 /// Bytes copied by [`bandwidth`] (256 MiB, far beyond any cache here).
 const COPY_BYTES: usize = 256 << 20;

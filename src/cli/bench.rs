@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 
 use spatial_query_lab::bench::{self, BenchConfig, BenchRow};
-use spatial_query_lab::machine::Machine;
-use spatial_query_lab::scenario::Scenario;
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+use spatial_query_lab::measure::machine::Machine;
+use spatial_query_lab::settings::scenario::Scenario;
 
 use super::output::try_print;
 use super::{given, load_scenario, or_all, unique, BenchArgs, Format};
@@ -142,7 +142,7 @@ fn raise_small_cells(mut cfg: BenchConfig) -> BenchConfig {
     let Some(world) = cfg.world else {
         return cfg;
     };
-    let min = spatial_query_lab::spatial::min_cell_for_extent(world);
+    let min = spatial_query_lab::engine::spatial::min_cell_for_extent(world);
     for c in &mut cfg.cell_sizes {
         if *c < min {
             say!("bench: cell size {c} is below the smallest a grid of at most 1,048,576 cells allows over a world {world} units wide; raised to {min:.2}");
@@ -179,7 +179,7 @@ fn say_config(cfg: &BenchConfig) {
 
 /// Says on stderr whether the hardware cache counters can be read here.
 fn say_counters() {
-    match spatial_query_lab::sim::counters::CacheCounters::open(None) {
+    match spatial_query_lab::platform::counters::CacheCounters::open(None) {
         Ok(c) => say!(
             "bench: hardware cache counters: L1D read misses and {} of the query phase",
             c.llc_event()

@@ -6,10 +6,10 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use spatial_query_lab::lesson::run::measure_all;
-use spatial_query_lab::lesson::text::plain;
-use spatial_query_lab::lesson::{bundled, export, Lesson, LessonOptions, LessonRun};
-use spatial_query_lab::machine::Machine;
+use spatial_query_lab::measure::machine::Machine;
+use spatial_query_lab::teaching::lesson::run::measure_all;
+use spatial_query_lab::teaching::lesson::text::plain;
+use spatial_query_lab::teaching::lesson::{bundled, export, Lesson, LessonOptions, LessonRun};
 
 use super::output::{self, try_print};
 use super::{LessonArgs, TableFormat};
@@ -210,7 +210,7 @@ fn write_lesson_chart(
     a: &LessonArgs,
     path: &std::path::Path,
 ) -> Result<(), ExitCode> {
-    let chart = spatial_query_lab::chart::lesson_chart(run, machine, a.chart_scale.into());
+    let chart = run.chart(machine, a.chart_scale.into());
     match write_chart(&chart, path) {
         Ok(()) => {
             let _ = writeln!(
@@ -274,14 +274,14 @@ fn chart_path_ok(path: &std::path::Path) -> Result<(), String> {
     }
 }
 
-/// Writes `chart` to `path` ([`spatial_query_lab::chart::write`]); the
+/// Writes `chart` to `path` ([`spatial_query_lab::teaching::chart::write`]); the
 /// browser build has no files.
 fn write_chart(
-    chart: &spatial_query_lab::chart::Chart,
+    chart: &spatial_query_lab::teaching::chart::Chart,
     path: &std::path::Path,
 ) -> Result<(), String> {
     #[cfg(not(target_arch = "wasm32"))]
-    return spatial_query_lab::chart::write(chart, path);
+    return spatial_query_lab::teaching::chart::write(chart, path);
     #[cfg(target_arch = "wasm32")]
     {
         let _ = (chart, path);

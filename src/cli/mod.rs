@@ -18,12 +18,12 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use spatial_query_lab::scenario::Scenario;
-use spatial_query_lab::schema;
-use spatial_query_lab::sim::memory::cache_model::Geometry;
-use spatial_query_lab::sim::{Layout, Pass, Reorder, Workload};
-use spatial_query_lab::spatial::{Kernel, Strategy};
-use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::engine::sim::{Layout, Pass, Reorder, Workload};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+use spatial_query_lab::settings::scenario::Scenario;
+use spatial_query_lab::settings::schema;
+use spatial_query_lab::settings::view::Geometry;
+use spatial_query_lab::settings::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 use values::*;
 
 #[derive(Parser, Debug)]
@@ -92,9 +92,9 @@ pub(crate) enum ChartScale {
     Linear,
 }
 
-impl From<ChartScale> for spatial_query_lab::chart::Scale {
+impl From<ChartScale> for spatial_query_lab::teaching::chart::Scale {
     fn from(s: ChartScale) -> Self {
-        use spatial_query_lab::chart::Scale;
+        use spatial_query_lab::teaching::chart::Scale;
         match s {
             ChartScale::Auto => Scale::Auto,
             ChartScale::Log => Scale::Log,
@@ -352,7 +352,7 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
         match parsed {
             // A link with a bad or unknown parameter still opens the lab:
             // the parameter is dropped and named in one notice.
-            Err(e) if spatial_query_lab::browser::IN_BROWSER && ignored.len() < 64 => {
+            Err(e) if spatial_query_lab::platform::browser::IN_BROWSER && ignored.len() < 64 => {
                 match offending(&e, &args) {
                     Some(i) => {
                         let arg = args.remove(i).to_string_lossy().into_owned();
@@ -381,8 +381,10 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
         use clap::error::ErrorKind;
         if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
             #[cfg(feature = "window")]
-            if spatial_query_lab::browser::IN_BROWSER {
-                spatial_query_lab::browser::page_message(&browser_help(&e.render().to_string()));
+            if spatial_query_lab::platform::browser::IN_BROWSER {
+                spatial_query_lab::platform::browser::page_message(&browser_help(
+                    &e.render().to_string(),
+                ));
                 return ExitCode::SUCCESS;
             }
             let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
@@ -405,7 +407,7 @@ pub(crate) fn parse() -> Result<(Cli, ArgMatches), ExitCode> {
             .find(|l| l.starts_with("[possible values:"))
             .map(|l| format!(" {l}"))
             .unwrap_or_default();
-        let help = if spatial_query_lab::browser::IN_BROWSER {
+        let help = if spatial_query_lab::platform::browser::IN_BROWSER {
             "?help"
         } else {
             "--help"
@@ -421,7 +423,7 @@ pub(crate) fn notice_ignored(ignored: &[String]) {
     if ignored.is_empty() {
         return;
     }
-    spatial_query_lab::browser::page_notice(
+    spatial_query_lab::platform::browser::page_notice(
         &format!(
             "Ignored {} of this page's URL parameters, the rest apply: {}. ?help lists them all.",
             if ignored.len() == 1 {
@@ -498,8 +500,8 @@ fn arguments() -> Vec<std::ffi::OsString> {
 pub(crate) fn report(line: &str) {
     eprintln!("{line}");
     #[cfg(feature = "window")]
-    if spatial_query_lab::browser::IN_BROWSER {
-        spatial_query_lab::browser::page_failed(&format!(
+    if spatial_query_lab::platform::browser::IN_BROWSER {
+        spatial_query_lab::platform::browser::page_failed(&format!(
             "{line} (a URL parameter is a flag: ?units=20000 is --units=20000)"
         ));
         macroquad::logging::error!("{}", line);
@@ -514,7 +516,7 @@ pub(crate) fn given(m: &ArgMatches, id: &str) -> bool {
 
 /// Loads `--scenario`, or prints its one-line error and returns the exit code.
 pub(crate) fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
-    spatial_query_lab::scenario::bundled::resolve(path).map_err(|e| {
+    spatial_query_lab::settings::scenario::bundled::resolve(path).map_err(|e| {
         report(&format!("error: --scenario: {e}"));
         ExitCode::from(2)
     })

@@ -1,13 +1,13 @@
 //! Validation of every flag's value: one-line messages naming the allowed
 //! range, for clap's `value_parser`.
 
+use spatial_query_lab::engine::spatial::{validate_cell_size, validate_radius, Kernel};
 use spatial_query_lab::named::Named;
-use spatial_query_lab::schema;
-use spatial_query_lab::sim::memory::cache_model::Geometry;
-use spatial_query_lab::spatial::{validate_cell_size, validate_radius, Kernel};
+use spatial_query_lab::settings::schema;
+use spatial_query_lab::settings::view::Geometry;
+use spatial_query_lab::settings::view::NormalPrecision;
 #[cfg(feature = "window")]
-use spatial_query_lab::ui::UI_SCALE_RANGE;
-use spatial_query_lab::view::NormalPrecision;
+use spatial_query_lab::window::ui::UI_SCALE_RANGE;
 
 pub(crate) fn parse_count(s: &str, max: u64, what: &str) -> Result<u64, String> {
     let v: i128 = s
@@ -107,11 +107,11 @@ pub(crate) fn parse_speed(s: &str) -> Result<f32, String> {
 /// the lesson's own count is checked when it is loaded).
 pub(crate) fn parse_step(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
-        Ok(n) if (1..=spatial_query_lab::lesson::file::MAX_STEPS + 1).contains(&n) => Ok(n),
+        Ok(n) if (1..=spatial_query_lab::teaching::lesson::file::MAX_STEPS + 1).contains(&n) => Ok(n),
         // The lesson's own count is checked once it is loaded.
         _ => Err(format!(
             "must be a step number: 1 for the first step (a lesson has at most {} steps and its summary), got \"{s}\"",
-            spatial_query_lab::lesson::file::MAX_STEPS
+            spatial_query_lab::teaching::lesson::file::MAX_STEPS
         )),
     }
 }

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use clap::ArgMatches;
 
-use spatial_query_lab::app::{self, AppOptions};
-use spatial_query_lab::browser::IN_BROWSER;
-use spatial_query_lab::lesson::Lesson;
-use spatial_query_lab::scenario::{Given, Scenario, ScenarioView};
-use spatial_query_lab::sim::Settings;
+use spatial_query_lab::engine::sim::Settings;
+use spatial_query_lab::platform::browser::IN_BROWSER;
+use spatial_query_lab::settings::scenario::{Given, Scenario, ScenarioView};
+use spatial_query_lab::teaching::lesson::Lesson;
+use spatial_query_lab::window::app::{self, AppOptions};
 
 use super::display::{one_line_window_errors, require_display, window_opened};
 use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
@@ -159,7 +159,7 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
     let lesson = match w
         .lesson
         .as_deref()
-        .map(spatial_query_lab::lesson::bundled::resolve)
+        .map(spatial_query_lab::teaching::lesson::bundled::resolve)
     {
         None => None,
         Some(Ok(l)) => Some(l),
@@ -233,7 +233,7 @@ fn start_settings(
     };
     let mut sc = match path.to_str().filter(|_| IN_BROWSER) {
         // A link with an unknown preset still opens, with the defaults.
-        Some(name) => match spatial_query_lab::scenario::bundled::resolve(&path) {
+        Some(name) => match spatial_query_lab::settings::scenario::bundled::resolve(&path) {
             Ok(sc) => sc,
             Err(e) => {
                 w.ignored.push(format!("scenario={name} ({e})"));
@@ -437,7 +437,7 @@ fn self_check(seed: u64) {
             macroquad::logging::error!("{}", line);
         }
     }
-    spatial_query_lab::browser::page_notice(&line, !check.ok());
+    spatial_query_lab::platform::browser::page_notice(&line, !check.ok());
 }
 
 /// The largest framebuffer a window may ask for, bytes of RGBA8: 2 GiB
@@ -492,7 +492,7 @@ mod tests {
         Scenario {
             units: Some(5_000),
             radius: Some(3.0),
-            strategy: Some(spatial_query_lab::spatial::Strategy::Naive),
+            strategy: Some(spatial_query_lab::engine::spatial::Strategy::Naive),
             view: ScenarioView {
                 heatmap: Some(true),
                 ..ScenarioView::default()
@@ -507,7 +507,10 @@ mod tests {
         let (s, view) = merge(&file(), &given_flags(&m));
         assert_eq!(s.units, 7_000, "a given flag beats the file");
         assert_eq!(s.radius, 3.0, "the file beats the default");
-        assert_eq!(s.strategy, spatial_query_lab::spatial::Strategy::Naive);
+        assert_eq!(
+            s.strategy,
+            spatial_query_lab::engine::spatial::Strategy::Naive
+        );
         assert_eq!((s.cell_size, s.cell_follows_radius), (4.0, false));
         assert_eq!(view.heatmap, Some(true));
         let d = Settings::default();
@@ -522,7 +525,10 @@ mod tests {
         assert_eq!(fl.radius, None, "--radius was not given");
         let (s, _) = merge(&file(), &fl);
         assert_eq!((s.units, s.radius), (1_000, 3.0));
-        assert_eq!(s.strategy, spatial_query_lab::spatial::Strategy::Grid);
+        assert_eq!(
+            s.strategy,
+            spatial_query_lab::engine::spatial::Strategy::Grid
+        );
         assert_eq!((s.cell_size, s.cell_follows_radius), (3.0, true));
     }
 
@@ -596,7 +602,7 @@ mod tests {
             "classroom",
         ]);
         let without_flag = ["name", "description", "speed", "separation"];
-        let want: Vec<&str> = spatial_query_lab::scenario::FIELDS
+        let want: Vec<&str> = spatial_query_lab::settings::scenario::FIELDS
             .into_iter()
             .filter(|f| !without_flag.contains(f))
             .collect();
@@ -610,10 +616,13 @@ mod tests {
             (fl.units, fl.world, fl.reorder_every),
             (Some(500), Some(90.0), Some(9))
         );
-        assert_eq!(fl.kernel, Some(spatial_query_lab::spatial::Kernel::Scalar));
+        assert_eq!(
+            fl.kernel,
+            Some(spatial_query_lab::engine::spatial::Kernel::Scalar)
+        );
         assert_eq!(
             fl.view.normal_bits,
-            Some(spatial_query_lab::view::NormalPrecision::Oct8)
+            Some(spatial_query_lab::settings::view::NormalPrecision::Oct8)
         );
         assert_eq!((fl.paused, fl.view.heatmap), (Some(true), Some(true)));
     }

@@ -14,9 +14,9 @@ use super::sweep::CellSweep;
 use super::verdict::{judge, Basis, Judgement, Words};
 use super::working_set_sweep::WsCurve;
 use super::{Guards, Measurement, Plan, Spec, Variant};
+use crate::engine::sim::Settings;
 use crate::format::{length, thousands};
-use crate::machine::Machine;
-use crate::sim::Settings;
+use crate::measure::machine::Machine;
 
 /// One measured cell size of a kept sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -453,7 +453,10 @@ pub fn measure_all_plan(settings: &[Settings]) -> Plan {
         Spec::new(MEASURE_SETTLE, MEASURE_FRAMES),
         MEASURE_GUARDS,
     )
-    .with_predictor(crate::bench::naive_predictor(base.seed, base.workload))
+    .with_predictor(crate::measure::predict::naive_predictor(
+        base.seed,
+        base.workload,
+    ))
     .with_rounds(MEASURE_ROUNDS)
 }
 
@@ -604,8 +607,8 @@ mod tests {
 
     #[test]
     fn names_keep_only_the_settings_that_differ() {
-        use crate::sim::Layout;
-        use crate::spatial::Strategy;
+        use crate::engine::sim::Layout;
+        use crate::engine::spatial::Strategy;
         let mut c = Comparison::default();
         let mut naive = row("full label n", 580.0);
         naive.settings.strategy = Strategy::Naive;

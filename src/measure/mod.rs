@@ -11,8 +11,11 @@
 //! plan; headless callers use [`run`].
 
 pub mod compare;
+pub mod machine;
+pub mod memory;
 pub mod model_task;
 pub mod plan;
+pub mod predict;
 pub mod recorder;
 pub mod row;
 pub mod run;
@@ -21,6 +24,9 @@ pub mod spread;
 pub mod sweep;
 pub mod verdict;
 pub mod working_set_sweep;
+
+/// Time step of a measured frame, seconds (`docs/workloads.md`): 1/60.
+pub const BENCH_DT: f32 = 1.0 / 60.0;
 
 pub use plan::{Estimate, Guards, Outcome, Plan, Predictor, Skipped, Variant};
 pub use recorder::{FrameRecord, Measurement, Recorder, Round, Spec};

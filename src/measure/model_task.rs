@@ -1,13 +1,15 @@
 //! The cache model of a list of settings as one task of a [`Job`]: each
 //! step models one item's query phase on a fresh simulation
-//! ([`crate::bench::model_row`]), so a lesson's modeled misses are made on
+//! ([`model_row`]), so a lesson's modeled misses are made on
 //! the measuring thread, never in the window's refresh.
 //!
 //! [`Job`]: super::run::Job
 
-use crate::sim::memory::cache_model::Geometry;
-use crate::sim::memory::modeled::Modeled;
-use crate::sim::Settings;
+use crate::engine::sim::Settings;
+use crate::engine::sim::Simulation;
+use crate::measure::memory::modeled::{model_key, model_queries, Modeled, QuerySample};
+use crate::measure::BENCH_DT;
+use crate::settings::view::Geometry;
 
 /// Models the query phase of each of a list of settings, one per step.
 #[derive(Clone, Debug)]
@@ -44,7 +46,7 @@ impl ModelTask {
             return false;
         }
         let s = &self.items[self.at];
-        self.results[self.at] = crate::bench::model_row(s, self.geometry, &mut self.done);
+        self.results[self.at] = model_row(s, self.geometry, &mut self.done);
         self.at += 1;
         !self.is_done()
     }
@@ -106,10 +108,31 @@ impl ModelTask {
     }
 }
 
+/// The cache model of the query phase of `s` with geometry `g`: a fresh
+/// simulation of `s` after one frame, through [`model_queries`] with the
+/// default sample. Kernel and thread count change no modeled read, so a
+/// model already in `done` for the same other settings is reused (and a
+/// new one kept there). `None` when the geometry cannot be modeled.
+pub fn model_row(
+    s: &Settings,
+    g: Geometry,
+    done: &mut Vec<(Settings, Modeled)>,
+) -> Option<Modeled> {
+    let key = model_key(s);
+    if let Some((_, m)) = done.iter().find(|(k, m)| *k == key && m.geometry == g) {
+        return Some(m.clone());
+    }
+    let mut sim = Simulation::new(&key);
+    sim.step(BENCH_DT, &key);
+    let m = model_queries(&sim, key.radius, g, QuerySample::default()).ok()?;
+    done.push((key, m.clone()));
+    Some(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Layout;
+    use crate::engine::sim::Layout;
 
     #[test]
     fn each_step_models_one_item_and_equal_work_is_modeled_once() {

@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use super::recorder::{FrameRecord, Measurement, Recorder, Spec};
 use super::spread::PhaseColumns;
-use crate::sim::memory::WorkingSet;
-use crate::sim::Settings;
+use crate::engine::sim::Settings;
+use crate::measure::memory::WorkingSet;
 
 /// The frame-time limits of a plan, seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -11,8 +11,8 @@
 use serde::Serialize;
 
 use super::spread::{PhaseColumns, PhaseMs, PhaseSpreads, Spread};
-use crate::sim::memory::WorkingSet;
-use crate::sim::{Settings, StepStats};
+use crate::engine::sim::{Settings, StepStats};
+use crate::measure::memory::WorkingSet;
 
 /// How many frames a measurement steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -46,7 +46,7 @@ pub struct FrameRecord<'a> {
     pub step: &'a StepStats,
     /// Units after the step.
     pub units: usize,
-    /// Bytes of query results the step wrote ([`crate::sim::Simulation::result_bytes`]).
+    /// Bytes of query results the step wrote ([`crate::engine::sim::Simulation::result_bytes`]).
     pub result_bytes: u64,
     /// Heap allocations during the step (`None` when they could not be
     /// counted: a step on a worker thread while the window allocates too).
@@ -120,7 +120,7 @@ pub struct Measurement {
     /// round (`None` when a frame's could not be counted).
     pub allocations: Option<u64>,
     /// The bytes of unit storage and index the query phase reads, after the
-    /// last counted frame ([`crate::sim::memory::working_set`]).
+    /// last counted frame ([`crate::measure::memory::working_set`]).
     pub working_set: WorkingSet,
     /// Threads the last counted frame ran on.
     pub threads: usize,
@@ -143,7 +143,7 @@ pub struct Measurement {
     /// The query phase through the cache model, when the caller modeled
     /// it (the compare panel's rows, a lesson's row steps); counts of the
     /// settings, the same in every round.
-    pub model: Option<crate::sim::memory::modeled::Modeled>,
+    pub model: Option<crate::measure::memory::modeled::Modeled>,
     /// How the measurement differs from the plan's (fewer frames, and why).
     pub note: Option<String>,
 }
@@ -177,7 +177,7 @@ impl Measurement {
             allocations: Some(0),
             working_set: WorkingSet::default(),
             threads: settings.threads.max(1),
-            cell_size: (settings.strategy != crate::spatial::Strategy::Naive)
+            cell_size: (settings.strategy != crate::engine::spatial::Strategy::Naive)
                 .then_some(settings.cell_size),
             sliced_frames: 0,
             worker_frames: 0,

@@ -7,10 +7,10 @@ use serde::{Serialize, Serializer};
 use super::plan::{Outcome, Skipped};
 use super::recorder::{Measurement, Round};
 pub use super::spread::PhaseMs;
-use crate::machine::Machine;
-use crate::sim::memory::modeled::Modeled;
-use crate::sim::{Layout, Pass, Reorder, Settings, Workload};
-use crate::spatial::{Kernel, Strategy};
+use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
+use crate::engine::spatial::{Kernel, Strategy};
+use crate::measure::machine::Machine;
+use crate::measure::memory::modeled::Modeled;
 
 /// One measured (or skipped) variant, as `bench` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -248,7 +248,7 @@ impl Row {
                 "cell {} raised to {} by the grid's cap of {} cells",
                 crate::format::length(asked),
                 crate::format::length(used),
-                crate::format::thousands(crate::spatial::MAX_CELLS as u64)
+                crate::format::thousands(crate::engine::spatial::MAX_CELLS as u64)
             );
             self.note = Some(match self.note.take() {
                 Some(n) => format!("{n}; {raised}"),

@@ -10,17 +10,17 @@ use super::model_task::ModelTask;
 use super::plan::{Outcome, Plan};
 use super::recorder::FrameRecord;
 use super::sweep::CellSweep;
-use crate::alloc_count;
-use crate::sim::memory::working_set;
-use crate::sim::{Settings, Simulation, Slicing, StepProgress};
-use crate::spatial::{Kernel, Strategy};
+use crate::engine::sim::{Settings, Simulation, Slicing, StepProgress};
+use crate::engine::spatial::{Kernel, Strategy};
+use crate::measure::memory::working_set;
+use crate::platform::alloc_count;
 
 /// Steps `sim` once with `settings`; returns the frame's record parts.
 fn step_counted(
     sim: &mut Simulation,
     settings: &Settings,
     dt: f32,
-) -> (crate::sim::StepStats, u64) {
+) -> (crate::engine::sim::StepStats, u64) {
     let before = alloc_count::allocations();
     let st = sim.step(dt, settings);
     (st, alloc_count::allocations() - before)
@@ -59,7 +59,7 @@ const TESTS_PER_SLICE: f64 = 2e7;
 /// query; Grid about 45 at the standard density), 30 ms.
 pub fn slicing_for(s: &Settings) -> Slicing {
     let per_query = match s.strategy {
-        crate::spatial::Strategy::Naive => s.units.max(1) as f64,
+        crate::engine::spatial::Strategy::Naive => s.units.max(1) as f64,
         _ => 45.0,
     };
     Slicing {
@@ -153,7 +153,7 @@ impl Fresh {
 
 /// The record of the frame `st` that `sim` just completed.
 fn frame_of<'a>(
-    st: &'a crate::sim::StepStats,
+    st: &'a crate::engine::sim::StepStats,
     sim: &Simulation,
     allocations: Option<u64>,
     worker: bool,
@@ -176,7 +176,7 @@ fn step_maybe_sliced(
     settings: &Settings,
     dt: f32,
     sliced: bool,
-) -> Option<(crate::sim::StepStats, Option<u64>)> {
+) -> Option<(crate::engine::sim::StepStats, Option<u64>)> {
     if !sliced {
         let (st, allocations) = step_counted(sim, settings, dt);
         return Some((st, Some(allocations)));

@@ -4,8 +4,8 @@
 //! class can see that SIMD128 finds exactly what the scan finds; the window
 //! runs it with `--self-check` on every other platform too.
 
-use crate::sim::{Pass, Settings, Simulation};
-use crate::spatial::{Kernel, Strategy};
+use crate::engine::sim::{Pass, Settings, Simulation};
+use crate::engine::spatial::{Kernel, Strategy};
 
 /// Seconds of simulated time per frame of the check (a 60 Hz frame).
 const DT: f32 = 1.0 / 60.0;

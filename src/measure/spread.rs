@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::sim::StepStats;
+use crate::engine::sim::StepStats;
 
 /// Spread ratio (max / min of the total) above which a measurement is
 /// flagged: the frames disagree by more than this, so the machine was busy

@@ -32,11 +32,11 @@ use std::sync::Arc;
 
 use super::plan::{Estimate, Guards, Outcome, Plan, Variant};
 use super::recorder::{FrameRecord, Measurement, Spec};
+use crate::engine::sim::{Settings, StepStats};
+use crate::engine::spatial::Strategy;
 use crate::format::length;
-use crate::sim::budget::{expected_cell_visits, min_cell_size, Budget, CellLimit};
-use crate::sim::memory::WorkingSet;
-use crate::sim::{Settings, StepStats};
-use crate::spatial::Strategy;
+use crate::measure::memory::WorkingSet;
+use crate::settings::budget::{expected_cell_visits, min_cell_size, Budget, CellLimit};
 
 /// Cell sizes of the standard sweep.
 pub const SWEEP_POINTS: usize = 13;
@@ -56,7 +56,7 @@ pub const SWEEP_SKIP_ABOVE_S: f64 = 1.0;
 /// Steps longer than this (seconds) are measured over [`SWEEP_SLOW_FRAMES`].
 pub const SWEEP_SLOW_ABOVE_S: f64 = 0.15;
 /// Seconds per cell visit assumed when no step has been measured yet: the
-/// slow end of [`crate::sim::budget::CELL_VISIT_BUDGET`]'s 2 to 15 ns.
+/// slow end of [`crate::settings::budget::CELL_VISIT_BUDGET`]'s 2 to 15 ns.
 const SECONDS_PER_VISIT: f64 = 15e-9;
 
 /// The standard ratios cell size / r: `0.25 * 2^(k/3)` for `k = 0..=12`,

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use super::run::{run_fresh, run_on};
 use super::*;
-use crate::sim::memory::WorkingSet;
-use crate::sim::{Settings, Simulation, StepStats};
-use crate::spatial::{GridGeometry, Kernel, QueryStats, Strategy};
+use crate::engine::sim::{Settings, Simulation, StepStats};
+use crate::engine::spatial::{GridGeometry, Kernel, QueryStats, Strategy};
+use crate::measure::memory::WorkingSet;
 
 /// A synthetic step of `total_ms` milliseconds (all of it query), finding
 /// `neighbors` with `candidates` tests, spread over `slices`.

@@ -15,11 +15,11 @@ use serde::Serialize;
 
 use super::verdict::{judge, Direction, MIN_ROUNDS};
 use super::{Measurement, Outcome, Variant};
+use crate::engine::sim::{Layout, Reorder, Settings, Simulation};
 use crate::format::{size, thousands};
-use crate::machine::Machine;
-use crate::scenario::MAX_UNITS;
-use crate::sim::memory::working_set;
-use crate::sim::{Layout, Reorder, Settings, Simulation};
+use crate::measure::machine::Machine;
+use crate::measure::memory::working_set;
+use crate::settings::scenario::MAX_UNITS;
 
 /// The smallest working set of a sweep, as a share of the L1d cache: well
 /// inside it, so the first point costs what the arithmetic costs.
@@ -47,7 +47,7 @@ pub const ROUNDS: usize = 3;
 /// Units of the simulation that measures the working-set bytes per unit.
 pub const PROBE_UNITS: usize = 20_000;
 /// L1d and last-level sizes assumed where this machine reports none, bytes
-/// (the classroom geometry of [`crate::sim::memory::cache_model::CLASSROOM`]).
+/// (the classroom geometry of [`crate::measure::memory::cache_model::CLASSROOM`]).
 const UNKNOWN_CACHES: (u64, u64) = (32 << 10, 8 << 20);
 
 /// Measured working-set bytes per unit of `settings`' work (its layout,
@@ -125,7 +125,7 @@ pub fn unit_counts(bytes_per_unit: f64, machine: &Machine, max_units: Option<usi
     }
     units.dedup();
     let reached = hi as f64 * bpu;
-    let llc_name = crate::lesson::text::llc_text(machine);
+    let llc_name = machine.llc_text();
     let note = if unknown {
         Some(format!(
             "this machine's caches are unknown, so the sweep assumes an L1d of {} and a last-level cache of {}",
@@ -141,7 +141,7 @@ pub fn unit_counts(bytes_per_unit: f64, machine: &Machine, max_units: Option<usi
         Some(format!(
             "{what} keeps the largest working set at about {} = {}x this machine's {llc_name}, short of the {}x aimed for (which would take {} units)",
             size(reached as u64),
-            crate::lesson::text::ratio_text(reached / llc as f64),
+            crate::measure::verdict::ratio_text(reached / llc as f64),
             TO_LLC,
             thousands(want_hi as u64)
         ))
@@ -196,7 +196,10 @@ pub fn plan(label: &str, base: &Settings, span: &Span) -> super::Plan {
         super::Spec::new(SETTLE, FRAMES),
         crate::measure::compare::MEASURE_GUARDS,
     )
-    .with_predictor(crate::bench::naive_predictor(base.seed, base.workload))
+    .with_predictor(crate::measure::predict::naive_predictor(
+        base.seed,
+        base.workload,
+    ))
     .with_rounds(ROUNDS)
 }
 

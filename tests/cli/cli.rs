@@ -119,7 +119,7 @@ fn help_exits_zero() {
 /// a range changed there cannot leave the help behind.
 #[test]
 fn help_quotes_the_schema_ranges() {
-    use spatial_query_lab::schema::{REORDER_EVERY, SEPARATION, THREADS, UNITS, WORLD};
+    use spatial_query_lab::settings::schema::{REORDER_EVERY, SEPARATION, THREADS, UNITS, WORLD};
     let help = |args: &[&str]| {
         let out = exe().args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
@@ -178,7 +178,7 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
     // The first stderr line names the machine: CPU, cores, cache sizes.
     let err = String::from_utf8_lossy(&out.stderr);
     let first = err.lines().next().unwrap_or_default();
-    let machine = spatial_query_lab::machine::Machine::current();
+    let machine = spatial_query_lab::measure::machine::Machine::current();
     assert_eq!(first, format!("bench: machine: {}", machine.summary()));
     assert!(
         first.contains(" cores") || first.contains(" core,"),
@@ -193,7 +193,7 @@ fn bench_json_has_the_documented_keys_and_equal_neighbor_counts() {
     let ran: Vec<&serde_json::Value> = rows.iter().filter(|r| r.get("skipped").is_none()).collect();
     // Naive and SortedGrid x available kernels, Grid (no kernel) once, x 2
     // thread counts.
-    let kernels = spatial_query_lab::spatial::Kernel::available().count();
+    let kernels = spatial_query_lab::engine::spatial::Kernel::available().count();
     assert_eq!(ran.len(), (2 * kernels + 1) * 2);
     assert!(ran
         .iter()
@@ -304,7 +304,7 @@ fn bench_markdown_reports_speedups() {
         "one round: {text}"
     );
     // A saved table names the machine it was measured on.
-    let machine = spatial_query_lab::machine::Machine::current().summary();
+    let machine = spatial_query_lab::measure::machine::Machine::current().summary();
     assert!(text.contains(&format!("\nMachine: {machine}\n")), "{text}");
 }
 
@@ -918,7 +918,7 @@ fn bench_kernels_best_is_the_widest_kernel_this_cpu_runs() {
         String::from_utf8_lossy(&out.stderr)
     );
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let best = spatial_query_lab::spatial::Kernel::best();
+    let best = spatial_query_lab::engine::spatial::Kernel::best();
     assert_eq!(rows[0]["kernel"].as_str(), Some(best.key()));
     assert!(rows[0]["median_ms"].is_object(), "{}", rows[0]);
 }

@@ -84,8 +84,8 @@ fn the_algorithms_lesson_json_has_grid_faster_than_naive_on_the_same_neighbors()
 fn the_layouts_lesson_names_the_cache_and_the_unit_count_it_chose() {
     let (code, out, err) = run(&["lesson", "layouts", "--max-units", "2000", "--frames", "2"]);
     assert_eq!(code, 0, "{err}");
-    let machine = spatial_query_lab::machine::Machine::current();
-    let llc = spatial_query_lab::lesson::text::llc_text(machine);
+    let machine = spatial_query_lab::measure::machine::Machine::current();
+    let llc = machine.llc_text();
     assert!(err.contains(&llc) || machine.l3().is_none(), "{err}");
     assert!(out.contains("Why this many units: 2,000 units"), "{out}");
     assert!(out.contains(&llc), "{out}");
@@ -141,7 +141,7 @@ fn a_teachers_file_runs_and_a_bad_one_is_one_line() {
     assert_eq!(code, 0);
     assert_eq!(
         out.matches("\n  ").count(),
-        spatial_query_lab::lesson::bundled::names().count(),
+        spatial_query_lab::teaching::lesson::bundled::names().count(),
         "{out}"
     );
     let (code, _, err) = run(&["--lesson", bad.to_str().unwrap()]);
@@ -334,7 +334,7 @@ fn the_lesson_flag_help_names_every_bundled_lesson() {
         .lines()
         .find(|l| l.contains("--lesson <"))
         .expect("the --lesson flag");
-    for n in spatial_query_lab::lesson::bundled::names() {
+    for n in spatial_query_lab::teaching::lesson::bundled::names() {
         assert!(line.contains(n), "--lesson help lacks {n}: {line}");
     }
 }

@@ -5,7 +5,7 @@
 
 use rand::rngs::StdRng;
 use rand::Rng;
-use spatial_query_lab::spatial::{
+use spatial_query_lab::engine::spatial::{
     query_all, Kernel, Points, Query, QueryResults, Strategy, NO_EXCLUDE,
 };
 
@@ -245,8 +245,8 @@ pub fn team_of(i: usize) -> u8 {
 /// reversing the units in memory (the merge of `sorted_grid/incremental.rs`,
 /// nearly every unit a mover).
 pub fn check_fused(ks: &[Kernel], x: &[f32], z: &[f32], r: f32, cell: f32, reference: &[Vec<u32>]) {
-    use spatial_query_lab::spatial::results::NearResults;
-    use spatial_query_lab::spatial::{Near, SortedGrid, SpatialIndex};
+    use spatial_query_lab::engine::spatial::results::NearResults;
+    use spatial_query_lab::engine::spatial::{Near, SortedGrid, SpatialIndex};
     let n = x.len();
     let points = Points::new(x, z);
     let teams: Vec<u8> = (0..n).map(team_of).collect();

@@ -7,7 +7,7 @@ pub mod equivalence;
 
 use std::sync::OnceLock;
 
-use spatial_query_lab::spatial::Kernel;
+use spatial_query_lab::engine::spatial::Kernel;
 
 /// Why a kernel cannot run on this CPU.
 pub fn missing_feature(k: Kernel) -> &'static str {

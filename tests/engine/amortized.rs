@@ -3,8 +3,10 @@
 //! every pass, layout and thread count, and no call runs more queries than
 //! it was allowed.
 
-use spatial_query_lab::sim::{Layout, Pass, Settings, Simulation, Slicing, StepProgress, Workload};
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::engine::sim::{
+    Layout, Pass, Settings, Simulation, Slicing, StepProgress, Workload,
+};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
 
 const DT: f32 = 1.0 / 30.0;
 

@@ -1,8 +1,8 @@
 //! The headless benchmark's bookkeeping (timings themselves are never asserted).
 
 use spatial_query_lab::bench::{to_markdown, BenchConfig};
-use spatial_query_lab::sim::Reorder;
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::engine::sim::Reorder;
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
 
 #[test]
 fn markdown_lists_each_measured_row() {
@@ -185,8 +185,8 @@ fn strategies_without_a_kernel_are_measured_once_per_setting() {
         strategies: vec![Strategy::Naive, Strategy::Grid],
         kernels: Kernel::native().to_vec(),
         layouts: vec![
-            spatial_query_lab::sim::Layout::Aos,
-            spatial_query_lab::sim::Layout::Soa,
+            spatial_query_lab::engine::sim::Layout::Aos,
+            spatial_query_lab::engine::sim::Layout::Soa,
         ],
         ..BenchConfig::default()
     };
@@ -280,8 +280,8 @@ fn without_the_window_feature_the_window_modes_say_so_in_one_line() {
 /// below AoS in L2, its positions fitting there).
 #[test]
 fn every_row_carries_the_same_cache_model_on_every_run() {
-    use spatial_query_lab::sim::memory::cache_model::Geometry;
-    use spatial_query_lab::sim::Layout;
+    use spatial_query_lab::engine::sim::Layout;
+    use spatial_query_lab::settings::view::Geometry;
     let cfg = BenchConfig {
         units: vec![20_000],
         frames: 1,

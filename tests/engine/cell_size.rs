@@ -4,9 +4,11 @@
 //! 4.00 / 3.91 / 2.44 / 2.38, because the old cap of 4 cells per unit doubled
 //! small cells).
 
-use spatial_query_lab::sim::budget::{min_cell_size, world_for, Budget};
-use spatial_query_lab::sim::{spawn, Workload, STANDARD_RADIUS};
-use spatial_query_lab::spatial::{min_cell_for_extent, GridGeometry, Points, Strategy, MAX_CELLS};
+use spatial_query_lab::engine::sim::{spawn, Workload, STANDARD_RADIUS};
+use spatial_query_lab::engine::spatial::{
+    min_cell_for_extent, GridGeometry, Points, Strategy, MAX_CELLS,
+};
+use spatial_query_lab::settings::budget::{min_cell_size, world_for, Budget};
 
 /// `n` cell sizes from `lo` to `hi`, logarithmically spaced, both ends included.
 fn log_steps(lo: f32, hi: f32, n: usize) -> Vec<f32> {

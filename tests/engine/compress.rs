@@ -1,4 +1,4 @@
-//! Integration tests for `spatial_query_lab::compress`: the C1-C5 cases of
+//! Integration tests for `spatial_query_lab::engine::compress`: the C1-C5 cases of
 //! `docs/cases.md`, round-trip error bounds, exhaustive/sampled decode checks,
 //! mesh validation errors, and a property test for position quantization.
 
@@ -6,7 +6,7 @@ use glam::{DVec3, Vec2, Vec3};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::compress::*;
+use spatial_query_lab::engine::compress::*;
 
 /// Angle in degrees between two vectors, in f64 (accurate for tiny angles).
 fn angle_deg(a: Vec3, b: Vec3) -> f64 {

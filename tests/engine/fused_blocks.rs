@@ -21,9 +21,9 @@ use common::*;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
-use spatial_query_lab::spatial::results::NearResults;
-use spatial_query_lab::spatial::{Near, Points, Query, SortedGrid, Strategy};
+use spatial_query_lab::engine::sim::{Layout, Pass, Reorder, Settings, Simulation, Workload};
+use spatial_query_lab::engine::spatial::results::NearResults;
+use spatial_query_lab::engine::spatial::{Near, Points, Query, SortedGrid, Strategy};
 
 /// Every unit's aggregates from its naive neighbor list.
 fn reference(x: &[f32], z: &[f32], r: f32, teams: &[u8]) -> Vec<Near> {
@@ -232,7 +232,7 @@ fn fused_candidates_equal_the_exact_blocks() {
                 grid.near_all(
                     points,
                     r,
-                    spatial_query_lab::spatial::Kernel::Scalar,
+                    spatial_query_lab::engine::spatial::Kernel::Scalar,
                     &mut res,
                 )
             });

@@ -7,11 +7,11 @@ use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use spatial_query_lab::sim::layout::{Aos, AosPointers, Cold, HotCold, UnitLayout};
-use spatial_query_lab::sim::{
+use spatial_query_lab::engine::sim::layout::{Aos, AosPointers, Cold, HotCold, UnitLayout};
+use spatial_query_lab::engine::sim::{
     spawn, Hot, Layout, Pass, Reorder, Settings, Simulation, Units, Workload, STANDARD_RADIUS,
 };
-use spatial_query_lab::spatial::{Query, Strategy};
+use spatial_query_lab::engine::spatial::{Query, Strategy};
 
 /// Sorted neighbor list of every unit of the last step.
 fn neighbor_sets(sim: &Simulation) -> Vec<Vec<u32>> {
@@ -286,7 +286,7 @@ proptest! {
 
 #[test]
 fn permute_rejects_a_non_permutation_instead_of_duplicating_a_unit() {
-    use spatial_query_lab::sim::layout::PermuteScratch;
+    use spatial_query_lab::engine::sim::layout::PermuteScratch;
     let mut u = Units::default();
     for i in 0..3u32 {
         u.push(Hot {

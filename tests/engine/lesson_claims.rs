@@ -11,18 +11,18 @@
 //! Nothing here is measured: the rounds are made up, so the outcome is the
 //! same on every machine.
 
-use spatial_query_lab::lesson::claims::{direction_words, static_claims};
-use spatial_query_lab::lesson::predict::Answer;
-use spatial_query_lab::lesson::text::{Context, Piece, Ref, Value};
-use spatial_query_lab::lesson::{bundled, Lesson, LessonOptions, LessonRun, StepResult};
+use spatial_query_lab::engine::sim::StepStats;
+use spatial_query_lab::engine::spatial::{GridGeometry, QueryStats};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+use spatial_query_lab::measure::memory::modeled::Modeled;
 use spatial_query_lab::measure::spread::PhaseMs;
 use spatial_query_lab::measure::verdict::Direction;
 use spatial_query_lab::measure::working_set_sweep::WsCurve;
 use spatial_query_lab::measure::{Measurement, Outcome, Round, Skipped};
-use spatial_query_lab::sim::memory::modeled::Modeled;
-use spatial_query_lab::sim::StepStats;
-use spatial_query_lab::spatial::{GridGeometry, QueryStats};
-use spatial_query_lab::spatial::{Kernel, Strategy};
+use spatial_query_lab::teaching::lesson::claims::{direction_words, static_claims};
+use spatial_query_lab::teaching::lesson::predict::Answer;
+use spatial_query_lab::teaching::lesson::text::{Context, Piece, Ref, Value};
+use spatial_query_lab::teaching::lesson::{bundled, Lesson, LessonOptions, LessonRun, StepResult};
 
 /// Rounds of every fabricated measurement.
 const ROUNDS: usize = 5;
@@ -283,7 +283,10 @@ fn parse_condition(run: &LessonRun, this: Option<&str>, by: &str) -> (Ref, f64, 
             None => (this.expect("a step's own metric").to_string(), s),
         };
         let _ = run;
-        Ref::Step(id, spatial_query_lab::lesson::text::metric(metric).unwrap())
+        Ref::Step(
+            id,
+            spatial_query_lab::teaching::lesson::text::metric(metric).unwrap(),
+        )
     };
     (r(left), factor, op, r(&by[k + 1..]))
 }
@@ -479,7 +482,7 @@ text = "Sorted: {query_ms} ms; the contiguous runs matter little. Against the gr
         let found = check_run(&run, shape);
         assert_eq!(found.len(), 1, "{shape:?}: {found:#?}");
         assert!(found[0].contains("\"matter little\""), "{}", found[0]);
-        let plain = spatial_query_lab::lesson::text::plain(&run.text(1));
+        let plain = spatial_query_lab::teaching::lesson::text::plain(&run.text(1));
         assert_eq!(
             plain.contains("It was faster"),
             shape == Shape::Descending,
@@ -567,7 +570,7 @@ fn a_step_that_cannot_run_leaves_no_hole_in_any_text() {
                     holes.push(format!(
                         "{} {what} with {ids:?} skipped: \"{}\"",
                         lesson.name,
-                        spatial_query_lab::lesson::text::plain(&pieces)
+                        spatial_query_lab::teaching::lesson::text::plain(&pieces)
                     ));
                 }
             }

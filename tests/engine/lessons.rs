@@ -3,15 +3,15 @@
 //! and every number in each rendered text equals the value computed here,
 //! independently, from the rows (`bench`'s keys) and the sweeps' points.
 
-use spatial_query_lab::lesson::run::run_all;
-use spatial_query_lab::lesson::text::{
-    llc_text, number_text, ratio_text, Kind, Piece, Value, METRICS,
-};
-use spatial_query_lab::lesson::{bundled, LessonOptions, LessonRun, StepResult};
-use spatial_query_lab::machine::Machine;
+use spatial_query_lab::engine::spatial::Strategy;
+use spatial_query_lab::measure::machine::Machine;
 use spatial_query_lab::measure::{Outcome, Row};
-use spatial_query_lab::spatial::Strategy;
-use spatial_query_lab::view::{NormalPrecision, VertexLayout};
+use spatial_query_lab::settings::view::{NormalPrecision, VertexLayout};
+use spatial_query_lab::teaching::lesson::run::run_all;
+use spatial_query_lab::teaching::lesson::text::{
+    number_text, ratio_text, Kind, Piece, Value, METRICS,
+};
+use spatial_query_lab::teaching::lesson::{bundled, LessonOptions, LessonRun, StepResult};
 
 const OPTIONS: LessonOptions = LessonOptions {
     max_units: Some(2_000),
@@ -47,7 +47,7 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
     let result = run.result(k)?;
     if let Some(m) = metric.strip_prefix("model_") {
         // Made again here from the step's settings: the model is deterministic.
-        let model = spatial_query_lab::bench::model_row(
+        let model = spatial_query_lab::measure::model_task::model_row(
             &run.settings(k),
             run.lesson().cache_model,
             &mut Vec::new(),
@@ -244,7 +244,7 @@ fn check(run: &LessonRun, this: usize, pieces: &[Piece], what: &str) -> usize {
             }
             Value::Words(w) => {
                 let want = match a.trim() {
-                    "machine.llc" => llc_text(Machine::current()),
+                    "machine.llc" => Machine::current().llc_text(),
                     "machine.cpu" => Machine::current().cpu.clone(),
                     "lesson.units_why" => run.unit_choice().unwrap().why.clone(),
                     _ => w.clone(),

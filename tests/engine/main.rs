@@ -12,6 +12,7 @@ mod fused_blocks;
 mod layouts;
 mod lesson_claims;
 mod lessons;
+mod named_sets;
 mod resident_rebuild;
 mod respawn;
 mod scenarios;

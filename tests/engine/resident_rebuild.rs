@@ -20,8 +20,8 @@ use common::*;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::spatial::results::NearResults;
-use spatial_query_lab::spatial::{Carried, Points, SortedGrid};
+use spatial_query_lab::engine::spatial::results::NearResults;
+use spatial_query_lab::engine::spatial::{Carried, Points, SortedGrid};
 
 /// One frame of motion inside `[0, l)^2`: every unit a small step (a few
 /// cross a cell border), one in fifty a jump anywhere, one in a hundred a

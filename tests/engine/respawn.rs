@@ -2,8 +2,8 @@
 //! the old units must never describe the new ones (found by review; each test
 //! failed before the fix).
 
-use spatial_query_lab::sim::{Settings, Simulation};
-use spatial_query_lab::spatial::{Kernel, Query, Strategy};
+use spatial_query_lab::engine::sim::{Settings, Simulation};
+use spatial_query_lab::engine::spatial::{Kernel, Query, Strategy};
 
 /// A handle issued before a respawn must not resolve to an unrelated unit of
 /// the new spawn (Handle docs: "A handle to a dead unit never resolves again").

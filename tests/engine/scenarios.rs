@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use spatial_query_lab::scenario::{self, Scenario, ScenarioView};
-use spatial_query_lab::sim::{
+use spatial_query_lab::engine::sim::{
     world_size, Layout, Pass, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS,
 };
-use spatial_query_lab::spatial::{Kernel, Strategy as Search};
-use spatial_query_lab::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::engine::spatial::{Kernel, Strategy as Search};
+use spatial_query_lab::settings::scenario::{self, Scenario, ScenarioView};
+use spatial_query_lab::settings::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 
 fn presets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")

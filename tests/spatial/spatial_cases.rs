@@ -7,8 +7,8 @@
 use crate::common;
 use common::*;
 
-use spatial_query_lab::spatial::MAX_CELLS;
-use spatial_query_lab::spatial::{
+use spatial_query_lab::engine::spatial::MAX_CELLS;
+use spatial_query_lab::engine::spatial::{
     query_all, validate_cell_size, GridGeometry, Points, Query, QueryResults, Strategy, NO_EXCLUDE,
 };
 
@@ -895,7 +895,7 @@ fn s13_empty_world() {
 /// made the fallback cell 0, and doubling 0 never ended (a hang).
 #[test]
 fn s10_invalid_cell_with_subnormal_extent_does_not_hang() {
-    use spatial_query_lab::spatial::{Points, Query, Strategy};
+    use spatial_query_lab::engine::spatial::{Points, Query, Strategy};
     let x = [0.0f32, 1e-44];
     let z = [0.0f32, 0.0];
     for cell in [0.0f32, -1.0, f32::NAN, f32::INFINITY] {
@@ -906,7 +906,7 @@ fn s10_invalid_cell_with_subnormal_extent_does_not_hang() {
             index.query(
                 Points::new(&x, &z),
                 &Query::new(0.0, 0.0, 1.0),
-                spatial_query_lab::spatial::Kernel::Scalar,
+                spatial_query_lab::engine::spatial::Kernel::Scalar,
                 &mut out,
             );
             out.sort();

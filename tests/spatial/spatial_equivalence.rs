@@ -21,10 +21,10 @@ use proptest::prelude::{prop_assert, prop_oneof, proptest, Just, ProptestConfig}
 use proptest::strategy::Strategy as _;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use spatial_query_lab::sim::{
+use spatial_query_lab::engine::sim::{
     spawn, world_size, Layout, Pass, Reorder, Settings, Simulation, Workload,
 };
-use spatial_query_lab::spatial::{Points, Query, Strategy};
+use spatial_query_lab::engine::spatial::{Points, Query, Strategy};
 
 // ---------------------------------------------------------------- standard workloads
 
@@ -583,7 +583,7 @@ fn per_unit_pass_with_units_in_cell_order() {
 #[cfg(not(target_arch = "wasm32"))]
 fn parallel_csr_rebuild_equals_sequential() {
     use rand::{Rng, SeedableRng};
-    use spatial_query_lab::spatial::{SortedGrid, SpatialIndex};
+    use spatial_query_lab::engine::spatial::{SortedGrid, SpatialIndex};
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     for threads in [2usize, 3] {
         let pool = rayon::ThreadPoolBuilder::new()

@@ -10,7 +10,7 @@ use common::equivalence::*;
 use common::*;
 
 use proptest::prelude::{prop_assert_eq, prop_oneof, proptest, Just, ProptestConfig};
-use spatial_query_lab::spatial::Query;
+use spatial_query_lab::engine::spatial::Query;
 
 /// Far from the origin, a cell is only a few floats wide: the block's float
 /// margin must still cover every point the distance test accepts.
@@ -131,7 +131,7 @@ fn underflowing_distances_across_the_border_at_zero() {
 /// geometry relies on it for huge coordinates and tiny cells).
 #[test]
 fn cell_index_saturates_beyond_i64() {
-    let g = spatial_query_lab::spatial::GridGeometry {
+    let g = spatial_query_lab::engine::spatial::GridGeometry {
         cell: 1.0,
         ..Default::default()
     };
@@ -153,7 +153,7 @@ fn cell_index_saturates_beyond_i64() {
             "coord({v}) with cell 1: want {want}, got {got:?}"
         );
     }
-    let tiny = spatial_query_lab::spatial::GridGeometry {
+    let tiny = spatial_query_lab::engine::spatial::GridGeometry {
         cell: 1e-45,
         ..Default::default()
     };

@@ -10,13 +10,13 @@ use crate::panel;
 use egui_macroquad::egui;
 use panel::scroll_down;
 
+use spatial_query_lab::engine::sim::Settings;
 use spatial_query_lab::measure::compare::Comparison;
 use spatial_query_lab::measure::spread::{PhaseMs, PhaseSpreads, Spread};
 use spatial_query_lab::measure::{Measurement, Round};
-use spatial_query_lab::sim::Settings;
-use spatial_query_lab::ui::compare::CompareAction;
-use spatial_query_lab::ui::stats::FrameStats;
-use spatial_query_lab::ui::{Overlay, ViewOptions};
+use spatial_query_lab::window::ui::compare::CompareAction;
+use spatial_query_lab::window::ui::stats::FrameStats;
+use spatial_query_lab::window::ui::{Overlay, ViewOptions};
 
 struct State {
     overlay: Overlay,
@@ -275,7 +275,7 @@ fn a_working_set_curve_is_listed_plotted_and_removable() {
 
 #[test]
 fn a_row_with_a_cache_model_shows_its_modeled_misses() {
-    use spatial_query_lab::sim::memory::modeled::Modeled;
+    use spatial_query_lab::measure::memory::modeled::Modeled;
     let mut m = row("Grid", 10.0, 11.0);
     m.model = Some(Modeled {
         lines_touched: 45.5,

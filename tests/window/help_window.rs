@@ -8,10 +8,10 @@ use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use egui_macroquad::egui;
 
-use spatial_query_lab::app::keys::help_rows;
-use spatial_query_lab::sim::Settings;
-use spatial_query_lab::ui::stats::FrameStats;
-use spatial_query_lab::ui::{Overlay, ViewOptions};
+use spatial_query_lab::engine::sim::Settings;
+use spatial_query_lab::window::app::keys::help_rows;
+use spatial_query_lab::window::ui::stats::FrameStats;
+use spatial_query_lab::window::ui::{Overlay, ViewOptions};
 
 /// The overlay with its help window open, and what it reads and writes.
 struct State {

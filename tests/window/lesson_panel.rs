@@ -14,18 +14,18 @@ use crate::panel;
 use egui_macroquad::egui;
 use panel::scroll_down;
 
-use spatial_query_lab::lesson::bundled;
-use spatial_query_lab::lesson::predict::Guess;
-use spatial_query_lab::lesson::session::{Entered, Session};
-use spatial_query_lab::lesson::{Lesson, LessonOptions};
+use spatial_query_lab::engine::sim::Settings;
+use spatial_query_lab::engine::spatial::Strategy;
 use spatial_query_lab::measure::run::Job;
-use spatial_query_lab::sim::budget::Budget;
-use spatial_query_lab::sim::Settings;
-use spatial_query_lab::spatial::Strategy;
-use spatial_query_lab::ui::lesson::LessonAction;
-use spatial_query_lab::ui::memory_view::MemoryView;
-use spatial_query_lab::ui::stats::FrameStats;
-use spatial_query_lab::ui::{Overlay, ViewOptions};
+use spatial_query_lab::settings::budget::Budget;
+use spatial_query_lab::teaching::lesson::bundled;
+use spatial_query_lab::teaching::lesson::predict::Guess;
+use spatial_query_lab::teaching::lesson::session::{Entered, Session};
+use spatial_query_lab::teaching::lesson::{Lesson, LessonOptions};
+use spatial_query_lab::window::ui::lesson::LessonAction;
+use spatial_query_lab::window::ui::memory_view::MemoryView;
+use spatial_query_lab::window::ui::stats::FrameStats;
+use spatial_query_lab::window::ui::{Overlay, ViewOptions};
 
 /// A quick lesson run: few units, frames and rounds.
 const QUICK: LessonOptions = LessonOptions {
@@ -84,7 +84,7 @@ fn harness_sized(size: egui::Vec2, scale: f32) -> Harness<'static, State> {
         view: ViewOptions::default(),
         stats: FrameStats {
             cores: 2,
-            lessons: spatial_query_lab::ui::lesson::LessonPanel {
+            lessons: spatial_query_lab::window::ui::lesson::LessonPanel {
                 lessons: lessons
                     .into_iter()
                     .map(|l| (l.name, l.title, l.steps.len()))
@@ -157,7 +157,9 @@ fn has(h: &Harness<'_, State>, text: &str) -> bool {
 }
 
 fn page_text(h: &Harness<'_, State>) -> String {
-    spatial_query_lab::lesson::text::plain(&h.state().stats.lessons.page.as_ref().unwrap().text)
+    spatial_query_lab::teaching::lesson::text::plain(
+        &h.state().stats.lessons.page.as_ref().unwrap().text,
+    )
 }
 
 #[test]

@@ -8,17 +8,17 @@ use egui_kittest::kittest::{Node, Queryable};
 use egui_kittest::Harness;
 use egui_macroquad::egui;
 
+use spatial_query_lab::engine::sim::{Settings, Simulation};
+use spatial_query_lab::engine::spatial::{GridGeometry, Strategy};
 use spatial_query_lab::measure::sweep::{standard_ratios, CellSweep};
-use spatial_query_lab::render::egui_host::{
+use spatial_query_lab::settings::budget::{min_cell_size, settle, world_for, Budget};
+use spatial_query_lab::window::render::egui_host::{
     deliverable, wheel_notches, WheelSource, LINE_SCROLL_POINTS,
 };
-use spatial_query_lab::sim::budget::{min_cell_size, settle, world_for, Budget};
-use spatial_query_lab::sim::{Settings, Simulation};
-use spatial_query_lab::spatial::{GridGeometry, Strategy};
-use spatial_query_lab::ui::stats::{FrameStats, PhaseSample};
-use spatial_query_lab::ui::sweep::SweepAction;
-use spatial_query_lab::ui::timings::PENDING;
-use spatial_query_lab::ui::{
+use spatial_query_lab::window::ui::stats::{FrameStats, PhaseSample};
+use spatial_query_lab::window::ui::sweep::SweepAction;
+use spatial_query_lab::window::ui::timings::PENDING;
+use spatial_query_lab::window::ui::{
     Overlay, OverlayAction, OverlayActions, Section, ViewOptions, UI_SCALE_RANGE,
 };
 
@@ -630,7 +630,7 @@ fn right_drag(h: &mut Harness<'_, State>, from: egui::Pos2, to: egui::Pos2) {
 fn a_right_drag_on_the_timings_graph_leaves_it_following_the_newest_frames() {
     // Hard case W3: a right-drag never box-zooms the graph, which keeps
     // following new frames.
-    use spatial_query_lab::ui::timings::TIMINGS_PLOT;
+    use spatial_query_lab::window::ui::timings::TIMINGS_PLOT;
     let mut st = stats();
     for k in 0..120 {
         st.history.record(PhaseSample {
@@ -831,7 +831,7 @@ fn panel(h: &Harness<'_, State>) -> egui::Rect {
 
 #[test]
 fn the_compact_first_launch_shows_the_timings_graph_without_scrolling() {
-    use spatial_query_lab::ui::timings::TIMINGS_PLOT;
+    use spatial_query_lab::window::ui::timings::TIMINGS_PLOT;
     for size in [egui::vec2(1280.0, 800.0), egui::vec2(1024.0, 768.0)] {
         let mut h = harness_of(
             Overlay::default(),
@@ -959,7 +959,7 @@ fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
     // open, on a screen tall enough that nothing scrolls; a tooltip shows as
     // new text beside the panel's own.
     let mut st = stats_with_grid();
-    st.selected = Some(spatial_query_lab::ui::stats::SelectedUnit {
+    st.selected = Some(spatial_query_lab::window::ui::stats::SelectedUnit {
         id: 7,
         neighbors: 3,
         enemies: 1,
@@ -1007,7 +1007,7 @@ fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
 /// lecturer reported AVX2 could not be clicked).
 #[test]
 fn every_available_kernel_is_chosen_by_a_click() {
-    use spatial_query_lab::spatial::{Kernel, Strategy};
+    use spatial_query_lab::engine::spatial::{Kernel, Strategy};
     for k in Kernel::ALL.into_iter().filter(|k| k.is_available()) {
         let start = if k == Kernel::Scalar {
             Kernel::Sse
@@ -1036,7 +1036,7 @@ fn every_available_kernel_is_chosen_by_a_click() {
 
 #[test]
 fn the_working_set_button_asks_for_a_sweep_except_on_naive() {
-    use spatial_query_lab::ui::compare::CompareAction;
+    use spatial_query_lab::window::ui::compare::CompareAction;
     let mut h = harness(stats_with_grid());
     click(&mut h, "Working-set sweep");
     assert!(h

@@ -6,11 +6,11 @@ use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use egui_macroquad::egui;
 
-use spatial_query_lab::lesson::predict::Guess;
-use spatial_query_lab::lesson::session::{LessonPage, PredictPage};
-use spatial_query_lab::sim::Settings;
-use spatial_query_lab::ui::stats::FrameStats;
-use spatial_query_lab::ui::{Overlay, ViewOptions};
+use spatial_query_lab::engine::sim::Settings;
+use spatial_query_lab::teaching::lesson::predict::Guess;
+use spatial_query_lab::teaching::lesson::session::{LessonPage, PredictPage};
+use spatial_query_lab::window::ui::stats::FrameStats;
+use spatial_query_lab::window::ui::{Overlay, ViewOptions};
 
 /// The overlay, every section open, over `stats`.
 fn harness(stats: FrameStats) -> Harness<'static, (Overlay, Settings, ViewOptions, FrameStats)> {

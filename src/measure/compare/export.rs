@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::{working_set_text, Comparison, SweepCurve};
-use crate::machine::Machine;
+use crate::measure::machine::Machine;
 use crate::measure::row::{PhaseMs, Row};
 use crate::measure::working_set_sweep::WsCurve;
 
@@ -356,7 +356,7 @@ struct CsvRow<'a> {
     note: Option<&'a str>,
     /// Why the row was not run; empty when it was.
     skipped: Option<&'a str>,
-    /// [`crate::machine::Machine::summary`].
+    /// [`crate::measure::machine::Machine::summary`].
     machine: String,
 }
 
@@ -460,12 +460,12 @@ pub fn md_cell(t: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{curves_csv, rows_csv};
-    use crate::machine::Machine;
+    use crate::engine::sim::{Layout, Pass, Reorder, Workload};
+    use crate::engine::spatial::{Kernel, Strategy};
     use crate::measure::compare::{CurvePoint, SweepCurve};
+    use crate::measure::machine::Machine;
     use crate::measure::recorder::Round;
     use crate::measure::row::{PhaseMs, Row};
-    use crate::sim::{Layout, Pass, Reorder, Workload};
-    use crate::spatial::{Kernel, Strategy};
 
     /// Per-phase milliseconds `base`, `base + 0.1`, ... (move first),
     /// the total their sum.

@@ -1,7 +1,7 @@
 //! Tests of the cell-size sweep on its plan.
 use super::*;
-use crate::sim::{Reorder, Simulation};
-use crate::spatial::{GridGeometry, Kernel, QueryStats};
+use crate::engine::sim::{Reorder, Simulation};
+use crate::engine::spatial::{GridGeometry, Kernel, QueryStats};
 
 const R: f32 = 10.0;
 
@@ -155,7 +155,7 @@ fn cells_below_the_budget_minimum_are_clamped_once_and_skipped() {
     let (min, limit) = min_cell_size(
         Strategy::Grid,
         2_000,
-        crate::sim::budget::world_for(2_000),
+        crate::settings::budget::world_for(2_000),
         R,
         &budget,
     );
@@ -205,7 +205,7 @@ fn steps_predicted_over_the_limit_are_skipped() {
         expected_cell_visits(
             Strategy::Grid,
             2_000,
-            crate::sim::budget::world_for(2_000),
+            crate::settings::budget::world_for(2_000),
             R,
             c,
         )

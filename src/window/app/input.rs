@@ -1,0 +1,192 @@
+//! Keyboard and mouse that the overlay does not own: key actions through
+//! the binding table ([`super::keys`]), the camera, and picking a unit.
+
+use glam::{Vec2, Vec3};
+use macroquad::prelude::{
+    get_frame_time, is_key_down, is_mouse_button_down, is_mouse_button_pressed,
+    is_mouse_button_released, mouse_position, screen_height, screen_width, MouseButton,
+};
+
+use super::exports::Export;
+use super::keys::{self, Action};
+use super::pointer::PointerFrame;
+use super::{aspect, App};
+use crate::engine::sim::{Layout, Pass};
+use crate::engine::spatial::{Kernel, Query};
+use crate::window::render::{CameraInput, OrbitCamera, PassInput};
+use crate::window::ui::lesson::LessonAction;
+use crate::window::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE};
+use crate::window::ui::sweep::SweepAction;
+
+/// Distance from a click to the farthest unit it may pick, world units.
+const PICK_RADIUS: f32 = 8.0;
+
+impl App {
+    /// Keys (unless a text field has focus) and the mouse (what the overlay
+    /// does not own): shortcuts, the camera, picking. `pass` is what this
+    /// frame's overlay pass claimed and the wheel of the events it delivered
+    /// (not macroquad's `mouse_wheel()`, which keeps only a frame's last
+    /// event, unscaled; see [`crate::window::render::egui_host`]).
+    pub(super) fn input(&mut self, pass: PassInput) {
+        let claims = pass.claims;
+        if !claims.keyboard {
+            let pressed = |k| keys::pressed_plain(&pass.keys, k);
+            for action in keys::pressed_actions(pressed, is_key_down) {
+                self.apply(action);
+            }
+        }
+        // The presenter view's buttons (the browser; 0 elsewhere).
+        match crate::platform::browser::presenter_poll() {
+            1 => self.lesson_action(LessonAction::Next),
+            -1 => self.lesson_action(LessonAction::Back),
+            _ => {}
+        }
+        let button = |f: fn(MouseButton) -> bool| {
+            [
+                f(MouseButton::Left),
+                f(MouseButton::Right),
+                f(MouseButton::Middle),
+            ]
+        };
+        let frame = PointerFrame {
+            pos: Vec2::from(mouse_position()),
+            pressed: button(is_mouse_button_pressed),
+            released: button(is_mouse_button_released),
+            down: button(is_mouse_button_down),
+            wheel: pass.wheel.y,
+        };
+        let scene = self.pointer.route(&frame, claims.pointer);
+        let held = |a: Action| (!claims.keyboard && keys::is_held(a, is_key_down)) as i32 as f32;
+        let input = CameraInput {
+            orbit_drag: scene.orbit_drag,
+            pan_drag: scene.pan_drag,
+            wheel: scene.wheel,
+            pan_keys: Vec2::new(
+                held(Action::PanRight) - held(Action::PanLeft),
+                held(Action::PanForward) - held(Action::PanBack),
+            ),
+            orbit_keys: held(Action::OrbitRight) - held(Action::OrbitLeft),
+            zoom_keys: held(Action::ZoomIn) - held(Action::ZoomOut),
+            dt: get_frame_time(),
+        };
+        if input.pan_drag != Vec2::ZERO || input.pan_keys != Vec2::ZERO {
+            // Panning away from a followed unit means: stop following it.
+            self.selection.set_follow(false);
+        }
+        self.camera.apply_input(&input, screen_height());
+        if let Some(at) = scene.click {
+            // The ground point under the click, with this refresh's camera;
+            // picked now, or once a worker gives the simulation back.
+            let ndc = OrbitCamera::screen_to_ndc(at, Vec2::new(screen_width(), screen_height()));
+            self.click_at = Some(self.camera.ground_point(aspect(), ndc));
+            self.pick_clicked();
+        }
+    }
+
+    /// Selects the unit nearest to the last click's ground point (or
+    /// deselects), unless a worker has the simulation (then it waits).
+    pub(super) fn pick_clicked(&mut self) {
+        if self.worker.is_some() {
+            return;
+        }
+        let Some(hit) = self.click_at.take() else {
+            return;
+        };
+        let picked = hit.and_then(|h| self.pick(h));
+        let picked = picked.map(|i| (i, self.sim.handle_of(i)));
+        self.selection.select_at(picked);
+    }
+
+    /// Carries out one key action.
+    pub(super) fn apply(&mut self, action: Action) {
+        let s = &mut self.settings;
+        match action {
+            Action::Strategy(st) => s.strategy = st,
+            Action::NextKernel => {
+                let avail: Vec<Kernel> = Kernel::available().collect();
+                let i = avail.iter().position(|k| *k == s.kernel).unwrap_or(0);
+                s.kernel = avail[(i + 1) % avail.len()];
+            }
+            Action::NextLayout => {
+                let all = Layout::ALL;
+                let i = all.iter().position(|l| *l == s.layout).unwrap_or(0);
+                s.layout = all[(i + 1) % all.len()];
+            }
+            Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
+            Action::SaveScreenshot => self.exports.request(Export::Window),
+            Action::NextUnitMesh => self.view.unit_mesh = self.view.unit_mesh.next(),
+            Action::ToggleNormalPrecision => {
+                self.view.normal_precision = self.view.normal_precision.next()
+            }
+            Action::TogglePass => {
+                let i = Pass::ALL.iter().position(|p| *p == s.pass).unwrap_or(0);
+                s.pass = Pass::ALL[(i + 1) % Pass::ALL.len()];
+            }
+            Action::NextThreads => s.threads = s.threads % self.stats.cores.max(1) + 1,
+            Action::TogglePause => s.paused = !s.paused,
+            Action::CellSmaller | Action::CellLarger => {
+                s.cell_follows_radius = false;
+                s.cell_size = if action == Action::CellSmaller {
+                    (s.cell_size / 1.25).max(self.stats.cell_min)
+                } else {
+                    (s.cell_size * 1.25).min(CELL_MAX.max(s.cell_size))
+                };
+            }
+            Action::RadiusSmaller => s.radius = (s.radius / 1.25).max(RADIUS_RANGE.0.min(s.radius)),
+            Action::RadiusLarger => {
+                s.radius = (s.radius * 1.25)
+                    .min(radius_top(self.stats.radius_max))
+                    .max(s.radius);
+            }
+            Action::CellSweep if self.sweep.run.is_some() => self.sweep_action(SweepAction::Close),
+            Action::CellSweep => self.sweep_action(SweepAction::Start),
+            Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
+            Action::NextColorMode => self.view.color_mode = self.view.color_mode.next(),
+            Action::ToggleOccupancy => self.view.cell_occupancy = !self.view.cell_occupancy,
+            Action::Respawn => self.respawn = true,
+            Action::ResetCamera => self.frame_world(),
+            Action::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
+            Action::ToggleOverlay => self.view.show_overlay = !self.view.show_overlay,
+            Action::ToggleHelp => self.view.show_help = !self.view.show_help,
+            Action::ToggleFullscreen => self.view.fullscreen = !self.view.fullscreen,
+            Action::ToggleMemory => self.view.show_memory = !self.view.show_memory,
+            Action::Measure => self.start_measuring(),
+            Action::ToggleLessons => self.view.show_lessons = !self.view.show_lessons,
+            Action::LessonNext => self.lesson_action(LessonAction::Next),
+            Action::LessonBack => self.lesson_action(LessonAction::Back),
+            Action::CopyLink => self.copy_link(),
+            Action::Presenter => self.open_presenter(),
+            Action::Export(e) => self.export(e),
+            Action::Deselect => self.selection.clear(),
+            Action::PanForward
+            | Action::PanBack
+            | Action::PanLeft
+            | Action::PanRight
+            | Action::OrbitLeft
+            | Action::OrbitRight
+            | Action::ZoomIn
+            | Action::ZoomOut => {}
+        }
+    }
+
+    /// The unit nearest to the ground point `hit` (world units), within
+    /// [`PICK_RADIUS`], found with the simulation's own spatial index.
+    pub(super) fn pick(&mut self, hit: Vec3) -> Option<usize> {
+        self.pick_buf.clear();
+        self.sim.query(
+            &Query::new(hit.x, hit.z, PICK_RADIUS),
+            self.settings.kernel,
+            &mut self.pick_buf,
+        );
+        let store = self.sim.store();
+        let d = |k: usize| {
+            let (x, z) = store.pos(k);
+            (x - hit.x).powi(2) + (z - hit.z).powi(2)
+        };
+        self.pick_buf
+            .iter()
+            .map(|&j| j as usize)
+            .filter(|&j| j < store.len())
+            .min_by(|&i, &j| d(i).total_cmp(&d(j)))
+    }
+}
