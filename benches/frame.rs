@@ -96,7 +96,10 @@ fn bench_one(
 ) {
     let (layout, reorder) = variant.unwrap_or_default();
     let cfg = BenchConfig {
-        workload,
+        settings: spatial_query_lab::engine::sim::Settings {
+            workload,
+            ..spatial_query_lab::bench::bench_base()
+        },
         ..BenchConfig::default()
     };
     let settings = bench_settings(strategy, kernel, threads, units, reorder, layout, &cfg);

@@ -27,10 +27,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match cli.command {
-        Some(cli::Command::Bench(b)) => {
-            let m = matches.subcommand_matches("bench").unwrap_or(&matches);
-            cli::bench::run(b, m)
-        }
+        Some(cli::Command::Bench(b)) => spatial_query_lab::bench::cli::run(*b),
         #[cfg(feature = "window")]
         Some(cli::Command::RenderBench(r)) => cli::window::run_render_bench(r),
         Some(cli::Command::Lesson(l)) => cli::lesson::run(l),

@@ -243,7 +243,11 @@ fn model_agrees_with_valgrind(rows: &HashMap<(String, String), Row>, report: &st
     // The classroom's L1d and last level are valgrind's D1 and LL.
     let levels = vec![CLASSROOM[0], CLASSROOM[2]];
     let cfg = BenchConfig {
-        seed: 42,
+        settings: spatial_query_lab::engine::sim::Settings {
+            seed: 42,
+            ..spatial_query_lab::bench::bench_base()
+        },
+
         ..BenchConfig::default()
     };
     let mut table = String::from("| layout | strategy | valgrind D1 | model D1 | model / valgrind | valgrind LL | model LL |\n|---|---|---:|---:|---:|---:|---:|\n");

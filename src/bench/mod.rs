@@ -2,15 +2,17 @@
 //! standard workloads (`docs/workloads.md`) for every strategy x kernel x
 //! thread count, reported as per-phase medians.
 
+pub mod cli;
 pub mod roofline;
 
-use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
+use crate::engine::sim::{Layout, Reorder, Settings, STANDARD_RADIUS};
 use crate::engine::spatial::{Kernel, Strategy};
 use crate::format::{length, thousands};
 use crate::measure::model_task::model_row;
 use crate::measure::predict::naive_predictor;
 use crate::measure::run::run_fresh;
 use crate::measure::{Guards, Measurement, Outcome, Plan, Spec, Variant};
+pub use crate::settings::values::{bench_base, BenchLists};
 use crate::settings::view::Geometry;
 
 use crate::measure::BENCH_DT;
@@ -41,11 +43,21 @@ pub const SLOW_FRAMES: usize = 3;
 /// (a day: no estimate would reach it), see [`plan`].
 pub const NO_ESTIMATE_ABOVE_S: f64 = 86_400.0;
 
-/// What to run.
+/// What to run: the settings every combination starts from, the lists of
+/// the settings it compares, and how each is measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchConfig {
-    /// Unit counts.
-    pub units: Vec<usize>,
+    /// The settings every combination starts from: `bench`'s defaults
+    /// ([`bench_base`]: steering off, as `docs/workloads.md` asks, so
+    /// `clustered` and `hotspot` keep their shape), a scenario's engine
+    /// values and the single-value flags (seed, workload, world, radius,
+    /// reorder-every, separation).
+    pub settings: Settings,
+    /// The settings compared, one list each (unit counts, thread counts,
+    /// orders, layouts, passes, cell sizes, strategies, kernels; a kernel
+    /// this CPU lacks is reported as skipped): one combination per value
+    /// ([`variants`]). A list left empty is the base's value alone.
+    pub lists: BenchLists,
     /// Counted frames per combination and round (median over these).
     pub frames: usize,
     /// Rounds: every combination once per round, in turn (at least 1;
@@ -53,40 +65,11 @@ pub struct BenchConfig {
     pub rounds: usize,
     /// Warm-up frames per combination (not counted).
     pub warmup: usize,
-    /// Spawn seed.
-    pub seed: u64,
-    /// Workload.
-    pub workload: Workload,
-    /// Thread counts.
-    pub threads: Vec<usize>,
-    /// Strategies.
-    pub strategies: Vec<Strategy>,
-    /// Kernels (unavailable ones are reported as skipped; default
-    /// [`Kernel::native`]).
-    pub kernels: Vec<Kernel>,
-    /// Unit memory orders to compare.
-    pub reorders: Vec<Reorder>,
-    /// Frames between reorders.
-    pub reorder_every: u32,
-    /// Data layouts to compare.
-    pub layouts: Vec<Layout>,
-    /// Passes to compare (collect ids, fused).
-    pub passes: Vec<Pass>,
-    /// Grid cell sizes to compare, world units (each finite and > 0; empty:
-    /// the standard radius). Naive has no grid: it runs with the first only.
-    pub cell_sizes: Vec<f32>,
     /// A combination whose estimated frame time exceeds this many seconds is
     /// skipped, and one above [`slow_above_s`] of it times only its last
     /// frames (default [`SKIP_ABOVE_S`]; raised by `scripts/cache-report.sh`,
     /// whose naive runs under valgrind are estimated far above it).
     pub skip_above_s: f64,
-    /// Separation steering strength while timed (default 0: steering off, as
-    /// `docs/workloads.md` asks, so `clustered` and `hotspot` keep their shape).
-    pub separation: f32,
-    /// Query radius, world units (default the standard 10).
-    pub radius: f32,
-    /// World edge, world units (`None`: the standard density for each unit count).
-    pub world: Option<f32>,
     /// The cache geometry each measured row's query phase is modeled with
     /// ([`crate::measure::memory::modeled`]); `None`: not modeled.
     pub cache_model: Option<Geometry>,
@@ -95,26 +78,23 @@ pub struct BenchConfig {
 impl Default for BenchConfig {
     fn default() -> Self {
         BenchConfig {
-            units: vec![1_000, 10_000, 100_000],
+            settings: bench_base(),
+            lists: BenchLists::default(),
             frames: 60,
             rounds: 1,
             warmup: 5,
-            seed: 42,
-            workload: Workload::Uniform,
-            threads: vec![1],
-            strategies: Strategy::ALL.to_vec(),
-            kernels: Kernel::native().to_vec(),
-            reorders: vec![Reorder::default()],
-            reorder_every: Settings::default().reorder_every,
-            layouts: vec![Layout::default()],
-            passes: vec![Pass::default()],
-            cell_sizes: vec![STANDARD_RADIUS],
             skip_above_s: SKIP_ABOVE_S,
-            separation: 0.0,
-            radius: STANDARD_RADIUS,
-            world: None,
             cache_model: Some(Geometry::Machine),
         }
+    }
+}
+
+/// `list`, or `base` alone when the list is empty.
+fn or_base<T: Clone>(list: &[T], base: T) -> Vec<T> {
+    if list.is_empty() {
+        vec![base]
+    } else {
+        list.to_vec()
     }
 }
 
@@ -137,11 +117,12 @@ pub fn measure(settings: &Settings, warmup: usize, frames: usize) -> Result<Meas
     }
 }
 
-/// Settings of one benchmark combination: radius `cfg.radius`, world
-/// `cfg.world`, the standard cell size (each run sets its own),
-/// real-time speed, steering `cfg.separation` (default off: separation 0, `docs/workloads.md`: timed
-/// frames move units in straight lines, so `clustered` and `hotspot` keep
-/// their shape for the whole run).
+/// Settings of one benchmark combination: `cfg.settings` (its seed,
+/// workload, radius, world, order period and steering: default off,
+/// separation 0, so that timed frames move units in straight lines and
+/// `clustered` and `hotspot` keep their shape, as `docs/workloads.md`
+/// asks) with the values given, the first pass of the list, the standard
+/// cell size (each run sets its own), real-time speed, not paused.
 pub fn bench_settings(
     strategy: Strategy,
     kernel: Kernel,
@@ -151,24 +132,20 @@ pub fn bench_settings(
     layout: Layout,
     cfg: &BenchConfig,
 ) -> Settings {
+    let base = &cfg.settings;
     Settings {
         reorder,
         layout,
-        pass: cfg.passes.first().copied().unwrap_or_default(),
-        reorder_every: cfg.reorder_every,
+        pass: cfg.lists.pass.first().copied().unwrap_or(base.pass),
         units,
-        workload: cfg.workload,
-        seed: cfg.seed,
         strategy,
         kernel,
         threads,
-        radius: cfg.radius,
         cell_size: STANDARD_RADIUS,
         cell_follows_radius: false,
         speed: 1.0,
-        separation: cfg.separation,
-        world: cfg.world,
-        ..Settings::default()
+        paused: false,
+        ..base.clone()
     }
 }
 
@@ -176,14 +153,10 @@ pub fn bench_settings(
 /// (the standard radius when `cfg.cell_sizes` is empty); Naive, which has
 /// no grid, only with the first cell size. Allocates the list.
 fn cell_runs(cfg: &BenchConfig) -> Vec<(f32, Strategy)> {
-    let cells: &[f32] = if cfg.cell_sizes.is_empty() {
-        &[STANDARD_RADIUS]
-    } else {
-        &cfg.cell_sizes
-    };
+    let cells = or_base(&cfg.lists.cell_size, STANDARD_RADIUS);
     let mut runs = Vec::new();
     for (k, &cell) in cells.iter().enumerate() {
-        for &st in &cfg.strategies {
+        for &st in &or_base(&cfg.lists.strategy, cfg.settings.strategy) {
             if st != Strategy::Naive || k == 0 {
                 runs.push((cell, st));
             }
@@ -222,14 +195,15 @@ fn label(s: &Settings) -> String {
 /// variant marked skipped ([`Kernel::absent_reason`]). Allocates the list.
 pub fn variants(cfg: &BenchConfig) -> Vec<Variant> {
     let mut out = Vec::new();
-    for &units in &cfg.units {
-        for &threads in &cfg.threads {
-            for &reorder in &cfg.reorders {
-                for &layout in &cfg.layouts {
-                    for &pass in &cfg.passes {
+    let (base, l) = (&cfg.settings, &cfg.lists);
+    for &units in &or_base(&l.units, base.units) {
+        for &threads in &or_base(&l.threads, base.threads) {
+            for &reorder in &or_base(&l.reorder, base.reorder) {
+                for &layout in &or_base(&l.layout, base.layout) {
+                    for &pass in &or_base(&l.pass, base.pass) {
                         for (cell, strategy) in cell_runs(cfg) {
                             let mut kernel_free = false;
-                            for &kernel in &cfg.kernels {
+                            for &kernel in &or_base(&l.kernel, base.kernel) {
                                 let settings = Settings {
                                     cell_size: cell,
                                     pass,
@@ -288,7 +262,7 @@ pub fn plan(cfg: &BenchConfig) -> Plan {
     if cfg.skip_above_s >= NO_ESTIMATE_ABOVE_S {
         return plan;
     }
-    plan.with_predictor(naive_predictor(cfg.seed, cfg.workload))
+    plan.with_predictor(naive_predictor(cfg.settings.seed, cfg.settings.workload))
 }
 
 /// Runs every combination of `cfg` ([`plan`]), calling `progress` with each
@@ -370,13 +344,13 @@ impl BenchRow {
 /// through AoS), the same units, order, layout and pass, and 1 thread.
 fn reference<'a>(rows: &'a [BenchRow], row: &BenchRow) -> Option<&'a BenchRow> {
     rows.iter().find(|r| {
-        r.units == row.units
-            && r.reorder == row.reorder
-            && r.layout == row.layout
-            && r.pass == row.pass
-            && r.strategy == Strategy::Naive
-            && matches!(r.kernel, Some(Kernel::Scalar) | None)
-            && r.threads == 1
+        r.settings.units == row.settings.units
+            && r.settings.reorder == row.settings.reorder
+            && r.settings.layout == row.settings.layout
+            && r.settings.pass == row.settings.pass
+            && r.settings.strategy == Strategy::Naive
+            && matches!(r.kernel(), Some(Kernel::Scalar) | None)
+            && r.settings.threads == 1
     })
 }
 
@@ -441,13 +415,13 @@ pub fn to_markdown(rows: &[BenchRow]) -> String {
         // The columns that name the combination, the same for every row.
         let head = format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.units,
-            r.reorder.key(),
-            r.layout.key(),
-            r.pass.key(),
-            r.strategy.key(),
-            kernel_cell(r.kernel),
-            r.threads,
+            r.settings.units,
+            r.settings.reorder.key(),
+            r.settings.layout.key(),
+            r.settings.pass.key(),
+            r.settings.strategy.key(),
+            kernel_cell(r.kernel()),
+            r.settings.threads,
             r.cell_size.map_or("-".to_string(), length)
         );
         if let Some(why) = &r.skipped {

@@ -137,18 +137,18 @@ pub fn phase_bytes(pass: Pass, layout: Layout, units: u64, neighbors: u64) -> [f
 pub fn table(rows: &[BenchRow]) -> String {
     let sorted: Vec<&BenchRow> = rows
         .iter()
-        .filter(|r| r.strategy == Strategy::SortedGrid && r.skipped.is_none())
+        .filter(|r| r.settings.strategy == Strategy::SortedGrid && r.skipped.is_none())
         .collect();
     if sorted.is_empty() {
         return "Roofline: no measured sorted-grid row (the model covers the CSR grid only).\n"
             .to_string();
     }
-    let mut threads: Vec<usize> = sorted.iter().map(|r| r.threads).collect();
+    let mut threads: Vec<usize> = sorted.iter().map(|r| r.settings.threads).collect();
     threads.sort_unstable();
     threads.dedup();
     let bw: Vec<(usize, f64)> = threads.iter().map(|&t| (t, bandwidth(t))).collect();
     // In the order of their keys, as the table lists them.
-    let mut kernels: Vec<Option<Kernel>> = sorted.iter().map(|r| r.kernel).collect();
+    let mut kernels: Vec<Option<Kernel>> = sorted.iter().map(|r| r.kernel()).collect();
     kernels.sort_unstable_by_key(|&k| kernel_key(k));
     kernels.dedup();
     let cost: Vec<(Option<Kernel>, f64)> = kernels
@@ -169,27 +169,32 @@ pub fn table(rows: &[BenchRow]) -> String {
     for r in sorted {
         let b = bw
             .iter()
-            .find(|(t, _)| *t == r.threads)
+            .find(|(t, _)| *t == r.settings.threads)
             .map_or(1.0, |x| x.1);
         let c = cost
             .iter()
-            .find(|(k, _)| *k == r.kernel)
+            .find(|(k, _)| *k == r.kernel())
             .map_or(0.0, |x| x.1);
-        let bytes = phase_bytes(r.pass, r.layout, r.units as u64, r.neighbors);
+        let bytes = phase_bytes(
+            r.settings.pass,
+            r.settings.layout,
+            r.settings.units as u64,
+            r.neighbors,
+        );
         let ms = r.ms();
         let measured = [ms.move_, ms.rebuild, ms.query, ms.apply];
-        let limits = phase_limits(&bytes, b, r.candidates, c, r.threads);
+        let limits = phase_limits(&bytes, b, r.candidates, c, r.settings.threads);
         floors.push(FrameFloor::of(r, &bytes, b, &limits));
         for (k, name) in ["move", "rebuild", "query", "apply"].iter().enumerate() {
             let (mem_ms, compute_ms) = limits[k];
             let limit = mem_ms.max(compute_ms);
             s += &format!(
                 "| {} | {} | {} | {} | {} | {name} | {:.1} | {:.3} | {} | {:.3} | {:.0}% |\n",
-                r.units,
-                r.reorder.key(),
-                r.pass.key(),
+                r.settings.units,
+                r.settings.reorder.key(),
+                r.settings.pass.key(),
                 r.kernel_key(),
-                r.threads,
+                r.settings.threads,
                 bytes[k] / 1e6,
                 mem_ms,
                 if k == 2 {

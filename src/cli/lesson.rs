@@ -11,8 +11,9 @@ use spatial_query_lab::teaching::lesson::run::measure_all;
 use spatial_query_lab::teaching::lesson::text::plain;
 use spatial_query_lab::teaching::lesson::{bundled, export, Lesson, LessonOptions, LessonRun};
 
-use super::output::{self, try_print};
 use super::{LessonArgs, TableFormat};
+use spatial_query_lab::platform::stdout as output;
+use spatial_query_lab::try_print;
 
 /// Runs `lesson` with the flags `a`; returns the exit code (2 for a lesson
 /// that cannot be found or read, with one line saying why).

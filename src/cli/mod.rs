@@ -3,11 +3,10 @@
 //! `render-bench` ([`window`]), the headless `bench` ([`bench`](mod@bench)), and the
 //! checks that a window can open at all ([`display`]).
 
-pub(crate) mod bench;
 #[cfg(feature = "window")]
 pub(crate) mod display;
 pub(crate) mod lesson;
-pub(crate) mod output;
+
 pub(crate) mod values;
 #[cfg(feature = "window")]
 pub(crate) mod window;
@@ -15,15 +14,14 @@ pub(crate) mod window;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use spatial_query_lab::engine::sim::{Layout, Pass, Reorder, Workload};
-use spatial_query_lab::engine::spatial::{Kernel, Strategy};
+use spatial_query_lab::bench::cli::Format;
+use spatial_query_lab::platform::stdout as output;
+use spatial_query_lab::settings::flags::WindowSettingFlags;
+use spatial_query_lab::settings::rows::TABLE;
 use spatial_query_lab::settings::scenario::Scenario;
-use spatial_query_lab::settings::schema;
-use spatial_query_lab::settings::view::Geometry;
-use spatial_query_lab::settings::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use spatial_query_lab::settings::view::VertexLayout;
 use values::*;
 
 #[derive(Parser, Debug)]
@@ -45,7 +43,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Headless benchmark of every strategy x kernel x thread count on a standard workload.
     #[command(allow_negative_numbers = true)]
-    Bench(BenchArgs),
+    Bench(Box<spatial_query_lab::bench::cli::BenchArgs>),
     /// Time the unit renderer in a window (run under xvfb-run when headless) for each unit count and vertex layout.
     #[command(name = "render-bench", allow_negative_numbers = true)]
     RenderBench(RenderBenchArgs),
@@ -61,7 +59,7 @@ pub(crate) struct LessonArgs {
     /// Output on stdout: md (the texts and the table as Markdown), json (texts, rows with bench's keys and their rounds, sweeps, verdicts) or csv (the table, or a sweep lesson's curves). With json and csv the texts are also printed plain on stderr; progress always goes to stderr.
     #[arg(long, value_enum, default_value_t = TableFormat::Md)]
     pub(crate) format: TableFormat,
-    #[arg(help = format!("Cap every step's unit count ({}), for a quick run.", schema::UNITS.span_text()))]
+    #[arg(help = format!("Cap every step's unit count ({}), for a quick run.", TABLE.units.span_text()))]
     #[arg(long = "max-units", value_name = "N", value_parser = parse_units)]
     pub(crate) max_units: Option<usize>,
     /// Counted frames per step and round instead of the lesson's (1 to 1,000).
@@ -117,7 +115,7 @@ pub(crate) enum TableFormat {
 
 #[derive(Args, Debug)]
 pub(crate) struct RenderBenchArgs {
-    #[arg(help = format!("Unit counts, comma-separated (each {}).", schema::UNITS.span_text()))]
+    #[arg(help = format!("Unit counts, comma-separated (each {}).", TABLE.units.span_text()))]
     #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 50_000, 200_000], value_parser = parse_units)]
     pub(crate) units: Vec<usize>,
     /// Vertex layouts, comma-separated (compressed, uncompressed).
@@ -130,7 +128,7 @@ pub(crate) struct RenderBenchArgs {
     #[arg(long, default_value_t = 3, value_parser = parse_render_warmup)]
     pub(crate) warmup: u32,
     /// Spawn seed (a whole number from 0 to 18446744073709551615).
-    #[arg(long, default_value_t = schema::SEED.default_whole(), value_parser = parse_seed)]
+    #[arg(long, default_value_t = TABLE.seed.default_whole(), value_parser = parse_seed)]
     pub(crate) seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
@@ -139,6 +137,10 @@ pub(crate) struct RenderBenchArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct WindowArgs {
+    /// The setting flags (every row of the settings table on the window
+    /// surface), as the values given.
+    #[command(flatten)]
+    pub(crate) settings: WindowSettingFlags,
     /// Open the lessons panel at the first step of this lesson: a bundled one (algorithms, simd, layouts, memory-order, caches, cell-size, results, threads, vertex-data, churn) or a lesson file (FILE.toml). Page Down / Page Up step through it.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) lesson: Option<String>,
@@ -158,54 +160,9 @@ pub(crate) struct WindowArgs {
     /// Load a scenario: a built-in preset by name (battle, clustered, hotspot, sparse-huge-world, uniform) or a scenario file (TOML, e.g. my-class.toml); flags given next to it override its values.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) scenario: Option<PathBuf>,
-    #[arg(help = format!("World edge in world units, {} (default: the standard density for the unit count, 16 neighbors per unit).", schema::WORLD.span_text()))]
-    #[arg(long, value_name = "L", value_parser = parse_world)]
-    pub(crate) world: Option<f32>,
-    #[arg(help = format!("Number of units ({}).", schema::UNITS.span_text()))]
-    #[arg(long, default_value_t = schema::UNITS.default_whole() as usize, value_parser = parse_units)]
-    pub(crate) units: usize,
-    /// Query radius in world units (finite, > 0).
-    #[arg(long, default_value_t = schema::RADIUS.default as f32, value_parser = parse_radius)]
-    pub(crate) radius: f32,
-    /// Grid cell size in world units (finite, > 0; default: equal to the radius, and following it).
-    #[arg(long = "cell-size", value_parser = parse_cell)]
-    pub(crate) cell_size: Option<f32>,
-    /// Spawn seed (a whole number from 0 to 18446744073709551615).
-    #[arg(long, default_value_t = schema::SEED.default_whole(), value_parser = parse_seed)]
-    pub(crate) seed: u64,
-    /// Initial positions: uniform, clustered, hotspot or battle.
-    #[arg(long, value_parser = parse_named::<Workload>, default_value = "uniform")]
-    pub(crate) workload: Workload,
-    /// Initial strategy: naive, grid or sorted-grid.
-    #[arg(long, value_parser = parse_named::<Strategy>, default_value = "grid")]
-    pub(crate) strategy: Strategy,
-    /// Initial kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM), simd128 (WebAssembly) or best (the widest this CPU supports, the default).
-    #[arg(long, value_parser = parse_kernel)]
-    pub(crate) kernel: Option<Kernel>,
-    #[arg(help = format!("Threads for the frame (move, rebuild, query, apply), {}.", schema::THREADS.span_text()))]
-    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
-    pub(crate) threads: usize,
-    #[arg(help = format!("Simulated seconds per real second, {}.", schema::SPEED.span_text()))]
-    #[arg(long, default_value_t = schema::SPEED.default as f32, value_parser = parse_speed)]
-    pub(crate) speed: f32,
-    #[arg(help = format!("Separation steering strength, {}.", schema::SEPARATION.span_text()))]
-    #[arg(long, default_value_t = schema::SEPARATION.default as f32, value_parser = parse_separation)]
-    pub(crate) separation: f32,
-    /// Memory order of the units: off, cells (row-major cell order), morton (Z-order of cells) or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only).
-    #[arg(long, value_parser = parse_named::<Reorder>, default_value = "resident")]
-    pub(crate) reorder: Reorder,
-    #[arg(help = format!("Frames between reorders ({}).", schema::REORDER_EVERY.span_text()))]
-    #[arg(long = "reorder-every", default_value_t = schema::REORDER_EVERY.default_whole() as u32, value_parser = parse_reorder_every)]
-    pub(crate) reorder_every: u32,
     /// Open the memory view at start (key M): the cache lines one query touches.
     #[arg(long = "memory-view")]
     pub(crate) memory_view: bool,
-    /// How the units are stored: aos-pointers, aos, soa or hot-cold.
-    #[arg(long, value_parser = parse_named::<Layout>, default_value = "soa")]
-    pub(crate) layout: Layout,
-    /// How query results reach the steering: fused (aggregates summed in the kernel, no neighbor lists), collect (neighbor id lists written, then read back); key P switches them.
-    #[arg(long, value_parser = parse_named::<Pass>, default_value = "fused")]
-    pub(crate) pass: Pass,
     /// Render the frames, write a PNG of the screen (overlay included) to PATH and exit.
     #[arg(long, value_name = "PATH")]
     pub(crate) screenshot: Option<PathBuf>,
@@ -221,27 +178,6 @@ pub(crate) struct WindowArgs {
     /// Exit after N window refreshes (default with --screenshot: 60). Large unit counts draw one picture over several refreshes; the last one is completed before the screenshot.
     #[arg(long, value_name = "N", value_parser = parse_frames)]
     pub(crate) frames: Option<u64>,
-    /// Unit colors at start: team, neighbor-heat, memory-order or normal-error (key V cycles).
-    #[arg(long, value_name = "MODE", value_parser = parse_named::<ColorMode>, default_value = "team")]
-    pub(crate) color: ColorMode,
-    /// Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams); key B toggles.
-    #[arg(long = "vertex-layout", value_name = "LAYOUT", value_parser = parse_named::<VertexLayout>, default_value = "compressed")]
-    pub(crate) vertex_layout: VertexLayout,
-    /// Unit mesh: tank (built in), infantry or vehicle (assets/infantry.obj, assets/vehicle.obj; a missing or broken file draws the tank with a warning); key U cycles.
-    #[arg(long, value_name = "MESH", value_parser = parse_named::<UnitMeshKind>, default_value = "tank")]
-    pub(crate) mesh: UnitMeshKind,
-    /// Bits per component of the compressed layout's octahedral normals: 16 or 8 (key N toggles).
-    #[arg(long = "normal-bits", value_name = "BITS", value_parser = parse_normal_bits, default_value = "16")]
-    pub(crate) normal_bits: NormalPrecision,
-    /// Start with the cell occupancy heat map on the ground (key O toggles); --heatmap=false turns off one that a scenario or lesson step turns on.
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, action = clap::ArgAction::Set)]
-    pub(crate) heatmap: bool,
-    /// The caches the memory view's cache model simulates: machine (this machine's L1d, L2 and last level) or classroom (L1d 32 KiB 8-way, L2 512 KiB 8-way, last level 8 MiB 16-way on every machine, so a class sees the same counts); the memory view switches it too.
-    #[arg(long = "cache-model", value_name = "GEOMETRY", value_parser = parse_named::<Geometry>, default_value = "machine")]
-    pub(crate) cache_model: Geometry,
-    /// Start paused: the units stay where they spawned until Space resumes (the index and queries still run). Two runs with the same flags then draw the same picture. --paused=false runs a lesson step or scenario that pauses.
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, action = clap::ArgAction::Set)]
-    pub(crate) paused: bool,
     /// Window size in pixels, WIDTHxHEIGHT (each 1 to 32767; default 1280x800; --window-size is the same flag). Windows larger than the GPU's texture or viewport limit are drawn at the limit's resolution.
     #[arg(long = "window", alias = "window-size", value_name = "WxH", value_parser = parse_window_size, default_value = "1280x800")]
     pub(crate) window_size: (i32, i32),
@@ -257,82 +193,6 @@ pub(crate) struct WindowArgs {
     /// Start the cell-size sweep after the first step, as the overlay's "Cell-size sweep" button (key backslash) does; Grid and SortedGrid only. It takes about 120 steps: with --screenshot, pass e.g. --frames 200 to capture its plot.
     #[arg(long)]
     pub(crate) sweep: bool,
-}
-
-#[derive(Args, Debug)]
-pub(crate) struct BenchArgs {
-    /// Take every engine setting a scenario file (TOML) names: units, workload, seed, world, radius, cell size, and strategy, kernel, threads, layout, reorder, reorder-every and pass (each replacing its list with one value); flags given next to it override them. Speed, separation, paused and the view values are the window's: steering stays as --separation says.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) scenario: Option<PathBuf>,
-    #[arg(help = format!("World edge in world units, {} (default: the standard density for each unit count).", schema::WORLD.span_text()))]
-    #[arg(long, value_name = "L", value_parser = parse_world)]
-    pub(crate) world: Option<f32>,
-    /// Query radius in world units (finite, > 0).
-    #[arg(long, default_value_t = schema::RADIUS.default as f32, value_parser = parse_radius)]
-    pub(crate) radius: f32,
-    #[arg(help = format!("Unit counts, comma-separated (each {}).", schema::UNITS.span_text()))]
-    #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000], value_parser = parse_units)]
-    pub(crate) units: Vec<usize>,
-    /// Counted frames per combination and round (the median is reported).
-    #[arg(long, default_value_t = 60, value_parser = parse_frames)]
-    pub(crate) frames: u64,
-    /// Rounds, 1 to 50 (--repeats is the same flag): every combination is measured once per round, visiting the combinations in turn (A B C A B C ...) so they share the machine's drift; rows report the median of the round medians with their range, and the speedup columns are verdicts (a direction only when the rounds' ranges separate; at least 3 rounds).
-    #[arg(long, alias = "repeats", value_name = "R", default_value_t = 1, value_parser = parse_rounds)]
-    pub(crate) rounds: usize,
-    /// Warm-up frames per combination (0 to 1,000,000).
-    #[arg(long, default_value_t = 5, value_parser = parse_warmup)]
-    pub(crate) warmup: u64,
-    /// Spawn seed (a whole number from 0 to 18446744073709551615).
-    #[arg(long, default_value_t = schema::SEED.default_whole(), value_parser = parse_seed)]
-    pub(crate) seed: u64,
-    /// Workload from docs/workloads.md: uniform, clustered, hotspot or battle.
-    #[arg(long, value_parser = parse_named::<Workload>, default_value = "uniform")]
-    pub(crate) workload: Workload,
-    /// Thread counts, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [1usize], value_parser = parse_threads)]
-    pub(crate) threads: Vec<usize>,
-    /// Strategies, comma-separated (naive, grid, sorted-grid). Default: all.
-    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Strategy>)]
-    pub(crate) strategies: Vec<Strategy>,
-    /// Kernels, comma-separated (scalar, sse, avx2, avx512, neon, simd128; best: the widest this CPU runs). Default: those of this architecture (scalar, sse, avx2, avx512 on x86_64; scalar, neon on ARM; scalar, simd128 on WebAssembly); one this CPU cannot run is reported as skipped.
-    #[arg(long, value_delimiter = ',', value_parser = parse_kernel)]
-    pub(crate) kernels: Vec<Kernel>,
-    /// Unit memory orders to compare, comma-separated (off, cells, morton, resident).
-    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Reorder>, default_value = "resident")]
-    pub(crate) reorder: Vec<Reorder>,
-    #[arg(help = format!("Frames between reorders ({}).", schema::REORDER_EVERY.span_text()))]
-    #[arg(long = "reorder-every", default_value_t = schema::REORDER_EVERY.default_whole() as u32, value_parser = parse_reorder_every)]
-    pub(crate) reorder_every: u32,
-    /// Data layouts to compare, comma-separated (aos-pointers, aos, soa, hot-cold).
-    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Layout>, default_value = "soa")]
-    pub(crate) layouts: Vec<Layout>,
-    /// Passes to compare, comma-separated: fused (the kernel sums what steering needs; no neighbor lists), collect (neighbor id lists written for the whole frame, then read back).
-    #[arg(long, value_delimiter = ',', value_parser = parse_named::<Pass>, default_value = "fused")]
-    pub(crate) pass: Vec<Pass>,
-    /// Grid cell sizes to compare, comma-separated, world units (each finite and > 0; default: the radius, 10). Naive has no grid and runs once; each row reports the cell size the grid used.
-    #[arg(long = "cell-sizes", value_delimiter = ',', value_parser = parse_cell)]
-    pub(crate) cell_sizes: Vec<f32>,
-    #[arg(help = format!("Separation steering while timed, {} (default 0: steering off, so clustered and hotspot keep their shape, as docs/workloads.md asks).", schema::SEPARATION.span_text()))]
-    #[arg(long, default_value_t = 0.0, value_parser = parse_separation)]
-    pub(crate) separation: f32,
-    /// After the table, measure this machine's memory bandwidth (a 256 MiB copy) and the fused kernel's cost per candidate test, and print how close each phase of every sorted-grid row comes to them (the roofline; Markdown, to stdout, or to stderr with --format json).
-    #[arg(long)]
-    pub(crate) roofline: bool,
-    /// Model each measured row's query phase with a set-associative LRU cache (the row's `model` in the JSON; the same counts on every machine for the same settings): machine (this machine's L1d, L2 and last-level cache sizes and ways), classroom (32 KiB / 512 KiB / 8 MiB, the same everywhere) or off.
-    #[arg(long = "cache-model", value_name = "GEOMETRY", value_parser = parse_cache_model, default_value = "machine")]
-    pub(crate) cache_model: CacheModelChoice,
-    /// Skip a combination whose estimated frame time exceeds this many seconds (finite, > 0); one estimated above a twentieth of it times only its last 3 frames.
-    #[arg(long = "skip-above", default_value_t = 10.0, value_parser = parse_seconds)]
-    pub(crate) skip_above: f64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Markdown)]
-    pub(crate) format: Format,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum Format {
-    Markdown,
-    Json,
 }
 
 /// Parses the command line: the flags and their matches (for
@@ -508,36 +368,10 @@ pub(crate) fn report(line: &str) {
     }
 }
 
-/// Whether flag `id` (the field's name) was given on the command line, so it
-/// overrides a scenario's value.
-pub(crate) fn given(m: &ArgMatches, id: &str) -> bool {
-    m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
-}
-
 /// Loads `--scenario`, or prints its one-line error and returns the exit code.
 pub(crate) fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
     spatial_query_lab::settings::scenario::bundled::resolve(path).map_err(|e| {
         report(&format!("error: --scenario: {e}"));
         ExitCode::from(2)
     })
-}
-
-/// `v` without repeats, first occurrences in order (`--strategies grid,grid` runs once).
-pub(crate) fn unique<T: PartialEq>(v: Vec<T>) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(v.len());
-    for x in v {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
-}
-
-/// `v`, or every value when `v` is empty (the flag was not given).
-pub(crate) fn or_all<T: Clone>(v: Vec<T>, all: &[T]) -> Vec<T> {
-    if v.is_empty() {
-        all.to_vec()
-    } else {
-        v
-    }
 }

@@ -9,12 +9,18 @@ use clap::ArgMatches;
 
 use spatial_query_lab::engine::sim::Settings;
 use spatial_query_lab::platform::browser::IN_BROWSER;
-use spatial_query_lab::settings::scenario::{Given, Scenario, ScenarioView};
+use spatial_query_lab::settings::flags::{given, GivenFlags};
+use spatial_query_lab::settings::rows::Row;
+use spatial_query_lab::settings::scenario::{Scenario, ScenarioView};
+use spatial_query_lab::settings::view::ViewSettings;
 use spatial_query_lab::teaching::lesson::Lesson;
 use spatial_query_lab::window::app::{self, AppOptions};
 
 use super::display::{one_line_window_errors, require_display, window_opened};
-use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
+use spatial_query_lab::bench::cli::Format;
+use spatial_query_lab::settings::flags::unique;
+
+use super::{load_scenario, RenderBenchArgs, WindowArgs};
 
 /// The window's setting flags given on the command line, as a scenario
 /// ([`Scenario::from_given`]): each given flag's value, `None` for every
@@ -22,18 +28,6 @@ use super::{given, load_scenario, unique, Format, RenderBenchArgs, WindowArgs};
 /// Allocates nothing.
 fn given_flags(m: &ArgMatches) -> Scenario {
     Scenario::from_given(&GivenFlags(m))
-}
-
-/// The flags given on a command line, read by the scenario field they
-/// share their id with (clap's id is the field's name, `_` between words).
-struct GivenFlags<'a>(&'a ArgMatches);
-
-impl Given for GivenFlags<'_> {
-    fn value<T: Clone + Send + Sync + 'static>(&self, name: &str) -> Option<T> {
-        given(self.0, name)
-            .then(|| self.0.try_get_one::<T>(name).ok().flatten().cloned())
-            .flatten()
-    }
 }
 
 /// The start-up settings and view values as one merge: the defaults, then
@@ -48,13 +42,13 @@ fn merge(file: &Scenario, flags: &Scenario) -> (Settings, ScenarioView) {
     (settings, merged.view)
 }
 
-/// The `--flag` spellings of the scenario fields given as flags, in the
-/// file's field order ([`Scenario::named`]).
+/// The `--flag` spellings of the settings given as flags, in the table's
+/// order ([`Scenario::named`]).
 fn given_scenario_flags(m: &ArgMatches) -> Vec<String> {
     given_flags(m)
         .named()
         .iter()
-        .map(|id| format!("--{}", id.replace('_', "-")))
+        .map(|key| format!("--{}", Row::by_key(key).map_or(*key, |r| r.flag)))
         .collect()
 }
 
@@ -95,7 +89,8 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
                     Format::Json => serde_json::to_string_pretty(&rows).map(|j| j + "\n"),
                 };
                 match text {
-                    Ok(text) => super::output::print(&text).map_or_else(i32::from, |()| 0),
+                    Ok(text) => spatial_query_lab::platform::stdout::print(&text)
+                        .map_or_else(i32::from, |()| 0),
                     Err(e) => {
                         eprintln!("error: {e}");
                         1
@@ -113,25 +108,11 @@ pub(crate) fn run_render_bench(r: RenderBenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The window's flags a lesson's steps set (and so override): the engine
-/// settings a step can name.
-const LESSON_SETS: &[&str] = &[
-    "units",
-    "workload",
-    "strategy",
-    "kernel",
-    "layout",
-    "cell_size",
-    "radius",
-    "threads",
-    "seed",
-];
-
 /// Opens the window with the flags `w` (and their matches `m`, for the
 /// scenario overrides); returns the exit code of a check that failed
 /// before it opened (the frame loop exits the process itself).
 pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
-    let (settings, scenario) = match start_settings(&mut w, m) {
+    let (settings, view, scenario) = match start_settings(&mut w, m) {
         Ok(start) => start,
         Err(code) => return code,
     };
@@ -202,34 +183,39 @@ pub(crate) fn run_window(mut w: WindowArgs, m: &ArgMatches) -> ExitCode {
         }
     }
     super::notice_ignored(&w.ignored);
-    let lesson_flags = given_flags(m);
+    let lesson_flags = w.settings.0.clone();
     if w.self_check {
         self_check(settings.seed);
     }
     if let Some(code) = require_display() {
         return code;
     }
-    if let Some(why) = w.kernel.and_then(|k| k.absent_reason()) {
+    if let Some(why) = lesson_flags.kernel.and_then(|k| k.absent_reason()) {
         eprintln!("note: {why}; using {}", settings.kernel.name());
     }
     w.window_size = fit_window(w.window_size);
-    let mut opts = app_options(w, settings, scenario, lesson);
+    let mut opts = app_options(w, settings, view, scenario, lesson);
     opts.lesson_flags = lesson_flags;
     open(opts)
 }
 
-/// The start-up settings ([`merge`]) and the scenario with its path, its
-/// description noting which values the flags changed and a kernel this CPU
-/// lacks; `w`'s view values become the file's where their flags were not
-/// given. Errors: the exit code after a scenario that cannot be read
-/// ([`load_scenario`], its one line printed).
+/// The start-up settings and view values ([`merge`]) and the scenario
+/// with its path, its description noting which values the flags changed
+/// and a kernel this CPU lacks. Errors: the exit code after a scenario
+/// that cannot be read ([`load_scenario`], its one line printed).
+#[allow(clippy::type_complexity)]
 fn start_settings(
     w: &mut WindowArgs,
     m: &ArgMatches,
-) -> Result<(Settings, Option<(PathBuf, Scenario)>), ExitCode> {
-    let flags = given_flags(m);
+) -> Result<(Settings, ViewSettings, Option<(PathBuf, Scenario)>), ExitCode> {
+    let flags = &w.settings.0;
+    let start = |file: &Scenario| {
+        let (settings, view) = merge(file, flags);
+        (settings, ViewSettings::default().overlaid(&view))
+    };
     let Some(path) = w.scenario.clone() else {
-        return Ok((merge(&Scenario::default(), &flags).0, None));
+        let (settings, view) = start(&Scenario::default());
+        return Ok((settings, view, None));
     };
     let mut sc = match path.to_str().filter(|_| IN_BROWSER) {
         // A link with an unknown preset still opens, with the defaults.
@@ -238,18 +224,13 @@ fn start_settings(
             Err(e) => {
                 w.ignored.push(format!("scenario={name} ({e})"));
                 w.scenario = None;
-                return Ok((merge(&Scenario::default(), &flags).0, None));
+                let (settings, view) = start(&Scenario::default());
+                return Ok((settings, view, None));
             }
         },
         None => load_scenario(&path)?,
     };
-    let (settings, view) = merge(&sc, &flags);
-    w.color = view.color.unwrap_or(w.color);
-    w.vertex_layout = view.vertex_layout.unwrap_or(w.vertex_layout);
-    w.normal_bits = view.normal_bits.unwrap_or(w.normal_bits);
-    w.mesh = view.mesh.unwrap_or(w.mesh);
-    w.heatmap = view.heatmap.unwrap_or(w.heatmap);
-    w.cache_model = view.cache_model.unwrap_or(w.cache_model);
+    let (settings, view) = start(&sc);
     // The overlay says which values are not the file's.
     let mut notes = Vec::new();
     let changed = given_scenario_flags(m);
@@ -265,7 +246,7 @@ fn start_settings(
             .trim_start()
             .to_string();
     }
-    Ok((settings, Some((path, sc))))
+    Ok((settings, view, Some((path, sc))))
 }
 
 /// Checks that `--screenshot PATH` can be written before any frame is
@@ -301,11 +282,7 @@ fn check_screenshot(path: &Path) -> Result<(), String> {
 /// Says which given flags a lesson's steps set instead (every step sets
 /// the scene from the lesson's file), rather than dropping them silently.
 fn note_lesson_overrides(m: &ArgMatches) {
-    let overridden: Vec<String> = LESSON_SETS
-        .iter()
-        .filter(|id| given(m, id))
-        .map(|id| format!("--{}", id.replace('_', "-")))
-        .collect();
+    let overridden = given_scenario_flags(m);
     if !overridden.is_empty() {
         eprintln!(
             "note: --lesson: {} change the scene over the step's own settings; the lesson measures its steps as written, and its panel says where the scene differs",
@@ -332,27 +309,23 @@ fn fit_window(asked: (i32, i32)) -> (i32, i32) {
     fitted
 }
 
-/// The app's start-up options from the flags `w`, the merged `settings`,
-/// the scenario and the lesson.
+/// The app's start-up options from the flags `w`, the merged `settings`
+/// and `view`, the scenario and the lesson.
 fn app_options(
     w: WindowArgs,
     settings: Settings,
+    view: ViewSettings,
     scenario: Option<(PathBuf, Scenario)>,
     lesson: Option<Lesson>,
 ) -> AppOptions {
     AppOptions {
         settings,
+        view,
         screenshot: w.screenshot,
         frames: w.frames,
         select: w.select,
-        color: w.color,
-        cell_occupancy: w.heatmap,
         memory_view: w.memory_view,
         sweep: w.sweep,
-        vertex_layout: w.vertex_layout,
-        normal_precision: w.normal_bits,
-        cache_model: w.cache_model,
-        unit_mesh: w.mesh,
         scenario,
         lesson,
         lesson_step: w.step,
@@ -427,7 +400,7 @@ fn self_check(seed: u64) {
     let line = check.line(units, frames);
     if check.ok() {
         // The window opens after it; a closed stdout does not stop that.
-        let _ = super::output::println(&line);
+        let _ = spatial_query_lab::platform::stdout::println(&line);
         if IN_BROWSER {
             macroquad::logging::info!("{}", line);
         }
@@ -559,63 +532,57 @@ mod tests {
         assert_eq!(view, ScenarioView::default());
     }
 
+    /// Every row of the settings table on the window surface is a flag of
+    /// its own type: given one value each (its default's text, or its
+    /// range's top), every such field is read back, in the table's order.
     #[test]
-    fn every_scenario_field_but_the_steering_has_a_window_flag_of_its_type() {
+    fn every_setting_on_the_window_surface_has_a_flag_of_its_type() {
+        use spatial_query_lab::settings::rows::{Section, Surfaces, ROWS};
+        let (s, v) = (Settings::default(), ViewSettings::default());
+        let mut args: Vec<String> = Vec::new();
+        let mut want = Vec::new();
+        for r in ROWS.iter().filter(|r| r.on.has(Surfaces::WINDOW)) {
+            let text = match r.section {
+                Section::Engine => s.value(r.key),
+                Section::View => v.value(r.key),
+            }
+            .map(|v| v.text)
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| format!("{}", r.max()));
+            args.push(format!("--{}={text}", r.flag));
+            want.push(r.key);
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let fl = given_flags(&flags(&refs));
+        assert_eq!(
+            fl.named(),
+            want,
+            "a setting's flag is missing or of another type"
+        );
         let m = flags(&[
             "--units",
             "500",
-            "--workload",
-            "battle",
-            "--seed",
-            "3",
             "--world",
             "90",
-            "--radius",
-            "2",
-            "--cell-size",
-            "3",
-            "--strategy",
-            "naive",
-            "--threads",
-            "2",
-            "--kernel",
-            "scalar",
-            "--layout",
-            "aos",
-            "--reorder",
-            "off",
             "--reorder-every",
             "9",
-            "--pass",
-            "collect",
-            "--paused",
-            "--color",
-            "neighbor-heat",
-            "--vertex-layout",
-            "uncompressed",
+            "--kernel",
+            "scalar",
             "--normal-bits",
             "8",
-            "--mesh",
-            "infantry",
+            "--paused",
             "--heatmap",
-            "--cache-model",
-            "classroom",
+            "--speed",
+            "2.5",
+            "--separation",
+            "0",
         ]);
-        let without_flag = ["name", "description", "speed", "separation"];
-        let want: Vec<&str> = spatial_query_lab::settings::scenario::FIELDS
-            .into_iter()
-            .filter(|f| !without_flag.contains(f))
-            .collect();
-        assert_eq!(
-            given_flags(&m).named(),
-            want,
-            "a field's flag is missing or of another type"
-        );
         let fl = given_flags(&m);
         assert_eq!(
             (fl.units, fl.world, fl.reorder_every),
             (Some(500), Some(90.0), Some(9))
         );
+        assert_eq!((fl.speed, fl.separation), (Some(2.5), Some(0.0)));
         assert_eq!(
             fl.kernel,
             Some(spatial_query_lab::engine::spatial::Kernel::Scalar)

@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 use super::plan::{Outcome, Skipped};
 use super::recorder::{Measurement, Round};
 pub use super::spread::PhaseMs;
-use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
+use crate::engine::sim::Settings;
 use crate::engine::spatial::{Kernel, Strategy};
 use crate::measure::machine::Machine;
 use crate::measure::memory::modeled::Modeled;
@@ -17,32 +17,16 @@ use crate::measure::memory::modeled::Modeled;
 pub struct Row {
     /// What was measured, for people.
     pub label: String,
-    /// Strategy (its key in the JSON: `naive`, `grid`, `sorted-grid`).
-    pub strategy: Strategy,
-    /// Kernel the query ran; `None` where it runs none (Grid, and Naive
-    /// through AoS). Its key in the JSON (`scalar`, `sse`, `avx2`,
-    /// `avx512`, `neon`, `simd128`), `none` for `None` ([`Row::kernel_key`]).
-    #[serde(serialize_with = "kernel_key_or_none")]
-    pub kernel: Option<Kernel>,
-    /// Threads every phase ran on (for a skipped row: the count asked for;
-    /// a count the OS refused is a skipped row, never a row measured on
-    /// fewer threads).
-    pub threads: usize,
-    /// Unit count.
-    pub units: usize,
-    /// Workload (its key in the JSON).
-    pub workload: Workload,
-    /// Unit memory order (its key in the JSON: `off`, `cells`, `morton`,
-    /// `resident`).
-    pub reorder: Reorder,
-    /// Data layout (its key in the JSON: `aos-pointers`, `aos`, `soa`,
-    /// `hot-cold`).
-    pub layout: Layout,
-    /// How results reach the apply step (its key in the JSON: `collect`,
-    /// `fused`).
-    pub pass: Pass,
-    /// Query radius, world units.
-    pub radius: f32,
+    /// The settings of the variant (for a measured row, with the threads
+    /// every phase ran on; for a skipped one, as asked: a thread count the
+    /// OS refused is a skipped row, never a row measured on fewer threads).
+    /// In the JSON, the settings table's columns of a `bench` row
+    /// (`crate::settings::values::row_columns`: units, workload, seed,
+    /// world, radius, separation, strategy, threads, kernel — `none` where
+    /// the query runs none —, layout, reorder, reorder_every, pass), each
+    /// under its key.
+    #[serde(flatten, serialize_with = "settings_columns")]
+    pub settings: Settings,
     /// Grid cell edge the last frame used, world units: the effective one,
     /// which exceeds the asked one only where the grid's cell cap raised it
     /// (the asked one for a skipped row); `null` for Naive (no grid).
@@ -152,15 +136,7 @@ impl Row {
     fn planned(label: &str, s: &Settings) -> Row {
         Row {
             label: label.to_string(),
-            strategy: s.strategy,
-            kernel: s.uses_kernel().then_some(s.kernel),
-            threads: s.threads,
-            units: s.units,
-            workload: s.workload,
-            reorder: s.reorder,
-            layout: s.layout,
-            pass: s.pass,
-            radius: s.radius,
+            settings: s.clone(),
             cell_size: (s.strategy != Strategy::Naive).then_some(s.cell_size),
             cell_over_r: None,
             settle_frames: 0,
@@ -207,7 +183,7 @@ impl Row {
     /// Fills in the figures of the measurement `m`: threads, frames, the
     /// per-phase times (ms), rounds, counters and note.
     fn fill_measured(&mut self, m: &Measurement) {
-        self.threads = m.threads;
+        self.settings.threads = m.threads;
         self.cell_size = m.cell_size;
         self.cell_over_r = m.cell_over_r();
         self.settle_frames = m.settle;
@@ -265,17 +241,31 @@ impl Row {
     /// The kernel's key (`scalar`, `avx2`, ...), `none` where the query
     /// runs no kernel: the JSON's and the CSV's `kernel`.
     pub fn kernel_key(&self) -> &'static str {
-        kernel_key(self.kernel)
+        self.settings.kernel_key()
     }
+
+    /// The kernel the query ran; `None` where it runs none (Grid, and
+    /// Naive through AoS).
+    pub fn kernel(&self) -> Option<Kernel> {
+        self.settings.uses_kernel().then_some(self.settings.kernel)
+    }
+}
+
+/// Serializes a row's settings as the settings table's `bench` columns
+/// (`crate::settings::values::row_columns`), each under its key, into the
+/// row's own map (`flatten`).
+fn settings_columns<S: Serializer>(s: &Settings, ser: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let columns = crate::settings::values::row_columns(s);
+    let mut map = ser.serialize_map(Some(columns.len()))?;
+    for (key, value) in &columns {
+        map.serialize_entry(key, &value.json)?;
+    }
+    map.end()
 }
 
 /// The key of `kernel` (`scalar`, `avx2`, ...), `none` for `None` (a query
 /// that runs no kernel).
 pub fn kernel_key(kernel: Option<Kernel>) -> &'static str {
     kernel.map_or("none", Kernel::key)
-}
-
-/// Serializes a row's kernel as [`kernel_key`].
-fn kernel_key_or_none<S: Serializer>(kernel: &Option<Kernel>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(kernel_key(*kernel))
 }

@@ -5,9 +5,10 @@
 //! --layout=aos`), so one list gives both "Copy link" and "Copy command
 //! line", and a link opened reproduces what was on screen.
 
+use super::rows::{Kind, Row, Surfaces, TABLE};
 use super::scenario::ScenarioView;
 use crate::engine::sim::Settings;
-use crate::named::Named;
+use crate::settings::view::{ColorMode, Geometry, NormalPrecision, UnitMeshKind, VertexLayout};
 
 /// One flag: its name without the dashes (`cell-size`) and its value as
 /// the flag takes it (`None` for a switch such as `paused`).
@@ -19,9 +20,11 @@ pub struct Param {
     pub value: Option<String>,
 }
 
-/// The flags that are switches: alone they turn on, `--KEY=false` (URL
+/// Whether flag `key` is a switch: alone it turns on, `--KEY=false` (URL
 /// `KEY=false`) turns off what a lesson step or scenario turned on.
-const SWITCHES: [&str; 2] = ["paused", "heatmap"];
+fn is_switch(key: &str) -> bool {
+    Row::by_flag(key).is_some_and(|r| r.kind == Kind::Flag)
+}
 
 impl Param {
     fn new(key: &'static str, value: impl ToString) -> Param {
@@ -33,7 +36,7 @@ impl Param {
 
     /// Switch `key` on (the key alone) or off (`false`).
     fn switch(key: &'static str, on: bool) -> Param {
-        debug_assert!(SWITCHES.contains(&key), "{key} is no switch");
+        debug_assert!(is_switch(key), "{key} is no switch");
         Param {
             key,
             value: (!on).then(|| "false".to_string()),
@@ -52,121 +55,121 @@ pub struct Place {
     pub step: Option<usize>,
 }
 
-/// The flags that turn `base` (settings and view values) into `live`, in
-/// the flags' order of `--help`, after the place's `lesson` and `step`.
-/// Every view value is compared where both sides have one. A world edge
-/// that `live` derives from the density while `base` names one cannot be
-/// written as a flag and is left out. Allocates the list.
-pub fn params(
-    place: &Place,
-    (live, live_view): (&Settings, &ScenarioView),
-    (base, base_view): (&Settings, &ScenarioView),
-) -> Vec<Param> {
-    let mut out = Vec::new();
-    if let Some(l) = &place.lesson {
-        out.push(Param::new("lesson", l));
+/// The parameter of a setting that differs, written as its flag takes it
+/// (a switch as its key alone, or `false`).
+fn param(row: &'static Row, text: String) -> Param {
+    if row.kind == Kind::Flag {
+        Param::switch(row.flag, text == "true")
+    } else {
+        Param::new(row.flag, text)
     }
-    if let Some(s) = place.step {
-        out.push(Param::new("step", s));
-    }
-    let mut put = |differs: bool, p: Param| {
-        if differs {
-            out.push(p);
+}
+
+/// The code of [`params`], from the settings table.
+macro_rules! params_of {
+    (
+        engine {$(
+            $key:ident : $ty:ty $([$opt:ident])? = $kind:ident {
+                flag: $flag:literal,
+                default: $default:tt,
+                range: $range:tt,
+                unit: $unit:literal,
+                slider: $slider:tt,
+                help: $help:literal,
+                on: [$($surface:ident),*],
+                bench: $bench:tt,
+            }
+        )*}
+        view {$(
+            $vkey:ident : $vty:ty = $vkind:ident {
+                flag: $vflag:literal,
+                default: $vdefault:tt,
+                range: $vrange:tt,
+                unit: $vunit:literal,
+                slider: $vslider:tt,
+                help: $vhelp:literal,
+                on: [$($vsurface:ident),*],
+                bench: $vbench:tt,
+            }
+        )*}
+    ) => {
+        /// The flags that turn `base` (settings and view values) into
+        /// `live`, after the place's `lesson` and `step`, in the table's
+        /// order (that of `--help`): every setting on the `link` surface
+        /// whose value differs. Every view value is compared where both
+        /// sides have one. A world edge that `live` derives from the
+        /// density while `base` names one cannot be written as a flag and
+        /// is left out; a cell that follows the radius has no flag (over a
+        /// base that names another cell, its current size is named instead:
+        /// the same grid). Allocates the list.
+        pub fn params(
+            place: &Place,
+            (live, live_view): (&Settings, &ScenarioView),
+            (base, base_view): (&Settings, &ScenarioView),
+        ) -> Vec<Param> {
+            let mut out = Vec::new();
+            if let Some(l) = &place.lesson {
+                out.push(Param::new("lesson", l));
+            }
+            if let Some(s) = place.step {
+                out.push(Param::new("step", s));
+            }
+            $(
+                if TABLE.$key.on.has(Surfaces::LINK) && params_of!(@differs $key, live, base $(, $opt)?) {
+                    if let Some(v) = live.value(stringify!($key)).filter(|v| !v.text.is_empty()) {
+                        out.push(param(&TABLE.$key, v.text));
+                    }
+                }
+            )*
+            $(
+                if let (true, Some(a), Some(b)) = (TABLE.$vkey.on.has(Surfaces::LINK), live_view.$vkey, base_view.$vkey) {
+                    if a != b {
+                        let text = <kind_of!($vkind) as crate::settings::kind::Kind<$vty>>::text(&a);
+                        out.push(param(&TABLE.$vkey, text));
+                    }
+                }
+            )*
+            out
         }
     };
-    put(live.units != base.units, Param::new("units", live.units));
-    if let (Some(w), true) = (live.world, live.world != base.world) {
-        put(true, Param::new("world", w));
-    }
-    put(
-        live.radius != base.radius,
-        Param::new("radius", live.radius),
-    );
-    // A cell that follows the radius has no flag: over a base that names
-    // another cell, its current size is named instead (the same grid).
-    let cell_named = if live.cell_follows_radius {
-        !base.cell_follows_radius && live.cell_size != base.cell_size
-    } else {
-        live.cell_size != base.cell_size || base.cell_follows_radius
+    (@differs cell_size, $live:ident, $base:ident) => {
+        if $live.cell_follows_radius {
+            !$base.cell_follows_radius && $live.cell_size != $base.cell_size
+        } else {
+            $live.cell_size != $base.cell_size || $base.cell_follows_radius
+        }
     };
-    put(cell_named, Param::new("cell-size", live.cell_size));
-    put(live.seed != base.seed, Param::new("seed", live.seed));
-    put(
-        live.workload != base.workload,
-        Param::new("workload", live.workload.key()),
-    );
-    put(
-        live.strategy != base.strategy,
-        Param::new("strategy", live.strategy.key()),
-    );
-    put(
-        live.kernel != base.kernel,
-        Param::new("kernel", live.kernel.key()),
-    );
-    put(
-        live.threads != base.threads,
-        Param::new("threads", live.threads),
-    );
-    put(
-        live.reorder != base.reorder,
-        Param::new("reorder", live.reorder.key()),
-    );
-    put(
-        live.reorder_every != base.reorder_every,
-        Param::new("reorder-every", live.reorder_every),
-    );
-    put(
-        live.layout != base.layout,
-        Param::new("layout", live.layout.key()),
-    );
-    put(live.pass != base.pass, Param::new("pass", live.pass.key()));
-    put(live.speed != base.speed, Param::new("speed", live.speed));
-    put(
-        live.separation != base.separation,
-        Param::new("separation", live.separation),
-    );
-    put(
-        live.paused != base.paused,
-        Param::switch("paused", live.paused),
-    );
-    let v = |a: Option<&'static str>, b: Option<&'static str>| a.is_some() && b.is_some() && a != b;
-    let (lv, bv) = (live_view, base_view);
-    if let Some(c) = lv
-        .color
-        .filter(|_| v(lv.color.map(Named::key), bv.color.map(Named::key)))
-    {
-        put(true, Param::new("color", c.key()));
-    }
-    if let Some(l) = lv.vertex_layout.filter(|_| {
-        v(
-            lv.vertex_layout.map(Named::key),
-            bv.vertex_layout.map(Named::key),
-        )
-    }) {
-        put(true, Param::new("vertex-layout", l.key()));
-    }
-    if let (Some(a), Some(b)) = (lv.normal_bits, bv.normal_bits) {
-        put(a != b, Param::new("normal-bits", a.bits()));
-    }
-    if let Some(m) = lv
-        .mesh
-        .filter(|_| v(lv.mesh.map(Named::key), bv.mesh.map(Named::key)))
-    {
-        put(true, Param::new("mesh", m.key()));
-    }
-    if let (Some(a), Some(b)) = (lv.heatmap, bv.heatmap) {
-        put(a != b, Param::switch("heatmap", a));
-    }
-    if let Some(g) = lv.cache_model.filter(|_| {
-        v(
-            lv.cache_model.map(Named::key),
-            bv.cache_model.map(Named::key),
-        )
-    }) {
-        put(true, Param::new("cache-model", g.key()));
-    }
-    out
+    (@differs $key:ident, $live:ident, $base:ident, optional) => {
+        $live.$key.is_some() && $live.$key != $base.$key
+    };
+    (@differs $key:ident, $live:ident, $base:ident) => {
+        $live.$key != $base.$key
+    };
 }
+
+/// The kind marker type of a row's kind name.
+macro_rules! kind_of {
+    (Name) => {
+        crate::settings::kind::Name
+    };
+    (Bits) => {
+        crate::settings::kind::Bits
+    };
+    (Flag) => {
+        crate::settings::kind::Flag
+    };
+    (Whole) => {
+        crate::settings::kind::Whole
+    };
+    (Real) => {
+        crate::settings::kind::Real
+    };
+    (KernelName) => {
+        crate::settings::kind::KernelName
+    };
+}
+
+crate::settings_table!(params_of);
 
 /// `params` as a URL on `base` (`https://host/lab/`): `base?k=v&k=v`, each
 /// value percent-encoded, a switch as its key alone; `base` alone when
@@ -195,7 +198,7 @@ pub fn command_line(params: &[Param]) -> String {
         out += &format!(" --{}", p.key);
         if let Some(v) = &p.value {
             // A switch takes its value joined (`--paused=false`).
-            out.push(if SWITCHES.contains(&p.key) { '=' } else { ' ' });
+            out.push(if is_switch(p.key) { '=' } else { ' ' });
             out += &quote(v);
         }
     }
@@ -349,5 +352,79 @@ mod tests {
             command_line(&p),
             "spatial-query-lab --paused=false --heatmap=false"
         );
+    }
+
+    /// Values to try for `row`'s setting other than its default: its
+    /// range's ends, its names, both switches, both bit counts.
+    fn candidates(row: &Row) -> Vec<String> {
+        match row.kind {
+            Kind::Whole | Kind::Real => vec![row.min().to_string(), row.max().to_string()],
+            Kind::Flag => vec!["true".into(), "false".into()],
+            Kind::Bits => vec!["8".into(), "16".into()],
+            Kind::Name | Kind::KernelName => crate::settings::scenario::expected(row.key)
+                .trim_start_matches("one of ")
+                .split(", ")
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    /// Every setting on the link surface is written when it alone differs
+    /// from the base, under its flag, and reads back to the same value: a
+    /// row missing from the link's parameters fails here.
+    #[test]
+    fn every_setting_on_the_link_surface_is_written_and_reads_back() {
+        use crate::settings::rows::{Section, ROWS};
+        use crate::settings::view::ViewSettings;
+        let (base, base_view) = (Settings::default(), ViewSettings::default());
+        for row in ROWS.iter().filter(|r| r.on.has(Surfaces::LINK)) {
+            let (mut live, mut live_view) = (base.clone(), base_view);
+            let text = candidates(row)
+                .into_iter()
+                .find(|t| match row.section {
+                    Section::Engine => {
+                        let mut s = base.clone();
+                        s.set_text(row.key, t).is_ok() && s.value(row.key) != base.value(row.key)
+                    }
+                    Section::View => {
+                        let mut v = base_view;
+                        v.set_text(row.key, t).is_ok()
+                            && v.value(row.key) != base_view.value(row.key)
+                    }
+                })
+                .unwrap_or_else(|| panic!("{}: no value other than the default", row.key));
+            match row.section {
+                Section::Engine => live.set_text(row.key, &text).unwrap(),
+                Section::View => live_view.set_text(row.key, &text).unwrap(),
+            }
+            if row.key == "cell_size" {
+                live.cell_follows_radius = false;
+            }
+            let p = params(
+                &Place::default(),
+                (&live, &ScenarioView::from(live_view)),
+                (&base, &ScenarioView::from(base_view)),
+            );
+            assert_eq!(p.len(), 1, "{}: {p:?}", row.key);
+            assert_eq!(p[0].key, row.flag, "{}", row.key);
+            // The parameter reads back to the value on screen.
+            let (mut back, mut back_view) = (base.clone(), base_view);
+            let value = p[0].value.clone().unwrap_or_else(|| "true".to_string());
+            match row.section {
+                Section::Engine => {
+                    back.set_text(row.key, &value).unwrap();
+                    assert_eq!(back.value(row.key), live.value(row.key), "{}", row.key);
+                }
+                Section::View => {
+                    back_view.set_text(row.key, &value).unwrap();
+                    assert_eq!(
+                        back_view.value(row.key),
+                        live_view.value(row.key),
+                        "{}",
+                        row.key
+                    );
+                }
+            }
+        }
     }
 }

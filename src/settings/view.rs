@@ -269,3 +269,44 @@ crate::named! { Geometry {
     Machine => "machine", "this machine";
     Classroom => "classroom", "classroom";
 } }
+
+/// Writes [`ViewSettings`] and its defaults from the settings table's view
+/// rows.
+macro_rules! view_settings {
+    (
+        engine { $($engine:tt)* }
+        view {$(
+            $key:ident : $ty:ty = $kind:ident {
+                flag: $flag:literal,
+                default: ($default:expr),
+                range: $range:tt,
+                unit: $unit:literal,
+                slider: $slider:tt,
+                help: $help:literal,
+                on: [$($surface:ident),*],
+                bench: $bench:tt,
+            }
+        )*}
+    ) => {
+        /// The window's look, one field per view row of the settings table
+        /// (the engine never reads them): scenario and lesson files, flags
+        /// and links set them like the engine's settings.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct ViewSettings {
+            $(
+                #[doc = $help]
+                pub $key: $ty,
+            )*
+        }
+
+        impl Default for ViewSettings {
+            fn default() -> Self {
+                ViewSettings {
+                    $($key: $default,)*
+                }
+            }
+        }
+    };
+}
+
+crate::settings_table!(view_settings);

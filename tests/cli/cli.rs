@@ -67,6 +67,10 @@ fn invalid_flags_exit_nonzero_with_one_line_naming_the_flag() {
         (&["bench", "--cell-sizes", "5,-1"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "5,nan"], "--cell-sizes"),
         (&["bench", "--cell-sizes", "inf"], "--cell-sizes"),
+        // One range per setting (case Y34): what a file refuses, a flag refuses.
+        (&["bench", "--cell-sizes", "1e-30"], "--cell-sizes"),
+        (&["bench", "--radius", "1e-30"], "--radius"),
+        (&["--seed", "9223372036854775808"], "--seed"),
         (&["bench", "--cell-sizes", "5,,10"], "--cell-sizes"),
         (&["bench", "--skip-above", "0"], "--skip-above"),
         (&["bench", "--separation", "-1"], "--separation"),
@@ -115,39 +119,48 @@ fn help_exits_zero() {
     );
 }
 
-/// The flags' help quotes each numeric setting's range from the schema, so
-/// a range changed there cannot leave the help behind.
+/// The flags' help quotes each numeric setting's range from the settings
+/// table, so a range changed there cannot leave the help behind: every
+/// numeric row on the window surface in `--help`, every numeric row with a
+/// bench flag in `bench --help`, each with its help sentence.
 #[test]
-fn help_quotes_the_schema_ranges() {
-    use spatial_query_lab::settings::schema::{REORDER_EVERY, SEPARATION, THREADS, UNITS, WORLD};
+fn help_quotes_the_table_ranges() {
+    use spatial_query_lab::settings::rows::{BenchFlag, Surfaces, ROWS};
     let help = |args: &[&str]| {
         let out = exe().args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        // clap wraps long help: compare with the white space collapsed.
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    let window = help(&["--help"]);
-    for want in [
-        format!("Number of units ({})", UNITS.span_text()),
-        format!("World edge in world units, {}", WORLD.span_text()),
-        format!("query, apply), {}", THREADS.span_text()),
-        format!("Frames between reorders ({})", REORDER_EVERY.span_text()),
-    ] {
-        assert!(window.contains(&want), "--help lacks {want:?}:\n{window}");
+    let (window, bench) = (help(&["--help"]), help(&["bench", "--help"]));
+    let mut checked = 0;
+    for r in ROWS.iter().filter(|r| r.range.is_some()) {
+        let want = r.span_text();
+        if r.on.has(Surfaces::WINDOW) {
+            assert!(
+                window.contains(&format!("--{}", r.flag)),
+                "--help lacks --{}",
+                r.flag
+            );
+            assert!(
+                window.contains(r.help) && window.contains(&want),
+                "--help lacks {}'s help or range {want:?}:\n{window}",
+                r.key
+            );
+            checked += 1;
+        }
+        if r.bench != BenchFlag::None {
+            assert!(
+                bench.contains(r.help) && bench.contains(&want),
+                "bench --help lacks {}'s help or range {want:?}:\n{bench}",
+                r.key
+            );
+        }
     }
-    let bench = help(&["bench", "--help"]);
-    for want in [
-        format!("Unit counts, comma-separated (each {})", UNITS.span_text()),
-        format!(
-            "Separation steering while timed, {}",
-            SEPARATION.span_text()
-        ),
-        format!("Frames between reorders ({})", REORDER_EVERY.span_text()),
-    ] {
-        assert!(
-            bench.contains(&want),
-            "bench --help lacks {want:?}:\n{bench}"
-        );
-    }
+    assert!(checked >= 9, "every numeric setting has a window flag");
 }
 
 /// `bench --format json` prints one array of objects with the documented
@@ -952,7 +965,9 @@ fn flags_a_lesson_overrides_are_named() {
 }
 
 /// Case X9: a cell size the grid cannot honour is raised the same way for
-/// every tiny value, and the row says so (the cell used, and a note).
+/// every tiny value the table's range allows, and the row says so (the
+/// cell used, and a note); below that range it is refused, as in a file
+/// (case Y34, in `invalid_flags_exit_nonzero_with_one_line_naming_the_flag`).
 #[test]
 fn bench_rows_report_the_cell_the_grid_used() {
     let out = exe()
@@ -967,7 +982,7 @@ fn bench_rows_report_the_cell_the_grid_used() {
         ])
         .args([
             "--cell-sizes",
-            "1e-30,0.01",
+            "0.02,0.01",
             "--frames",
             "1",
             "--warmup",

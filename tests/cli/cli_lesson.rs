@@ -118,7 +118,12 @@ fn a_teachers_file_runs_and_a_bad_one_is_one_line() {
         "2",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("label,strategy,kernel"), "{out}");
+    // The label, then the settings table's columns, in the table's order.
+    assert!(
+        out.starts_with("label,units,workload,seed,world,radius"),
+        "{out}"
+    );
+    assert!(out.contains(",strategy,threads,kernel,"), "{out}");
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(err.contains("grid took ") && err.contains(" ms"), "{err}");
     let bad = dir.join("bad.toml");

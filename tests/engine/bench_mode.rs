@@ -7,11 +7,14 @@ use spatial_query_lab::engine::spatial::{Kernel, Strategy};
 #[test]
 fn markdown_lists_each_measured_row() {
     let cfg = BenchConfig {
-        units: vec![3_000],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![3_000],
+            strategy: vec![Strategy::Naive],
+            kernel: vec![Kernel::Scalar],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 1,
         warmup: 0,
-        strategies: vec![Strategy::Naive],
-        kernels: vec![Kernel::Scalar],
         ..BenchConfig::default()
     };
     let rows = spatial_query_lab::bench::run(&cfg, |_| {});
@@ -32,13 +35,16 @@ fn markdown_lists_each_measured_row() {
 #[test]
 fn progress_lines_tell_every_row_apart() {
     let cfg = BenchConfig {
-        units: vec![1_500],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_500],
+            strategy: vec![Strategy::Grid],
+            kernel: vec![Kernel::Scalar],
+            reorder: vec![Reorder::Off, Reorder::Cells],
+            threads: vec![1, 2],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 1,
         warmup: 0,
-        strategies: vec![Strategy::Grid],
-        kernels: vec![Kernel::Scalar],
-        reorders: vec![Reorder::Off, Reorder::Cells],
-        threads: vec![1, 2],
         ..BenchConfig::default()
     };
     let mut lines = Vec::new();
@@ -127,11 +133,14 @@ fn cell_sizes_flag_gives_one_row_per_cell_size_with_the_same_neighbors() {
 #[test]
 fn cell_size_is_reported_in_json_and_markdown() {
     let cfg = BenchConfig {
-        units: vec![1_500],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_500],
+            strategy: vec![Strategy::Naive, Strategy::Grid],
+            kernel: vec![Kernel::Scalar],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 1,
         warmup: 0,
-        strategies: vec![Strategy::Naive, Strategy::Grid],
-        kernels: vec![Kernel::Scalar],
         ..BenchConfig::default()
     };
     let rows = spatial_query_lab::bench::run(&cfg, |_| {});
@@ -143,14 +152,17 @@ fn cell_size_is_reported_in_json_and_markdown() {
     assert_eq!(json[1]["cell_size"].as_f64(), Some(10.0));
 
     let cfg = BenchConfig {
-        cell_sizes: vec![5.0, 20.0],
+        lists: spatial_query_lab::bench::BenchLists {
+            cell_size: vec![5.0, 20.0],
+            ..cfg.lists.clone()
+        },
         ..cfg
     };
     let mut lines = Vec::new();
     let rows = spatial_query_lab::bench::run(&cfg, |r| lines.push(r.progress_line()));
     let keys: Vec<(&str, Option<f32>)> = rows
         .iter()
-        .map(|r| (r.strategy.key(), r.cell_size))
+        .map(|r| (r.settings.strategy.key(), r.cell_size))
         .collect();
     assert_eq!(
         keys,
@@ -179,27 +191,36 @@ fn cell_size_is_reported_in_json_and_markdown() {
 #[test]
 fn strategies_without_a_kernel_are_measured_once_per_setting() {
     let cfg = BenchConfig {
-        units: vec![1_000],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_000],
+            strategy: vec![Strategy::Naive, Strategy::Grid],
+            kernel: Kernel::native().to_vec(),
+            layout: vec![
+                spatial_query_lab::engine::sim::Layout::Aos,
+                spatial_query_lab::engine::sim::Layout::Soa,
+            ],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 1,
         warmup: 0,
-        strategies: vec![Strategy::Naive, Strategy::Grid],
-        kernels: Kernel::native().to_vec(),
-        layouts: vec![
-            spatial_query_lab::engine::sim::Layout::Aos,
-            spatial_query_lab::engine::sim::Layout::Soa,
-        ],
         ..BenchConfig::default()
     };
     let rows = spatial_query_lab::bench::run(&cfg, |_| {});
     let keys: Vec<(&str, &str, &str)> = rows
         .iter()
-        .map(|r| (r.layout.key(), r.strategy.key(), r.kernel_key()))
+        .map(|r| {
+            (
+                r.settings.layout.key(),
+                r.settings.strategy.key(),
+                r.kernel_key(),
+            )
+        })
         .collect();
     let mut want = vec![("aos", "naive", "none"), ("aos", "grid", "none")];
     want.extend(Kernel::native().iter().map(|k| ("soa", "naive", k.key())));
     want.push(("soa", "grid", "none"));
     assert_eq!(keys, want);
-    for r in rows.iter().filter(|r| r.kernel.is_none()) {
+    for r in rows.iter().filter(|r| r.kernel().is_none()) {
         assert!(r.skipped.is_none(), "never skipped for a kernel: {r:?}");
     }
     let md = to_markdown(&rows);
@@ -215,12 +236,15 @@ fn strategies_without_a_kernel_are_measured_once_per_setting() {
 #[test]
 fn rounds_make_the_speedups_verdicts() {
     let cfg = BenchConfig {
-        units: vec![1_500],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_500],
+            strategy: vec![Strategy::Naive, Strategy::SortedGrid],
+            kernel: vec![Kernel::Scalar],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 2,
         warmup: 0,
         rounds: 3,
-        strategies: vec![Strategy::Naive, Strategy::SortedGrid],
-        kernels: vec![Kernel::Scalar],
         ..BenchConfig::default()
     };
     let rows = spatial_query_lab::bench::run(&cfg, |_| {});
@@ -283,14 +307,17 @@ fn every_row_carries_the_same_cache_model_on_every_run() {
     use spatial_query_lab::engine::sim::Layout;
     use spatial_query_lab::settings::view::Geometry;
     let cfg = BenchConfig {
-        units: vec![20_000],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![20_000],
+            strategy: vec![Strategy::Grid],
+            kernel: vec![Kernel::Scalar],
+            reorder: vec![Reorder::Off],
+            layout: vec![Layout::AosPointers, Layout::Aos, Layout::Soa],
+            threads: vec![1, 2],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 1,
         warmup: 0,
-        strategies: vec![Strategy::Grid],
-        kernels: vec![Kernel::Scalar],
-        reorders: vec![Reorder::Off],
-        layouts: vec![Layout::AosPointers, Layout::Aos, Layout::Soa],
-        threads: vec![1, 2],
         cache_model: Some(Geometry::Classroom),
         ..BenchConfig::default()
     };
@@ -298,7 +325,7 @@ fn every_row_carries_the_same_cache_model_on_every_run() {
         rows.iter()
             .map(|r| {
                 let m = r.model.clone().expect("every measured row is modeled");
-                ((r.layout, r.threads), m)
+                ((r.settings.layout, r.settings.threads), m)
             })
             .collect::<std::collections::HashMap<_, _>>()
     };
@@ -326,9 +353,12 @@ fn every_row_carries_the_same_cache_model_on_every_run() {
     assert!(soa.misses[1] < aos.misses[1], "L2: {soa:?} vs {aos:?}");
     let off = spatial_query_lab::bench::run(
         &BenchConfig {
+            lists: spatial_query_lab::bench::BenchLists {
+                threads: vec![1],
+                layout: vec![Layout::Soa],
+                ..cfg.lists.clone()
+            },
             cache_model: None,
-            threads: vec![1],
-            layouts: vec![Layout::Soa],
             ..cfg
         },
         |_| {},
@@ -341,11 +371,14 @@ fn every_row_carries_the_same_cache_model_on_every_run() {
 #[test]
 fn rows_carry_ns_per_unit_and_per_candidate_beside_the_working_set() {
     let cfg = BenchConfig {
-        units: vec![1_000, 4_000],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_000, 4_000],
+            strategy: vec![Strategy::SortedGrid],
+            kernel: vec![Kernel::Scalar],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 2,
         warmup: 0,
-        strategies: vec![Strategy::SortedGrid],
-        kernels: vec![Kernel::Scalar],
         cache_model: None,
         ..BenchConfig::default()
     };
@@ -354,7 +387,10 @@ fn rows_carry_ns_per_unit_and_per_candidate_beside_the_working_set() {
     for r in &rows {
         let q = r.median_ms.unwrap().query * 1e6;
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
-        assert!(close(r.ns_per_unit.unwrap(), q / r.units as f64), "{r:?}");
+        assert!(
+            close(r.ns_per_unit.unwrap(), q / r.settings.units as f64),
+            "{r:?}"
+        );
         assert!(close(r.ns_per_candidate.unwrap(), q / r.candidates as f64));
         let json = serde_json::to_value(r).unwrap();
         assert!(json["ns_per_unit"].is_f64() && json["working_set_bytes"].is_u64());
@@ -377,21 +413,24 @@ fn a_skipped_row_keeps_its_place_in_the_table() {
         return;
     };
     let cfg = BenchConfig {
-        units: vec![1_000, 2_000],
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_000, 2_000],
+            strategy: vec![Strategy::SortedGrid],
+            kernel: vec![Kernel::Scalar, absent],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
         frames: 1,
         warmup: 0,
         rounds: 2,
-        strategies: vec![Strategy::SortedGrid],
-        kernels: vec![Kernel::Scalar, absent],
         ..BenchConfig::default()
     };
     let mut finished = Vec::new();
     let rows = spatial_query_lab::bench::run(&cfg, |r| {
-        finished.push((r.units, r.kernel_key(), r.skipped.is_some()))
+        finished.push((r.settings.units, r.kernel_key(), r.skipped.is_some()))
     });
     let got: Vec<(usize, &str, bool)> = rows
         .iter()
-        .map(|r| (r.units, r.kernel_key(), r.skipped.is_some()))
+        .map(|r| (r.settings.units, r.kernel_key(), r.skipped.is_some()))
         .collect();
     assert_eq!(
         got,

@@ -108,7 +108,7 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
     };
     let row = Row::of(&result.outcome()?);
     let med = row.median_ms?;
-    let units = row.units as f64;
+    let units = row.settings.units as f64;
     Some(match metric {
         "query_ms" => med.query,
         "total_ms" => med.total,
@@ -123,7 +123,7 @@ fn expected(run: &LessonRun, this: usize, reference: &str) -> Option<f64> {
         "neighbors" => row.neighbors as f64,
         "candidates" => row.candidates as f64,
         "units" => units,
-        "threads" => row.threads as f64,
+        "threads" => row.settings.threads as f64,
         "cell" => row.cell_size? as f64,
         "cell_over_r" => row.cell_over_r?,
         "result_bytes" => row.result_bytes as f64,
@@ -149,7 +149,7 @@ fn ws_rows<'a>(result: &StepResult, m: &'a str) -> Option<(Vec<Row>, usize, &'a 
         .filter(|o| o.measured().is_some())
         .map(Row::of)
         .collect();
-    rows.sort_by_key(|r| r.units);
+    rows.sort_by_key(|r| r.settings.units);
     if rows.is_empty() {
         return None;
     }
@@ -182,7 +182,7 @@ fn expected_rounds(run: &LessonRun, this: usize, reference: &str) -> Option<(Vec
             let row = &rows[end];
             let values = row.rounds.iter().map(|r| {
                 let per = if what == "ns_per_unit" {
-                    row.units as f64
+                    row.settings.units as f64
                 } else {
                     r.candidates as f64
                 };
@@ -406,7 +406,7 @@ fn the_algorithms_lesson_finds_the_same_neighbors_with_every_strategy() {
     let rows: Vec<Row> = (0..run.len())
         .map(|k| Row::of(&run.result(k).unwrap().outcome().unwrap()))
         .collect();
-    assert_eq!(rows[0].strategy, Strategy::Naive);
+    assert_eq!(rows[0].settings.strategy, Strategy::Naive);
     assert!(rows
         .iter()
         .all(|r| r.neighbors == rows[0].neighbors && r.neighbors > 0));

@@ -9,6 +9,7 @@ use spatial_query_lab::engine::sim::{
     world_size, Layout, Pass, Reorder, Settings, Simulation, Workload, STANDARD_RADIUS,
 };
 use spatial_query_lab::engine::spatial::{Kernel, Strategy as Search};
+use spatial_query_lab::settings::rows::{Row, ROWS};
 use spatial_query_lab::settings::scenario::{self, Scenario, ScenarioView};
 use spatial_query_lab::settings::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
 
@@ -316,6 +317,16 @@ fn heatmap_is_true_or_false() {
 }
 
 /// The names of every named field's values, as the flags spell them.
+/// The numeric fields: every row of the settings table with a range, and
+/// the normal bits.
+fn numeric_fields() -> Vec<&'static str> {
+    ROWS.iter()
+        .filter(|r| r.range.is_some())
+        .map(|r| r.key)
+        .chain(["normal_bits"])
+        .collect()
+}
+
 fn names_of(field: &str) -> Vec<String> {
     fn keys<T: Copy>(all: &[T], key: fn(T) -> &'static str) -> Vec<String> {
         all.iter().map(|&v| key(v).to_string()).collect()
@@ -350,10 +361,11 @@ proptest! {
     }
 
     /// Valid fields with random values: within range they load, outside it
-    /// the error names the field and its line.
+    /// the error names the field and its line. Every numeric row of the
+    /// settings table, and the normal bits.
     #[test]
     fn numeric_fields_are_range_checked(
-        field in prop::sample::select(vec!["units", "seed", "world", "radius", "cell_size", "speed", "separation", "threads", "reorder_every", "normal_bits"]),
+        field in prop::sample::select(numeric_fields()),
         value in prop_oneof![any::<i64>().prop_map(|v| v.to_string()), any::<f64>().prop_map(|v| format!("{v:?}")), Just("nan".to_string()), Just("-inf".to_string())],
         line in 0usize..4,
     ) {
@@ -369,6 +381,10 @@ proptest! {
                 prop_assert!((1..=10_000).contains(&s.reorder_every));
                 if field == "normal_bits" {
                     prop_assert!(value == "16" || value == "8", "{}", value);
+                } else if let Some(row) = Row::by_key(field) {
+                    // What loaded lies in the row's range, exactly as written.
+                    let got = s.value(field).map(|v| v.text).unwrap_or_default();
+                    prop_assert!(row.parse_count(&got).is_ok() || row.parse_number(&got).is_ok(), "{} = {} loaded as {}", field, value, got);
                 }
             }
             Err(e) => {

@@ -790,14 +790,14 @@ fn a_passing_message_does_not_move_the_controls() {
     // next click hit the control above the one aimed at.
     let mut h = harness(stats());
     h.run();
-    let before = slider(&h, "sim speed");
+    let before = slider(&h, "speed");
     h.state_mut().stats.status = Some(("Screenshot saved: spatial-query-lab-001.png".into(), 1e9));
     h.run();
     assert!(
         texts(&h).iter().any(|l| l.starts_with("Screenshot saved")),
         "the message is shown"
     );
-    assert_eq!(slider(&h, "sim speed"), before, "the controls stay put");
+    assert_eq!(slider(&h, "speed"), before, "the controls stay put");
 }
 
 /// Stats with 120 frames of history, so the timings graph has lines.

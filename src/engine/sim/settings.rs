@@ -1,80 +1,66 @@
-//! Everything a user can set ([`Settings`]) and what a spawn depends on
-//! ([`SpawnKey`]).
+//! Everything a user can set for the engine ([`Settings`], written from
+//! the one settings table's engine rows: `crate::settings::table`) and what
+//! a spawn depends on ([`SpawnKey`]).
 
 use super::{world_size, Layout, Pass, Reorder, Workload, STANDARD_RADIUS};
 use crate::engine::spatial::{Kernel, Strategy};
-use crate::settings::schema;
 
-/// Everything a user can set; the overlay and the command line edit a copy and
-/// the simulation reads it each step.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    /// Unit count; changing it respawns the world.
-    pub units: usize,
-    /// Initial positions; changing it respawns.
-    pub workload: Workload,
-    /// Seed of the spawn; changing it respawns.
-    pub seed: u64,
-    /// World edge L, world units (the world is `[0, L)^2`); `None` for the
-    /// standard density of `docs/workloads.md`, [`world_size`]`(units,
-    /// STANDARD_RADIUS)`. A value that is not finite and positive counts as
-    /// `None`. Changing it respawns.
-    pub world: Option<f32>,
-    /// Spatial strategy used for the per-unit pass.
-    pub strategy: Strategy,
-    /// Distance-test kernel (replaced by Scalar if the CPU lacks it).
-    pub kernel: Kernel,
-    /// Threads for the frame: move, CSR rebuild (its scatter included), query, apply (1 = the calling thread only).
-    pub threads: usize,
-    /// Query radius, world units (> 0).
-    pub radius: f32,
-    /// Grid cell edge, world units (> 0); see `GridGeometry::fit` for the cap
-    /// and `settings::budget::min_cell_size` for the smallest value the window offers.
-    pub cell_size: f32,
-    /// Keep `cell_size` equal to `radius` whenever the radius changes (the
-    /// overlay's "= r" toggle); read by `settings::budget::settle`, not by the step.
-    pub cell_follows_radius: bool,
-    /// Simulation time per real second (0 = frozen, 1 = real time).
-    pub speed: f32,
-    /// Separation steering strength (0 = units ignore each other).
-    pub separation: f32,
-    /// When true, units do not move, but the index and queries still run every frame.
-    pub paused: bool,
-    /// Memory order of the units: `cells` and `morton` restored every
-    /// `reorder_every` frames; `resident` kept by every SortedGrid rebuild
-    /// (SoA; with another layout or strategy it acts as `cells`).
-    pub reorder: Reorder,
-    /// Frames between reorders (>= 1).
-    pub reorder_every: u32,
-    /// How the units are stored; changing it re-stores the same units.
-    pub layout: Layout,
-    /// How query results reach the apply step.
-    pub pass: Pass,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            units: schema::UNITS.default_whole() as usize,
-            workload: Workload::Uniform,
-            seed: schema::SEED.default_whole(),
-            world: None,
-            strategy: Strategy::Grid,
-            kernel: Kernel::best(),
-            threads: schema::THREADS.default_whole() as usize,
-            radius: STANDARD_RADIUS,
-            cell_size: STANDARD_RADIUS,
-            cell_follows_radius: true,
-            speed: schema::SPEED.default as f32,
-            separation: schema::SEPARATION.default as f32,
-            paused: false,
-            reorder: Reorder::Resident,
-            reorder_every: schema::REORDER_EVERY.default_whole() as u32,
-            layout: Layout::Soa,
-            pass: Pass::Fused,
+/// Writes [`Settings`] and its defaults from the settings table's engine
+/// rows (the view rows are the window's).
+macro_rules! engine_settings {
+    (
+        engine {$(
+            $key:ident : $ty:ty $([$opt:ident])? = $kind:ident {
+                flag: $flag:literal,
+                default: $default:tt,
+                range: $range:tt,
+                unit: $unit:literal,
+                slider: $slider:tt,
+                help: $help:literal,
+                on: [$($surface:ident),*],
+                bench: $bench:tt,
+            }
+        )*}
+        view { $($view:tt)* }
+    ) => {
+        /// Everything a user can set for the engine; the overlay and the
+        /// command line edit a copy and the simulation reads it each step.
+        /// One field per engine row of the settings table, with its help
+        /// sentence; the ranges are the table's. `world` is `None` for the
+        /// standard density of `docs/workloads.md` ([`world_size`]`(units,
+        /// STANDARD_RADIUS)`; a value that is not finite and positive counts
+        /// as `None`); `kernel` is replaced by Scalar where the CPU lacks it;
+        /// `cell_size` follows `radius` while `cell_follows_radius` is set.
+        /// Changing `units`, `workload`, `seed` or `world` respawns; changing
+        /// `layout` re-stores the same units.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Settings {
+            $(
+                #[doc = $help]
+                pub $key: engine_settings!(@ty $ty $([$opt])?),
+            )*
+            /// Keep `cell_size` equal to `radius` whenever the radius changes
+            /// (the overlay's "= r" toggle); read by the budget rules
+            /// (`settings::budget::settle`), not by the step.
+            pub cell_follows_radius: bool,
         }
-    }
+
+        impl Default for Settings {
+            fn default() -> Self {
+                Settings {
+                    $($key: engine_settings!(@default $default),)*
+                    cell_follows_radius: true,
+                }
+            }
+        }
+    };
+    (@ty $ty:ty) => { $ty };
+    (@ty $ty:ty [optional]) => { Option<$ty> };
+    (@default ($e:expr)) => { $e };
+    (@default ($e:expr, $text:literal)) => { $e };
 }
+
+crate::settings_table!(engine_settings);
 
 impl Settings {
     /// The world edge L (world units) these settings spawn: `world` when it

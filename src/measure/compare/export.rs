@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::{working_set_text, Comparison, SweepCurve};
+use crate::engine::sim::Settings;
 use crate::measure::machine::Machine;
 use crate::measure::row::{PhaseMs, Row};
 use crate::measure::working_set_sweep::WsCurve;
@@ -200,9 +201,38 @@ impl Comparison {
     }
 }
 
-/// CSV of `rows` (see [`Comparison::to_csv`]).
+/// CSV of `rows` (see [`Comparison::to_csv`]): each row's label, its
+/// settings columns from the settings table
+/// ([`crate::settings::values::row_columns`], as their flags take them;
+/// empty for an unset optional value), then its figures ([`CsvRow`]).
 fn rows_csv(rows: &[Row]) -> String {
-    csv_text(rows.iter().map(CsvRow::of))
+    /// Records of strings read back from CSV this module wrote.
+    const OWN: &str = "CSV written here reads back";
+    let figures = csv_text(rows.iter().map(CsvRow::of));
+    let mut lines = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(figures.as_bytes())
+        .into_records()
+        .map(|r| r.expect(OWN));
+    let columns = |s: &Settings| crate::settings::values::row_columns(s);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let head = lines.next().expect(OWN);
+    let keys = columns(&Settings::default())
+        .into_iter()
+        .map(|(k, _)| k.to_string());
+    let header: Vec<String> = std::iter::once("label".to_string())
+        .chain(keys)
+        .chain(head.iter().map(str::to_string))
+        .collect();
+    w.write_record(&header).expect(OWN);
+    for (row, rest) in rows.iter().zip(lines) {
+        let record: Vec<String> = std::iter::once(row.label.clone())
+            .chain(columns(&row.settings).into_iter().map(|(_, v)| v.text))
+            .chain(rest.iter().map(str::to_string))
+            .collect();
+        w.write_record(&record).expect(OWN);
+    }
+    String::from_utf8(w.into_inner().expect(OWN)).expect("CSV of UTF-8 fields is UTF-8")
 }
 
 /// CSV of the points of `curves` (see [`Comparison::curves_csv`]).
@@ -279,31 +309,12 @@ fn phase(v: Option<PhaseMs>, pick: fn(&PhaseMs) -> f64) -> String {
     v.map_or(String::new(), |p| ms(pick(&p)))
 }
 
-/// One line of [`Comparison::to_csv`]: its columns in order, named as in
-/// the header (`bench`'s keys; the time columns in ms to the microsecond,
-/// empty where the row has none).
+/// The figures of one line of [`Comparison::to_csv`], after its label and
+/// settings columns: its columns in order, named as in the header
+/// (`bench`'s keys; the time columns in ms to the microsecond, empty where
+/// the row has none).
 #[derive(Default, Serialize)]
 struct CsvRow<'a> {
-    /// [`Row::label`].
-    label: &'a str,
-    /// The strategy's key.
-    strategy: &'static str,
-    /// The kernel's key, `none` where the query runs none.
-    kernel: &'static str,
-    /// The layout's key.
-    layout: &'static str,
-    /// The unit order's key.
-    reorder: &'static str,
-    /// The pass's key.
-    pass: &'static str,
-    /// Threads the phases ran on.
-    threads: usize,
-    /// Unit count.
-    units: usize,
-    /// The workload's key.
-    workload: &'static str,
-    /// Query radius, world units, as Rust prints an `f32`.
-    radius: String,
     /// Grid cell edge, world units, as Rust prints an `f32`; empty for Naive.
     cell_size: String,
     /// `cell_size / radius` to 3 decimals; empty for Naive.
@@ -365,16 +376,6 @@ impl<'a> CsvRow<'a> {
     fn of(r: &'a Row) -> CsvRow<'a> {
         let rounds: Vec<String> = r.rounds.iter().map(|x| ms(x.median_ms.total)).collect();
         CsvRow {
-            label: &r.label,
-            strategy: r.strategy.key(),
-            kernel: r.kernel_key(),
-            layout: r.layout.key(),
-            reorder: r.reorder.key(),
-            pass: r.pass.key(),
-            threads: r.threads,
-            units: r.units,
-            workload: r.workload.key(),
-            radius: r.radius.to_string(),
             cell_size: r.cell_size.map_or(String::new(), |c| c.to_string()),
             cell_over_r: opt(r.cell_over_r),
             rounds: r.rounds.len(),
@@ -460,7 +461,7 @@ pub fn md_cell(t: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{curves_csv, rows_csv};
-    use crate::engine::sim::{Layout, Pass, Reorder, Workload};
+    use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
     use crate::engine::spatial::{Kernel, Strategy};
     use crate::measure::compare::{CurvePoint, SweepCurve};
     use crate::measure::machine::Machine;
@@ -501,15 +502,18 @@ mod tests {
         };
         Row {
             label: "SortedGrid, \"fast\"\nsecond line".to_string(),
-            strategy: Strategy::SortedGrid,
-            kernel: Some(Kernel::Scalar),
-            threads: 2,
-            units: 12_345,
-            workload: Workload::Clustered,
-            reorder: Reorder::Morton,
-            layout: Layout::HotCold,
-            pass: Pass::Collect,
-            radius: 0.1,
+            settings: Settings {
+                strategy: Strategy::SortedGrid,
+                kernel: Kernel::Scalar,
+                threads: 2,
+                units: 12_345,
+                workload: Workload::Clustered,
+                reorder: Reorder::Morton,
+                layout: Layout::HotCold,
+                pass: Pass::Collect,
+                radius: 0.1,
+                ..Settings::default()
+            },
             cell_size: Some(12.345_678),
             cell_over_r: Some(123.456_78),
             settle_frames: 2,
@@ -549,15 +553,18 @@ mod tests {
     fn skipped() -> Row {
         Row {
             label: "Naive\r".to_string(),
-            strategy: Strategy::Naive,
-            kernel: None,
-            threads: 1,
-            units: 100_000,
-            workload: Workload::Uniform,
-            reorder: Reorder::Off,
-            layout: Layout::Aos,
-            pass: Pass::Fused,
-            radius: 10.0,
+            settings: Settings {
+                strategy: Strategy::Naive,
+                kernel: Kernel::Scalar,
+                threads: 1,
+                units: 100_000,
+                workload: Workload::Uniform,
+                reorder: Reorder::Off,
+                layout: Layout::Aos,
+                pass: Pass::Fused,
+                radius: 10.0,
+                ..Settings::default()
+            },
             cell_size: None,
             cell_over_r: None,
             settle_frames: 0,
@@ -608,20 +615,20 @@ mod tests {
     fn rows_csv_has_its_header_numbers_and_quoting() {
         let csv = rows_csv(&[measured(), skipped()]);
         let want = [
-            "label,strategy,kernel,layout,reorder,pass,threads,units,workload,radius,\
-             cell_size,cell_over_r,rounds,frames,planned_frames,median_total_ms,\
+            "label,units,workload,seed,world,radius,separation,strategy,threads,kernel,\
+             layout,reorder,reorder_every,pass,cell_size,cell_over_r,rounds,frames,planned_frames,median_total_ms,\
              round_min_total_ms,round_max_total_ms,min_total_ms,max_total_ms,\
              median_move_ms,median_rebuild_ms,median_query_ms,round_min_query_ms,\
              round_max_query_ms,median_apply_ms,candidates,neighbors,\
              candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,\
              worker_frames,round_median_total_ms,note,skipped,machine\n",
-            "\"SortedGrid, \"\"fast\"\"\nsecond line\",sorted-grid,scalar,hot-cold,morton,\
-             collect,2,12345,clustered,0.1,12.345678,123.457,2,3,5,4.602,4.200,5.094,\
+            "\"SortedGrid, \"\"fast\"\"\nsecond line\",12345,clustered,42,,0.1,1,sorted-grid,2,\
+             scalar,hot-cold,morton,16,collect,12.345678,123.457,2,3,5,4.602,4.200,5.094,\
              2.600,8.602,1.000,1.100,1.200,1.100,1.323,1.300,1000000,77,12987.013,\
              4096,65536,1,2,1.500 0.012,\
              \"measured over 3 frame(s), not 5: cut, \"\"slow\"\"\",,\
              \"Test \"\"CPU\"\", 3 cores, caches unknown\"\n",
-            "\"Naive\r\",naive,none,aos,off,fused,1,100000,uniform,10,,,0,0,0,,,,,,,,,,,,\
+            "\"Naive\r\",100000,uniform,42,,10,1,naive,1,none,aos,off,16,fused,,,0,0,0,,,,,,,,,,,,\
              0,0,,0,,0,0,,,estimated 61.0 s per frame (naive model; limit 60.0 s): not run,\
              \"Plain, 1 core, caches unknown\"\n",
         ]

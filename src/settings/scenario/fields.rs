@@ -1,24 +1,24 @@
-//! The scenario's fields, listed once: each field's name (the file's key,
-//! the flag's spelling with `-` for `_`), its type, its kind of value
-//! ([`super::kind`]: how it is read, checked and described in messages)
-//! and, for the engine's fields, whether [`Scenario::apply`] copies it into
-//! [`Settings`] as it is (`set`) or by a rule of its own (`own`). The
+//! The scenario's fields, from the settings table
+//! ([`crate::settings::table`]): a field per row, its type, and its kind of
+//! value ([`crate::settings::kind`]: how it is read, checked and described
+//! in messages). [`Scenario::apply`] copies an engine value into
+//! [`Settings`] as it is, except where the row's default is derived (the
+//! world, the cell size, the kernel): those follow rules of their own. The
 //! [`Scenario`] and [`ScenarioView`] types, the TOML form [`Raw`],
 //! [`FIELDS`], the messages' "must be ..." texts, the reading and checking
 //! of a file's values, [`Scenario::from_given`] (the flags given) and
-//! [`Scenario::overlay`] (and [`ScenarioView::overlay`]) all come from this list, so
-//! a new field is one line here (plus a [`crate::settings::schema`] entry when it is
-//! numeric) and its use.
+//! [`Scenario::overlay`] (and [`ScenarioView::overlay`]) all come from the
+//! table, so a new setting needs no line here.
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::kind::{Bits, Flag, KernelName, Kind, Name, Real, Source, Whole};
 use super::ScenarioError;
 use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::engine::spatial::{Kernel, Strategy};
+use crate::settings::kind::{Bits, Flag, KernelName, Kind, Name, Real, Source, Whole};
 use crate::settings::view::Geometry;
-use crate::settings::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use crate::settings::view::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout, ViewSettings};
 
 /// Values given for scenario fields by name, outside a file: the command
 /// line's given flags. The field list asks for each field's value as its
@@ -34,8 +34,30 @@ pub trait Given {
 /// of fields below (see the module's documentation).
 macro_rules! scenario_fields {
     (
-        engine { $( $(#[$em:meta])* $ef:ident: $et:ty = $ek:ident, $how:ident; )* }
-        view { $( $(#[$vm:meta])* $vf:ident: $vt:ty = $vk:ident; )* }
+        engine {$(
+            $ef:ident : $et:ty $([$opt:ident])? = $ek:ident {
+                flag: $eflag:literal,
+                default: $edefault:tt,
+                range: $erange:tt,
+                unit: $eunit:literal,
+                slider: $eslider:tt,
+                help: $ehelp:literal,
+                on: [$($esurface:ident),*],
+                bench: $ebench:tt,
+            }
+        )*}
+        view {$(
+            $vf:ident : $vt:ty = $vk:ident {
+                flag: $vflag:literal,
+                default: $vdefault:tt,
+                range: $vrange:tt,
+                unit: $vunit:literal,
+                slider: $vslider:tt,
+                help: $vhelp:literal,
+                on: [$($vsurface:ident),*],
+                bench: $vbench:tt,
+            }
+        )*}
     ) => {
         /// A validated scenario: every value within [`crate::settings::schema`] or
         /// its names, `None` where the file does not set it.
@@ -45,7 +67,7 @@ macro_rules! scenario_fields {
             pub name: String,
             /// One line for the overlay (empty when the file has none).
             pub description: String,
-            $( $(#[$em])* pub $ef: Option<$et>, )*
+            $( #[doc = $ehelp] pub $ef: Option<$et>, )*
             /// The window's view values; the engine ignores them.
             pub view: ScenarioView,
         }
@@ -56,7 +78,7 @@ macro_rules! scenario_fields {
         /// and `bench` ignore them.
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct ScenarioView {
-            $( $(#[$vm])* pub $vf: Option<$vt>, )*
+            $( #[doc = $vhelp] pub $vf: Option<$vt>, )*
         }
 
         /// The fields of a scenario as TOML gives them, every value with
@@ -140,7 +162,7 @@ macro_rules! scenario_fields {
             /// into the same-named fields of `s`.
             pub(super) fn apply_set(&self, s: &mut Settings) {
                 let this = self;
-                $( scenario_fields!(@apply $how this s $ef); )*
+                $( scenario_fields!(@apply $edefault this s $ef); )*
             }
 
             /// This scenario with every value `over` names put over its own
@@ -158,6 +180,25 @@ macro_rules! scenario_fields {
             }
         }
 
+        impl From<ViewSettings> for ScenarioView {
+            /// Every view value set, as `v` has it.
+            fn from(v: ViewSettings) -> Self {
+                ScenarioView {
+                    $( $vf: Some(v.$vf), )*
+                }
+            }
+        }
+
+        impl ViewSettings {
+            /// These view values with every value `over` sets put over
+            /// them. Allocates nothing.
+            pub fn overlaid(&self, over: &ScenarioView) -> ViewSettings {
+                ViewSettings {
+                    $( $vf: over.$vf.unwrap_or(self.$vf), )*
+                }
+            }
+        }
+
         impl ScenarioView {
             /// These view values with every value `over` sets put over
             /// them. Allocates nothing.
@@ -168,66 +209,12 @@ macro_rules! scenario_fields {
             }
         }
     };
-    (@apply set $this:ident $s:ident $f:ident) => {
+    (@apply ($default:expr) $this:ident $s:ident $f:ident) => {
         if let Some(v) = $this.$f {
             $s.$f = v;
         }
     };
-    (@apply own $this:ident $s:ident $f:ident) => {};
+    (@apply ($default:expr, $text:literal) $this:ident $s:ident $f:ident) => {};
 }
 
-scenario_fields! {
-    engine {
-        /// Unit count.
-        units: usize = Whole, set;
-        /// Initial positions.
-        workload: Workload = Name, set;
-        /// Spawn seed (TOML integers are signed 64-bit: 0 to `i64::MAX`).
-        seed: u64 = Whole, set;
-        /// World edge L, world units (`None`: the standard density for the count).
-        world: f32 = Real, own;
-        /// Query radius, world units.
-        radius: f32 = Real, set;
-        /// Grid cell edge, world units (`None`: equal to the radius, and following it).
-        cell_size: f32 = Real, own;
-        /// Simulated seconds per real second.
-        speed: f32 = Real, set;
-        /// Separation steering strength.
-        separation: f32 = Real, set;
-        /// Spatial strategy.
-        strategy: Strategy = Name, set;
-        /// Threads for the frame.
-        threads: usize = Whole, set;
-        /// Distance-test kernel as the file names it (`best` already resolved
-        /// to this CPU's widest); it may be one this CPU cannot run: the window
-        /// then runs Scalar ([`Scenario::apply`], [`Scenario::kernel_note`]),
-        /// `bench` reports its rows as skipped.
-        kernel: Kernel = KernelName, own;
-        /// How the units are stored.
-        layout: Layout = Name, set;
-        /// Memory order of the units (the file's `reorder`).
-        reorder: Reorder = Name, set;
-        /// Frames between reorders.
-        reorder_every: u32 = Whole, set;
-        /// How query results reach the steering.
-        pass: Pass = Name, set;
-        /// Units stay where they are (the index and queries still run).
-        paused: bool = Flag, set;
-    }
-    view {
-        /// How units are colored (`color`, as `--color`).
-        color: ColorMode = Name;
-        /// Vertex layout of the units (`vertex_layout`, as `--vertex-layout`).
-        vertex_layout: VertexLayout = Name;
-        /// Bits per component of the compressed normals (`normal_bits`: 16 or
-        /// 8, as `--normal-bits`).
-        normal_bits: NormalPrecision = Bits;
-        /// The unit mesh (`mesh`, as `--mesh`).
-        mesh: UnitMeshKind = Name;
-        /// Cell occupancy heat map on the ground (`heatmap`, as `--heatmap`).
-        heatmap: bool = Flag;
-        /// The caches the memory view's cache model simulates (`cache_model`:
-        /// `machine` or `classroom`, as `--cache-model`).
-        cache_model: Geometry = Name;
-    }
-}
+crate::settings_table!(scenario_fields);

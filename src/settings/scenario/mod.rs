@@ -24,11 +24,10 @@
 
 pub mod bundled;
 mod fields;
-mod kind;
 
+use crate::settings::kind::Source;
 pub(crate) use fields::Raw;
 pub use fields::{Given, Scenario, ScenarioView, FIELDS};
-use kind::Source;
 
 use std::fmt;
 use std::ops::Range;
@@ -37,7 +36,7 @@ use std::path::{Path, PathBuf};
 use crate::engine::sim::Settings;
 
 /// Most units a scenario (and the command line) may ask for.
-pub use crate::settings::schema::MAX_UNITS;
+pub use crate::settings::rows::MAX_UNITS;
 /// Largest file [`Scenario::load`] reads, bytes: a scenario is a few lines.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024;
 
@@ -125,7 +124,7 @@ fn key_text(text: &str, at: usize) -> Option<&str> {
 
 /// What field `name` takes, as text: its range, its names, or its kind of
 /// value ([`fields`]).
-fn expected(name: &str) -> String {
+pub(crate) fn expected(name: &str) -> String {
     fields::field_expected(name).unwrap_or_default()
 }
 

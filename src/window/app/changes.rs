@@ -319,24 +319,7 @@ impl App {
 /// Writes the view values scenario `v` sets into `view`, keeping the
 /// others; the next picture draws with them (a new mesh is loaded then).
 pub(super) fn apply_view(v: &ScenarioView, view: &mut ViewOptions) {
-    if let Some(c) = v.color {
-        view.color_mode = c;
-    }
-    if let Some(l) = v.vertex_layout {
-        view.vertex_layout = l;
-    }
-    if let Some(p) = v.normal_bits {
-        view.normal_precision = p;
-    }
-    if let Some(m) = v.mesh {
-        view.unit_mesh = m;
-    }
-    if let Some(h) = v.heatmap {
-        view.cell_occupancy = h;
-    }
-    if let Some(g) = v.cache_model {
-        view.cache_model = g;
-    }
+    view.settings = view.settings.overlaid(v);
 }
 
 #[cfg(test)]
@@ -349,9 +332,9 @@ mod tests {
         use crate::settings::view::Geometry;
         let mut view = ViewOptions {
             show_grid: false,
-            cell_occupancy: true,
             ..ViewOptions::default()
         };
+        view.settings.heatmap = true;
         let before = view.clone();
         apply_view(&ScenarioView::default(), &mut view);
         assert_eq!(view, before);
@@ -367,12 +350,14 @@ mod tests {
         assert_eq!(
             view,
             ViewOptions {
-                color_mode: ColorMode::NormalError,
-                vertex_layout: VertexLayout::Uncompressed,
-                normal_precision: NormalPrecision::Oct8,
-                unit_mesh: UnitMeshKind::Infantry,
-                cell_occupancy: false,
-                cache_model: Geometry::Classroom,
+                settings: crate::settings::view::ViewSettings {
+                    color: ColorMode::NormalError,
+                    vertex_layout: VertexLayout::Uncompressed,
+                    normal_bits: NormalPrecision::Oct8,
+                    mesh: UnitMeshKind::Infantry,
+                    heatmap: false,
+                    cache_model: Geometry::Classroom,
+                },
                 ..before
             }
         );

@@ -198,7 +198,7 @@ impl App {
             Task::Plan(measure_plan(&self.settings)),
             Task::Model(ModelTask::new(
                 vec![self.settings.clone()],
-                self.view.cache_model,
+                self.view.settings.cache_model,
             )),
         ];
         self.start_quiet(tasks, Purpose::CompareOne);
@@ -280,7 +280,7 @@ impl App {
         if settings.is_empty() {
             return;
         }
-        let model = ModelTask::new(settings.clone(), self.view.cache_model);
+        let model = ModelTask::new(settings.clone(), self.view.settings.cache_model);
         self.start_quiet(
             vec![Task::Plan(measure_all_plan(&settings)), Task::Model(model)],
             Purpose::CompareAll,

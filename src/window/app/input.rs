@@ -15,7 +15,7 @@ use crate::engine::sim::{Layout, Pass};
 use crate::engine::spatial::{Kernel, Query};
 use crate::window::render::{CameraInput, OrbitCamera, PassInput};
 use crate::window::ui::lesson::LessonAction;
-use crate::window::ui::overlay::{radius_top, CELL_MAX, RADIUS_RANGE};
+use crate::window::ui::overlay::{cell_max, radius_range, radius_top};
 use crate::window::ui::sweep::SweepAction;
 
 /// Distance from a click to the farthest unit it may pick, world units.
@@ -112,11 +112,13 @@ impl App {
                 let i = all.iter().position(|l| *l == s.layout).unwrap_or(0);
                 s.layout = all[(i + 1) % all.len()];
             }
-            Action::ToggleVertexLayout => self.view.vertex_layout = self.view.vertex_layout.next(),
+            Action::ToggleVertexLayout => {
+                self.view.settings.vertex_layout = self.view.settings.vertex_layout.next()
+            }
             Action::SaveScreenshot => self.exports.request(Export::Window),
-            Action::NextUnitMesh => self.view.unit_mesh = self.view.unit_mesh.next(),
+            Action::NextUnitMesh => self.view.settings.mesh = self.view.settings.mesh.next(),
             Action::ToggleNormalPrecision => {
-                self.view.normal_precision = self.view.normal_precision.next()
+                self.view.settings.normal_bits = self.view.settings.normal_bits.next()
             }
             Action::TogglePass => {
                 let i = Pass::ALL.iter().position(|p| *p == s.pass).unwrap_or(0);
@@ -129,10 +131,12 @@ impl App {
                 s.cell_size = if action == Action::CellSmaller {
                     (s.cell_size / 1.25).max(self.stats.cell_min)
                 } else {
-                    (s.cell_size * 1.25).min(CELL_MAX.max(s.cell_size))
+                    (s.cell_size * 1.25).min(cell_max().max(s.cell_size))
                 };
             }
-            Action::RadiusSmaller => s.radius = (s.radius / 1.25).max(RADIUS_RANGE.0.min(s.radius)),
+            Action::RadiusSmaller => {
+                s.radius = (s.radius / 1.25).max(radius_range().0.min(s.radius))
+            }
             Action::RadiusLarger => {
                 s.radius = (s.radius * 1.25)
                     .min(radius_top(self.stats.radius_max))
@@ -141,8 +145,8 @@ impl App {
             Action::CellSweep if self.sweep.run.is_some() => self.sweep_action(SweepAction::Close),
             Action::CellSweep => self.sweep_action(SweepAction::Start),
             Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
-            Action::NextColorMode => self.view.color_mode = self.view.color_mode.next(),
-            Action::ToggleOccupancy => self.view.cell_occupancy = !self.view.cell_occupancy,
+            Action::NextColorMode => self.view.settings.color = self.view.settings.color.next(),
+            Action::ToggleOccupancy => self.view.settings.heatmap = !self.view.settings.heatmap,
             Action::Respawn => self.respawn = true,
             Action::ResetCamera => self.frame_world(),
             Action::ToggleFollow => self.selection.set_follow(!self.selection.follows()),

@@ -68,14 +68,13 @@ use crate::engine::spatial::Kernel;
 use crate::measure::memory;
 use crate::settings::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::settings::scenario::Scenario;
+use crate::settings::view::ViewSettings;
 use crate::window::render::mesh::asset_dirs;
 use crate::window::render::{
     load_unit_kind, EguiHost, OrbitCamera, PassInput, ProgressiveScene, UnitRenderer,
 };
-use crate::window::render::{
-    CellHeatmap, ColorMode, NormalPrecision, UnitMeshKind, VertexLayout, RENDER_BUDGET_S,
-};
-use crate::window::ui::overlay::UNITS_RANGE;
+use crate::window::render::{CellHeatmap, UnitMeshKind, RENDER_BUDGET_S};
+use crate::window::ui::overlay::units_range;
 use crate::window::ui::stats::{ChurnMeter, FpsMeter, FrameStats, PhaseSample, SelectedUnit};
 use crate::window::ui::{Overlay, OverlayActions, ViewOptions};
 use pointer::PointerRouter;
@@ -92,22 +91,13 @@ pub struct AppOptions {
     pub frames: Option<u64>,
     /// Unit (stable id) selected at start, as if clicked; the camera starts close to it and follows it.
     pub select: Option<u32>,
-    /// How units are colored at start.
-    pub color: ColorMode,
-    /// Start with the cell occupancy heat map on.
-    pub cell_occupancy: bool,
+    /// The view settings at start (colors, vertex layout, normal bits,
+    /// unit mesh, heat map, cache model).
+    pub view: ViewSettings,
     /// Start with the memory view open.
     pub memory_view: bool,
     /// Start the cell-size sweep after the first step, as the overlay's button does.
     pub sweep: bool,
-    /// Vertex layout of the units at start.
-    pub vertex_layout: VertexLayout,
-    /// Normal precision of the compressed layout at start.
-    pub normal_precision: NormalPrecision,
-    /// The memory view's cache model geometry.
-    pub cache_model: crate::settings::view::Geometry,
-    /// Unit mesh at start.
-    pub unit_mesh: UnitMeshKind,
     /// The scenario loaded with `--scenario` (its file and values), already
     /// applied to `settings`.
     pub scenario: Option<(PathBuf, Scenario)>,
@@ -264,12 +254,7 @@ impl AppOptions {
     /// The display options these start-up options ask for.
     fn view(&self) -> ViewOptions {
         ViewOptions {
-            color_mode: self.color,
-            vertex_layout: self.vertex_layout,
-            normal_precision: self.normal_precision,
-            cache_model: self.cache_model,
-            unit_mesh: self.unit_mesh,
-            cell_occupancy: self.cell_occupancy,
+            settings: self.view,
             show_memory: self.memory_view,
             ui_scale: crate::window::ui::ui_scale::clamp_ui_scale(self.ui_scale.unwrap_or(1.0)),
             fullscreen: self.fullscreen,
@@ -290,7 +275,7 @@ impl App {
         let view = opts.view();
         let mut settings = opts.settings.clone();
         settings.kernel = settings.kernel.or_scalar();
-        let (renderer, stats) = open_renderer(opts.unit_mesh, settings.units)?;
+        let (renderer, stats) = open_renderer(opts.view.mesh, settings.units)?;
         // The window's own allocations (drawing, the overlay) are not the
         // engine's: a quiet measurement on its thread counts only its own.
         crate::platform::alloc_count::exclude_this_thread();
@@ -348,7 +333,7 @@ impl App {
             frame: 0,
             last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
             exports: Exports::new(opts.screenshot),
-            mesh_kind: opts.unit_mesh,
+            mesh_kind: opts.view.mesh,
             scenario_files: Vec::new(),
             scenario_file: None,
             query_slice: usize::MAX,
@@ -558,7 +543,7 @@ impl App {
 /// One line when the render pipeline cannot be built.
 fn open_renderer(kind: UnitMeshKind, units: usize) -> Result<(UnitRenderer, FrameStats), String> {
     let (mesh, mesh_warning) = load_unit_kind(kind, &asset_dirs());
-    let renderer = UnitRenderer::new(&mesh, units.max(UNITS_RANGE.1))
+    let renderer = UnitRenderer::new(&mesh, units.max(units_range().1))
         .map_err(|e| format!("render pipeline: {e}"))?;
     let mut stats = FrameStats {
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

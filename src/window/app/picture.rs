@@ -153,14 +153,14 @@ impl App {
     /// cells (inspected once per step), and one instance per unit.
     pub(super) fn begin_picture(&mut self, pack_budget_s: f64) {
         self.stats.render_s = 0.0;
-        if self.view.unit_mesh != self.mesh_kind {
-            self.switch_mesh(self.view.unit_mesh);
+        if self.view.settings.mesh != self.mesh_kind {
+            self.switch_mesh(self.view.settings.mesh);
         }
-        self.renderer.set_layout(self.view.vertex_layout);
+        self.renderer.set_layout(self.view.settings.vertex_layout);
         self.renderer
-            .set_normal_precision(self.view.normal_precision);
+            .set_normal_precision(self.view.settings.normal_bits);
         self.renderer
-            .set_error_view(self.view.color_mode == ColorMode::NormalError);
+            .set_error_view(self.view.settings.color == ColorMode::NormalError);
         self.renderer
             .set_instance_codec(self.world, self.view.unit_scale);
         let selected = self.selection.index();
@@ -204,7 +204,7 @@ impl App {
         self.pacing.packing = Some(Packing {
             packer: Packer::new(
                 &self.sim,
-                self.view.color_mode,
+                self.view.settings.color,
                 highlight,
                 self.view.unit_scale,
             ),
@@ -245,10 +245,10 @@ impl App {
                 return;
             }
         }
-        if self.view.cell_occupancy {
+        if self.view.settings.heatmap {
             self.heatmap.update(&self.sim);
         }
-        let occupancy = self.view.cell_occupancy.then_some(&self.heatmap);
+        let occupancy = self.view.settings.heatmap.then_some(&self.heatmap);
         let Packing {
             camera,
             aspect,
@@ -323,7 +323,7 @@ impl App {
             }
             Err(e) => {
                 self.stats.mesh_warning = Some(format!("mesh {}: {e}", kind.key()));
-                self.view.unit_mesh = self.mesh_kind;
+                self.view.settings.mesh = self.mesh_kind;
             }
         }
     }

@@ -10,14 +10,7 @@ use crate::window::ui::ViewOptions;
 
 /// The view values of `v` as a scenario's, every one set.
 pub(super) fn view_values(v: &ViewOptions) -> ScenarioView {
-    ScenarioView {
-        color: Some(v.color_mode),
-        vertex_layout: Some(v.vertex_layout),
-        normal_bits: Some(v.normal_precision),
-        mesh: Some(v.unit_mesh),
-        heatmap: Some(v.cell_occupancy),
-        cache_model: Some(v.cache_model),
-    }
+    ScenarioView::from(v.settings)
 }
 
 impl App {

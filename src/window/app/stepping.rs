@@ -255,7 +255,7 @@ impl App {
         use crate::measure::memory::modeled::{model_key, model_queries, QuerySample};
         use crate::settings::view::Geometry;
         let key = model_key(&self.settings);
-        let geometry: Geometry = self.view.cache_model;
+        let geometry: Geometry = self.view.settings.cache_model;
         let stale = self.modeled.as_ref().is_none_or(|(k, at, m)| {
             *k != key || m.geometry != geometry || self.frame >= at + memory_view::MODEL_EVERY
         });

@@ -14,7 +14,9 @@ use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::engine::spatial::{Kernel, Strategy, MAX_CELLS};
 use crate::format::{length, thousands};
 use crate::settings::budget::SLICE_BUDGET_S;
-use crate::window::render::{ColorMode, NormalPrecision, UnitMeshKind, VertexLayout};
+use crate::settings::rows::TABLE;
+use crate::settings::view::ViewSettings;
+use crate::window::render::ColorMode;
 use crate::window::ui::compare::CompareState;
 use crate::window::ui::stats::FrameStats;
 use crate::window::ui::sweep;
@@ -24,22 +26,26 @@ pub use actions::{OverlayAction, OverlayActions};
 pub use controls::radius_top;
 use controls::*;
 
-/// Range of the unit-count slider ([`crate::settings::schema::UNITS`]'s; the command
-/// line allows up to 1,000,000).
-pub const UNITS_RANGE: (usize, usize) = (
-    crate::settings::schema::UNITS.slider.0 as usize,
-    crate::settings::schema::UNITS.slider.1 as usize,
-);
-/// Range of the radius slider, world units ([`crate::settings::schema::RADIUS`]'s);
+/// Range of the unit-count slider (the `units` row's slider in the
+/// settings table; the command line allows up to its range's top).
+pub fn units_range() -> (usize, usize) {
+    let r = TABLE.units.slider_f32();
+    (*r.start() as usize, *r.end() as usize)
+}
+
+/// Range of the radius slider, world units (the `radius` row's slider);
 /// the top is lowered to the pair budget's limit at large unit counts.
-pub const RADIUS_RANGE: (f32, f32) = (
-    crate::settings::schema::RADIUS.slider.0 as f32,
-    crate::settings::schema::RADIUS.slider.1 as f32,
-);
-/// Largest cell size the slider offers, world units
-/// ([`crate::settings::schema::CELL_SIZE`]'s); the bottom is the smallest cell the
-/// budgets allow ([`FrameStats::cell_min`]).
-pub const CELL_MAX: f32 = crate::settings::schema::CELL_SIZE.slider.1 as f32;
+pub fn radius_range() -> (f32, f32) {
+    let r = TABLE.radius.slider_f32();
+    (*r.start(), *r.end())
+}
+
+/// Largest cell size the slider offers, world units (the `cell_size`
+/// row's slider); the bottom is the smallest cell the budgets allow
+/// ([`FrameStats::cell_min`]).
+pub fn cell_max() -> f32 {
+    *TABLE.cell_size.slider_f32().end()
+}
 
 pub(crate) const NOTICE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 190, 80);
 
@@ -64,18 +70,9 @@ pub struct ViewOptions {
     pub embed: bool,
     /// Uniform scale of the unit meshes.
     pub unit_scale: f32,
-    /// How units are colored.
-    pub color_mode: ColorMode,
-    /// How the unit mesh and instances are laid out for the GPU.
-    pub vertex_layout: VertexLayout,
-    /// Bits per component of the compressed layout's octahedral normals.
-    pub normal_precision: NormalPrecision,
-    /// The caches the memory view's cache model simulates.
-    pub cache_model: crate::settings::view::Geometry,
-    /// The unit mesh drawn.
-    pub unit_mesh: UnitMeshKind,
-    /// Heat map of units per grid cell on the ground.
-    pub cell_occupancy: bool,
+    /// The view settings of the settings table: colors, vertex layout,
+    /// normal bits, unit mesh, heat map, cache model.
+    pub settings: ViewSettings,
     /// Scale of the overlay's text and controls, in
     /// [`UI_SCALE_RANGE`](crate::window::ui::ui_scale::UI_SCALE_RANGE)
     /// (the frame loop multiplies the display's own scale by it).
@@ -89,6 +86,7 @@ pub struct ViewOptions {
 impl Default for ViewOptions {
     fn default() -> Self {
         ViewOptions {
+            settings: ViewSettings::default(),
             show_overlay: true,
             show_grid: true,
             show_help: false,
@@ -98,12 +96,6 @@ impl Default for ViewOptions {
             lesson_hint: true,
             embed: false,
             unit_scale: 2.0,
-            color_mode: ColorMode::Team,
-            vertex_layout: VertexLayout::Compressed,
-            normal_precision: NormalPrecision::Oct16,
-            cache_model: crate::settings::view::Geometry::Machine,
-            unit_mesh: UnitMeshKind::Tank,
-            cell_occupancy: false,
             ui_scale: 1.0,
             fullscreen: false,
             chart_scale: crate::teaching::chart::Scale::Auto,
@@ -447,7 +439,13 @@ fn side_windows(
     }
     if let (true, Some(m)) = (view.show_memory, &stats.memory) {
         let place = view.show_lessons.then_some(upper);
-        super::memory_view::show(ctx, &mut view.show_memory, &mut view.cache_model, m, place);
+        super::memory_view::show(
+            ctx,
+            &mut view.show_memory,
+            &mut view.settings.cache_model,
+            m,
+            place,
+        );
     }
     if view.show_compare {
         let state = CompareState {

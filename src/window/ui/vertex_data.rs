@@ -28,22 +28,22 @@ type ByteRow = (&'static str, String, &'static str);
 fn layout_switches(ui: &mut egui::Ui, view: &mut ViewOptions) {
     ui.horizontal(|ui| {
         egui::ComboBox::from_id_salt("vertex_layout")
-            .selected_text(format!("vertices: {}", view.vertex_layout.key()))
+            .selected_text(format!("vertices: {}", view.settings.vertex_layout.key()))
             .show_ui(ui, |ui| {
                 for l in VertexLayout::ALL {
-                    ui.selectable_value(&mut view.vertex_layout, l, l.key());
+                    ui.selectable_value(&mut view.settings.vertex_layout, l, l.key());
                 }
             })
             .response
             .on_hover_text("How the unit mesh and the per-unit instances reach the GPU (key B). compressed: two streams per vertex, an SNORM16 position in the mesh's bounding box (8 B) and an octahedral SNORM16 normal (4 B), and 8 bytes per unit (x and z as 16-bit fixed point over the world, heading in 15 bits, RGB565 color). uncompressed: one interleaved f32 stream (position, normal, padding: 32 B) and 20 bytes per unit (four f32 and RGBA8). The picture is the same up to quantization.");
-        let compressed = view.vertex_layout == VertexLayout::Compressed;
+        let compressed = view.settings.vertex_layout == VertexLayout::Compressed;
         ui.add_enabled_ui(compressed, |ui| {
             egui::ComboBox::from_id_salt("normal_precision")
-                .selected_text(format!("normals: {}-bit", view.normal_precision.bits()))
+                .selected_text(format!("normals: {}-bit", view.settings.normal_bits.bits()))
                 .show_ui(ui, |ui| {
                     for p in NormalPrecision::ALL {
                         ui.selectable_value(
-                            &mut view.normal_precision,
+                            &mut view.settings.normal_bits,
                             p,
                             format!("{}-bit", p.bits()),
                         );
@@ -54,10 +54,10 @@ fn layout_switches(ui: &mut egui::Ui, view: &mut ViewOptions) {
                 .on_disabled_hover_text("The uncompressed layout keeps exact f32 normals.");
         });
         egui::ComboBox::from_id_salt("unit_mesh")
-            .selected_text(format!("mesh: {}", view.unit_mesh.key()))
+            .selected_text(format!("mesh: {}", view.settings.mesh.key()))
             .show_ui(ui, |ui| {
                 for k in UnitMeshKind::ALL {
-                    ui.selectable_value(&mut view.unit_mesh, k, k.key());
+                    ui.selectable_value(&mut view.settings.mesh, k, k.key());
                 }
             })
             .response
@@ -71,11 +71,11 @@ fn normal_error_rows(ui: &mut egui::Ui, view: &ViewOptions, st: &FrameStats) {
     if let Some(w) = &st.mesh_warning {
         ui.colored_label(egui::Color32::LIGHT_RED, w.as_str());
     }
-    let err = st.normal_errors[(view.normal_precision == NormalPrecision::Oct8) as usize];
-    let text = if view.vertex_layout == VertexLayout::Compressed {
+    let err = st.normal_errors[(view.settings.normal_bits == NormalPrecision::Oct8) as usize];
+    let text = if view.settings.vertex_layout == VertexLayout::Compressed {
         format!(
             "normal error ({}-bit): max {:.4}°, mean {:.4}° over {} vertices",
-            view.normal_precision.bits(),
+            view.settings.normal_bits.bits(),
             err.0,
             err.1,
             st.mesh_vertices

@@ -4,11 +4,41 @@
 //! [`ViewOptions`].
 
 use super::*;
-use crate::settings::schema;
+use crate::settings::rows::{Section, Surfaces, ROWS, TABLE};
+use crate::settings::values::NumberMut;
 
-/// The slider range of a numeric setting, as `f32`.
-fn slider_f32(r: schema::Ranged) -> std::ops::RangeInclusive<f32> {
-    r.slider.0 as f32..=r.slider.1 as f32
+/// The sliders drawn from their rows alone (the settings table's `slider`
+/// surface): each labeled with its key, over its row's slider range and
+/// step (widened to a value set elsewhere), its help sentence as tooltip.
+fn table_sliders(ui: &mut egui::Ui, s: &mut Settings) {
+    for row in ROWS
+        .iter()
+        .filter(|r| r.section == Section::Engine && r.on.has(Surfaces::SLIDER))
+    {
+        let Some(sl) = row.slider else { continue };
+        let label = row.key.replace('_', " ");
+        let slider = match s.number_mut(row.key) {
+            Some(NumberMut::F32(v)) => {
+                let range = widened(sl.lo as f32, sl.hi as f32, *v);
+                egui::Slider::new(v, range)
+            }
+            Some(NumberMut::Usize(v)) => {
+                let range = widened(sl.lo as usize, sl.hi as usize, *v);
+                egui::Slider::new(v, range)
+            }
+            Some(NumberMut::U32(v)) => {
+                let range = widened(sl.lo as u32, sl.hi as u32, *v);
+                egui::Slider::new(v, range)
+            }
+            Some(NumberMut::U64(v)) => {
+                let range = widened(sl.lo as u64, sl.hi as u64, *v);
+                egui::Slider::new(v, range)
+            }
+            None => continue,
+        };
+        ui.add(slider.step_by(sl.step).logarithmic(sl.log).text(label))
+            .on_hover_text(row.help);
+    }
 }
 
 /// The algorithm section: strategy, kernel, threads and pass.
@@ -58,12 +88,7 @@ pub(super) fn scene(
         ))
         .on_hover_text("Units with more enemies than friends in range for 0.5 s die; each is removed by swap-and-pop from every array of the layout at the start of the next step, and a reinforcement spawns at its team's edge. AoS pointers allocate one Box per reinforcement; the other layouts reuse their arrays' capacity.");
     }
-    ui.add(egui::Slider::new(&mut s.speed, slider_f32(schema::SPEED)).text("sim speed"))
-        .on_hover_text("Simulated seconds per real second.");
-    ui.add(egui::Slider::new(&mut s.separation, slider_f32(schema::SEPARATION)).text("separation"))
-        .on_hover_text(
-            "How strongly units steer away from their neighbors (the query results drive this).",
-        );
+    table_sliders(ui, s);
     ui.checkbox(&mut s.paused, "pause")
         .on_hover_text("Freeze movement; the index and queries still run every frame (Space).");
     if stats.selected.is_none() {
@@ -86,7 +111,7 @@ pub(super) fn units_row(ui: &mut egui::Ui, units_edit: &mut Option<usize>, s: &m
             .add(
                 egui::Slider::new(
                     &mut from_slider,
-                    widened(UNITS_RANGE.0, UNITS_RANGE.1, current),
+                    widened(units_range().0, units_range().1, current),
                 )
                 .logarithmic(true)
                 .show_value(false),
@@ -126,10 +151,11 @@ pub(super) fn widened<T: PartialOrd + Copy>(
     lo..=hi
 }
 
-/// The top of the radius slider: [`RADIUS_RANGE`]'s, lowered to the pair
+/// The top of the radius slider: [`radius_range`]'s, lowered to the pair
 /// budget's limit at the current unit count (`radius_max`, world units).
 pub fn radius_top(radius_max: f32) -> f32 {
-    RADIUS_RANGE.1.min(radius_max).max(RADIUS_RANGE.0)
+    let (lo, hi) = radius_range();
+    hi.min(radius_max).max(lo)
 }
 
 pub(super) fn notices(ui: &mut egui::Ui, stats: &FrameStats, act: &mut OverlayActions) {
@@ -259,7 +285,7 @@ pub(super) fn radius_and_cell_rows(
     stats: &FrameStats,
 ) -> Option<OverlayAction> {
     let r_max = radius_top(stats.radius_max);
-    let range = widened(RADIUS_RANGE.0, r_max, s.radius);
+    let range = widened(radius_range().0, r_max, s.radius);
     ui.add(
         egui::Slider::new(&mut s.radius, range)
             .logarithmic(true)
@@ -270,9 +296,9 @@ pub(super) fn radius_and_cell_rows(
         "Query radius r in world units (keys - and =). Neighbor: dx² + dz² <= r². Up to {} here: larger radii would find more than 40 million pairs per frame at this unit count.",
         length(r_max)
     ));
-    let c_min = stats.cell_min.min(CELL_MAX);
+    let c_min = stats.cell_min.min(cell_max());
     ui.horizontal(|ui| {
-        let range = widened(c_min, CELL_MAX, s.cell_size);
+        let range = widened(c_min, cell_max(), s.cell_size);
         let cell = ui
             .add(
                 egui::Slider::new(&mut s.cell_size, range)
@@ -353,7 +379,7 @@ fn ws_button(ui: &mut egui::Ui, s: &Settings, stats: &FrameStats) -> bool {
 
 /// How units are colored.
 pub(super) fn colors_row(ui: &mut egui::Ui, view: &mut ViewOptions) {
-    let short = match view.color_mode {
+    let short = match view.settings.color {
         ColorMode::Team => "team",
         ColorMode::NeighborHeat => "heat",
         ColorMode::MemoryOrder => "memory",
@@ -363,26 +389,29 @@ pub(super) fn colors_row(ui: &mut egui::Ui, view: &mut ViewOptions) {
         .selected_text(format!("colors: {short}"))
         .show_ui(ui, |ui| {
             for m in ColorMode::ALL {
-                ui.selectable_value(&mut view.color_mode, m, m.name())
+                ui.selectable_value(&mut view.settings.color, m, m.name())
                     .on_hover_text(m.describe());
             }
         })
         .response
         .on_hover_text(format!(
             "How units are colored (V cycles). Now {}: {}",
-            view.color_mode.name(),
-            view.color_mode.describe()
+            view.settings.color.name(),
+            view.settings.color.describe()
         ));
 }
 
 /// The cell occupancy heat map's switch.
 pub(super) fn occupancy_box(ui: &mut egui::Ui, view: &mut ViewOptions) {
-    ui.checkbox(&mut view.cell_occupancy, "occupancy")
+    ui.checkbox(&mut view.settings.heatmap, "occupancy")
         .on_hover_text("Cell occupancy: a heat map of units per grid cell on the ground (dark blue: few, white: twice the mean of the occupied cells or more; empty cells clear), from the index of the last step. Nothing for Naive, which has no cells (O).");
 }
 
 pub(super) fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
-    let (lo, hi) = schema::REORDER_EVERY.slider;
+    let (lo, hi) = TABLE
+        .reorder_every
+        .slider
+        .map_or((1.0, 240.0), |sl| (sl.lo, sl.hi));
     let every = widened(lo as u32, hi as u32, s.reorder_every);
     ui.horizontal(|ui| {
         egui::ComboBox::from_id_salt("reorder")

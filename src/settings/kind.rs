@@ -1,19 +1,20 @@
-//! The kinds of value a scenario field holds, each with how its TOML value
-//! is read and checked and what a message says it must be: a whole or a
-//! real number within its range ([`crate::settings::schema`]), one of a set of names
-//! ([`Named`]), the kernel's names or `best`, the normal bits (16 or 8),
-//! and true or false. The field list ([`super::fields`]) names each
-//! field's kind once; reading, checking and the messages follow from it.
+//! The kinds of value a setting holds (a row's `Kind` in the settings
+//! table), each with how it is read and checked from a TOML file and from
+//! text (a flag, a URL parameter), what a message says it must be, and how
+//! it is written back as a flag's value: a whole or a real number within
+//! its row's range, one of a set of names ([`Named`]), the kernel's names or
+//! `best`, the normal bits (16 or 8), and true or false. The table names
+//! each setting's kind once; everything here follows from it.
 
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
-use super::{one_line_error, ScenarioError};
+use super::rows::Row;
+use super::scenario::{one_line_error, ScenarioError};
 use crate::engine::spatial::Kernel;
 use crate::named::Named;
-use crate::settings::schema::Ranged;
 use crate::settings::view::NormalPrecision;
 
 /// The file a field is read from: its whole text (spans index it) and its
@@ -57,7 +58,7 @@ impl Source<'_> {
     /// The one-line error of numeric field `name` at `span` outside its
     /// range: `must be 1 to 1000000 units, got GOT`.
     fn out_of_range(&self, name: &str, span: Range<usize>, got: String) -> ScenarioError {
-        let range = Ranged::by_key(name).map_or_else(String::new, |r| r.range_text());
+        let range = Row::by_key(name).map_or_else(String::new, Row::range_text);
         one_line_error(
             self.text,
             self.file,
@@ -68,8 +69,9 @@ impl Source<'_> {
     }
 }
 
-/// A kind of scenario value of type `T`: the TOML value it is read from,
-/// how that is checked, and what a message says it must be.
+/// A kind of setting value of type `T`: the TOML value it is read from,
+/// how that and a text are checked, what a message says it must be, and the
+/// text a flag takes for it.
 pub(crate) trait Kind<T> {
     /// The value as TOML gives it.
     type Raw: DeserializeOwned;
@@ -89,11 +91,26 @@ pub(crate) trait Kind<T> {
     /// What field `name` takes, for a message (`a whole number from 1 to
     /// 1000000 units`, `one of naive, grid, sorted-grid`).
     fn expected(name: &str) -> String;
+
+    /// The value of `row`'s flag or URL parameter given as the text `s`.
+    ///
+    /// # Errors
+    /// One line saying what the flag takes (its range or names).
+    fn parse(row: &Row, s: &str) -> Result<T, String>;
+
+    /// `v` as the flag takes it (a named value's key, a number as Rust
+    /// prints it, `true` or `false`).
+    fn text(v: &T) -> String;
+
+    /// `v` as a number, for numeric kinds.
+    fn number(_v: &T) -> Option<f64> {
+        None
+    }
 }
 
-/// A whole number within its [`Ranged`] range (found by the field's key).
+/// A whole number within its row's range.
 pub(crate) struct Whole;
-/// A real number within its [`Ranged`] range, finite, stored as `f32`.
+/// A real number within its row's range, finite, stored as `f32`.
 pub(crate) struct Real;
 /// One of a [`Named`] set's keys, names or aliases.
 pub(crate) struct Name;
@@ -104,18 +121,40 @@ pub(crate) struct Bits;
 /// `true` or `false`.
 pub(crate) struct Flag;
 
-/// The range of numeric field `name`: `(min, max)`, empty when the schema
+/// The whole-number types a setting is stored in.
+pub(crate) trait WholeNumber: Copy + Send + Sync + 'static {
+    /// `v` in this type, if it fits.
+    fn from_u64(v: u64) -> Option<Self>;
+    /// This value as `u64`.
+    fn to_u64(self) -> u64;
+}
+
+macro_rules! whole_number {
+    ($($t:ty),*) => {$(
+        impl WholeNumber for $t {
+            fn from_u64(v: u64) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+whole_number!(usize, u32, u64);
+
+/// The range of numeric field `name`: `(min, max)`, empty when the table
 /// has no such field.
 fn limits(name: &str) -> (f64, f64) {
-    Ranged::by_key(name).map_or((0.0, -1.0), |r| (r.min, r.max))
+    Row::by_key(name).map_or((0.0, -1.0), |r| (r.min(), r.max()))
 }
 
-/// What numeric field `name` takes, from its [`Ranged`] entry.
+/// What numeric field `name` takes, from its row.
 fn ranged_expected(name: &str) -> String {
-    Ranged::by_key(name).map_or_else(String::new, |r| r.expected())
+    Row::by_key(name).map_or_else(String::new, Row::expected)
 }
 
-impl<T: TryFrom<i64>> Kind<T> for Whole {
+impl<T: WholeNumber> Kind<T> for Whole {
     type Raw = i64;
 
     fn read(
@@ -124,17 +163,32 @@ impl<T: TryFrom<i64>> Kind<T> for Whole {
         v: &Option<Spanned<i64>>,
     ) -> Result<Option<T>, ScenarioError> {
         let Some(v) = v else { return Ok(None) };
-        let (lo, hi) = limits(name);
+        let (lo, hi) = Row::by_key(name)
+            .and_then(|r| r.whole_range)
+            .unwrap_or((1, 0));
         let x = *v.get_ref();
-        let fits = (x as f64) >= lo && (x as f64) <= hi;
-        match T::try_from(x) {
-            Ok(t) if fits => Ok(Some(t)),
+        let fits = u64::try_from(x).is_ok_and(|u| u >= lo && u <= hi);
+        match u64::try_from(x).ok().and_then(T::from_u64) {
+            Some(t) if fits => Ok(Some(t)),
             _ => Err(src.out_of_range(name, v.span(), x.to_string())),
         }
     }
 
     fn expected(name: &str) -> String {
         ranged_expected(name)
+    }
+
+    fn parse(row: &Row, s: &str) -> Result<T, String> {
+        let v = row.parse_count(s)?;
+        T::from_u64(v).ok_or_else(|| format!("must be {}", row.span_text()))
+    }
+
+    fn text(v: &T) -> String {
+        v.to_u64().to_string()
+    }
+
+    fn number(v: &T) -> Option<f64> {
+        Some(v.to_u64() as f64)
     }
 }
 
@@ -158,6 +212,18 @@ impl Kind<f32> for Real {
     fn expected(name: &str) -> String {
         ranged_expected(name)
     }
+
+    fn parse(row: &Row, s: &str) -> Result<f32, String> {
+        row.parse_number(s)
+    }
+
+    fn text(v: &f32) -> String {
+        v.to_string()
+    }
+
+    fn number(v: &f32) -> Option<f64> {
+        Some(f64::from(*v))
+    }
 }
 
 impl<T: Named> Kind<T> for Name {
@@ -174,6 +240,14 @@ impl<T: Named> Kind<T> for Name {
     fn expected(_: &str) -> String {
         T::one_of(None)
     }
+
+    fn parse(_: &Row, s: &str) -> Result<T, String> {
+        T::parse(s).ok_or_else(|| format!("expected {}", T::keys_text(None)))
+    }
+
+    fn text(v: &T) -> String {
+        v.key().to_string()
+    }
 }
 
 impl Kind<Kernel> for KernelName {
@@ -189,6 +263,15 @@ impl Kind<Kernel> for KernelName {
 
     fn expected(_: &str) -> String {
         Kernel::one_of(Some("best"))
+    }
+
+    fn parse(_: &Row, s: &str) -> Result<Kernel, String> {
+        Kernel::from_key_or_best(s)
+            .ok_or_else(|| format!("expected {}", Kernel::keys_text(Some("best"))))
+    }
+
+    fn text(v: &Kernel) -> String {
+        v.key().to_string()
     }
 }
 
@@ -211,6 +294,18 @@ impl Kind<NormalPrecision> for Bits {
     fn expected(_: &str) -> String {
         "16 or 8".to_string()
     }
+
+    fn parse(_: &Row, s: &str) -> Result<NormalPrecision, String> {
+        s.trim()
+            .parse()
+            .ok()
+            .and_then(NormalPrecision::from_bits)
+            .ok_or_else(|| "expected 16 or 8".to_string())
+    }
+
+    fn text(v: &NormalPrecision) -> String {
+        v.bits().to_string()
+    }
 }
 
 impl Kind<bool> for Flag {
@@ -222,5 +317,17 @@ impl Kind<bool> for Flag {
 
     fn expected(_: &str) -> String {
         "true or false".to_string()
+    }
+
+    fn parse(_: &Row, s: &str) -> Result<bool, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "true" | "yes" | "on" | "1" => Ok(true),
+            "false" | "no" | "off" | "0" => Ok(false),
+            _ => Err(format!("expected true or false, got {s}")),
+        }
+    }
+
+    fn text(v: &bool) -> String {
+        v.to_string()
     }
 }

@@ -9,7 +9,7 @@ use std::io::{ErrorKind, Write};
 
 /// The status after a closed pipe: what `sh` reports for a program that
 /// SIGPIPE ended (128 + 13), so `cmd | head` looks as it does for `cat`.
-pub(crate) const CLOSED_PIPE: u8 = 141;
+pub const CLOSED_PIPE: u8 = 141;
 
 /// Writes `text` to standard output and flushes it, so that the error of a
 /// full disk is seen here, not lost when the process exits.
@@ -17,7 +17,7 @@ pub(crate) const CLOSED_PIPE: u8 = 141;
 /// # Errors
 /// The exit status to end with: [`CLOSED_PIPE`] (nothing printed) when the
 /// reader has gone, else 1 after one line on stderr naming the error.
-pub(crate) fn print(text: &str) -> Result<(), u8> {
+pub fn print(text: &str) -> Result<(), u8> {
     let mut out = std::io::stdout().lock();
     let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     written.map_err(|e| failed(&e))
@@ -36,12 +36,13 @@ fn failed(e: &std::io::Error) -> u8 {
 }
 
 /// [`print`] with a line end after `text`.
-pub(crate) fn println(text: &str) -> Result<(), u8> {
+pub fn println(text: &str) -> Result<(), u8> {
     print(&format!("{text}\n"))
 }
 
 /// Ends a mode when `written` failed: `try_print!(expr)` in a function
 /// returning `ExitCode` returns the error's status.
+#[macro_export]
 macro_rules! try_print {
     ($written:expr) => {
         if let Err(status) = $written {
@@ -49,4 +50,3 @@ macro_rules! try_print {
         }
     };
 }
-pub(crate) use try_print;

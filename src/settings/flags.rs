@@ -1,0 +1,325 @@
+//! The window's and `bench`'s setting flags, from the settings table: one
+//! flag per row on the `window` surface ([`WindowSettingFlags`]; in the
+//! browser, one URL parameter), one per row with a `bench` flag
+//! ([`BenchSettingFlags`]: a single value, or a comma-separated list under
+//! its own name). Each flag's id is its row's key, its help the row's
+//! sentence with its range and default, and its value is checked against
+//! the row's range or names: the same range as in files and links (case
+//! Y34 of the hard cases).
+
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
+
+use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
+use crate::engine::spatial::{Kernel, Strategy};
+use crate::settings::kind::{Bits, Flag, KernelName, Kind, Name, Real, Whole};
+use crate::settings::rows::{BenchFlag, Row, Surfaces, TABLE};
+use crate::settings::scenario::{Given, Scenario};
+use crate::settings::values::{bench_base, BenchLists};
+use crate::settings::view::{ColorMode, Geometry, NormalPrecision, UnitMeshKind, VertexLayout};
+
+/// Whether flag `id` was given on the command line (not left at its
+/// default), so it overrides a file's value.
+pub fn given(m: &ArgMatches, id: &str) -> bool {
+    m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// The flags given on a command line, read by the setting they share their
+/// id with (the row's key).
+pub struct GivenFlags<'a>(pub &'a ArgMatches);
+
+impl Given for GivenFlags<'_> {
+    fn value<T: Clone + Send + Sync + 'static>(&self, name: &str) -> Option<T> {
+        given(self.0, name)
+            .then(|| self.0.try_get_one::<T>(name).ok().flatten().cloned())
+            .flatten()
+    }
+}
+
+/// The help of `row`'s flag: its sentence, then its range and default
+/// (`default` is the value's text where the row has no derived default).
+fn help(row: &Row, default: String) -> String {
+    let mut notes = Vec::new();
+    if row.range.is_some() {
+        let unit = if row.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", row.unit)
+        };
+        notes.push(format!("{}{unit}", row.span_text()));
+    }
+    match row.default_text {
+        Some(d) => notes.push(format!("default: {d}")),
+        None if !default.is_empty() => notes.push(format!("default: {default}")),
+        None => {}
+    }
+    if notes.is_empty() {
+        row.help.to_string()
+    } else {
+        format!("{} ({})", row.help, notes.join("; "))
+    }
+}
+
+/// The flag of `row` whose value is a `T` read as kind `K`: one value, or
+/// with `list` a comma-separated list under that name. A `Flag` row is a
+/// switch (`--paused`, `--paused=false`).
+fn arg<T: Clone + Send + Sync + 'static, K: Kind<T>>(
+    row: &'static Row,
+    list: Option<&'static str>,
+    default: String,
+) -> Arg {
+    let parser = move |s: &str| K::parse(row, s);
+    let arg = Arg::new(row.key)
+        .long(list.unwrap_or(row.flag))
+        .value_parser(clap::builder::ValueParser::new(parser))
+        .help(help(row, default));
+    if list.is_some() {
+        return arg
+            .value_delimiter(',')
+            .action(ArgAction::Append)
+            .value_name("LIST");
+    }
+    if row.kind == crate::settings::rows::Kind::Flag {
+        return arg
+            .value_name("BOOL")
+            .num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true")
+            .action(ArgAction::Set);
+    }
+    use crate::settings::rows::Kind as RowKind;
+    arg.value_name(match row.kind {
+        RowKind::Whole => "N",
+        RowKind::Real => "X",
+        RowKind::Name => "NAME",
+        RowKind::KernelName => "KERNEL",
+        RowKind::Bits => "BITS",
+        RowKind::Flag => "BOOL",
+    })
+}
+
+/// The kind marker type of a row's kind name.
+macro_rules! kind_of {
+    (Whole) => {
+        Whole
+    };
+    (Real) => {
+        Real
+    };
+    (Name) => {
+        Name
+    };
+    (KernelName) => {
+        KernelName
+    };
+    (Bits) => {
+        Bits
+    };
+    (Flag) => {
+        Flag
+    };
+}
+
+/// The flags' code, from the table.
+macro_rules! flags_of {
+    (
+        engine {$(
+            $key:ident : $ty:ty $([$opt:ident])? = $kind:ident {
+                flag: $flag:literal,
+                default: $default:tt,
+                range: $range:tt,
+                unit: $unit:literal,
+                slider: $slider:tt,
+                help: $help:literal,
+                on: [$($surface:ident),*],
+                bench: $bench:tt,
+            }
+        )*}
+        view {$(
+            $vkey:ident : $vty:ty = $vkind:ident {
+                flag: $vflag:literal,
+                default: $vdefault:tt,
+                range: $vrange:tt,
+                unit: $vunit:literal,
+                slider: $vslider:tt,
+                help: $vhelp:literal,
+                on: [$($vsurface:ident),*],
+                bench: $vbench:tt,
+            }
+        )*}
+    ) => {
+        /// The window's setting flags: one per row on the `window` surface,
+        /// in the table's order.
+        pub fn window_args() -> Vec<Arg> {
+            let (s, v) = (Settings::default(), crate::settings::view::ViewSettings::default());
+            let mut out = Vec::new();
+            $(
+                if TABLE.$key.on.has(Surfaces::WINDOW) {
+                    let d = s.value(stringify!($key)).map(|v| v.text).unwrap_or_default();
+                    out.push(arg::<$ty, kind_of!($kind)>(&TABLE.$key, None, d));
+                }
+            )*
+            $(
+                if TABLE.$vkey.on.has(Surfaces::WINDOW) {
+                    let d = v.value(stringify!($vkey)).map(|v| v.text).unwrap_or_default();
+                    out.push(arg::<$vty, kind_of!($vkind)>(&TABLE.$vkey, None, d));
+                }
+            )*
+            out
+        }
+
+        /// `bench`'s setting flags: one per engine row with a `bench` flag,
+        /// in the table's order (a list under its own name).
+        pub fn bench_args() -> Vec<Arg> {
+            let (s, lists) = (bench_base(), BenchLists::default());
+            let mut out = Vec::new();
+            $(
+                match TABLE.$key.bench {
+                    BenchFlag::None => {}
+                    BenchFlag::One => {
+                        let d = s.value(stringify!($key)).map(|v| v.text).unwrap_or_default();
+                        out.push(arg::<$ty, kind_of!($kind)>(&TABLE.$key, None, d));
+                    }
+                    BenchFlag::List(name) => {
+                        let d: Vec<String> = lists
+                            .$key
+                            .iter()
+                            .map(|x| <kind_of!($kind) as Kind<$ty>>::text(x))
+                            .collect();
+                        out.push(arg::<$ty, kind_of!($kind)>(&TABLE.$key, Some(name), d.join(",")));
+                    }
+                }
+            )*
+            out
+        }
+
+        /// The lists given to `bench`'s list flags in `m`, each without
+        /// repeats; empty where the flag was not given.
+        fn given_lists(m: &ArgMatches) -> BenchLists {
+            let mut l = BenchLists::default();
+            $(
+                l.$key = match TABLE.$key.bench {
+                    BenchFlag::List(_) if given(m, stringify!($key)) => unique(
+                        m.get_many::<$ty>(stringify!($key))
+                            .map(|v| v.cloned().collect())
+                            .unwrap_or_default(),
+                    ),
+                    _ => Vec::new(),
+                };
+            )*
+            l
+        }
+
+        impl BenchSettingFlags {
+            /// `bench`'s settings and lists as one merge: its defaults,
+            /// then the scenario `file`'s engine values (each replacing its
+            /// list with one value), then the flags given. The cell follows
+            /// the radius unless the sizes are given or the file names one.
+            /// Allocates the lists.
+            pub fn merge(&self, file: &Scenario) -> (Settings, BenchLists) {
+                let mut s = bench_base();
+                let mut lists = BenchLists::default();
+                $(
+                    match TABLE.$key.bench {
+                        BenchFlag::None => {}
+                        BenchFlag::One => {
+                            if let Some(v) = self.given.$key.or(file.$key) {
+                                flags_of!(@set s.$key, v $(, $opt)?);
+                            }
+                        }
+                        BenchFlag::List(_) => {
+                            if !self.lists.$key.is_empty() {
+                                lists.$key = self.lists.$key.clone();
+                            } else if let Some(v) = file.$key {
+                                lists.$key = vec![v];
+                            }
+                        }
+                    }
+                )*
+                if self.lists.cell_size.is_empty() && file.cell_size.is_none() {
+                    lists.cell_size = vec![s.radius];
+                }
+                (s, lists)
+            }
+        }
+    };
+    (@set $place:expr, $v:expr) => { $place = $v };
+    (@set $place:expr, $v:expr, optional) => { $place = Some($v) };
+}
+
+crate::settings_table!(flags_of);
+
+/// `v` without repeats, first occurrences in order (`--strategies
+/// grid,grid` runs once).
+pub fn unique<T: PartialEq>(v: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// The window's setting flags (every row on the `window` surface) as clap
+/// arguments; parsed, the values given on the command line as a scenario
+/// ([`Scenario::from_given`]): `None` for every setting left out.
+#[derive(Clone, Debug, Default)]
+pub struct WindowSettingFlags(pub Scenario);
+
+impl FromArgMatches for WindowSettingFlags {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(WindowSettingFlags(Scenario::from_given(&GivenFlags(m))))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for WindowSettingFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.args(window_args())
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// `bench`'s setting flags (every engine row with a `bench` flag) as clap
+/// arguments; parsed, the single values given (as a scenario) and the
+/// lists given (empty where not given), to merge with a scenario file
+/// ([`BenchSettingFlags::merge`]).
+#[derive(Clone, Debug)]
+pub struct BenchSettingFlags {
+    /// The single values given (`--seed 7`).
+    pub given: Scenario,
+    /// The lists given (`--strategies grid,naive`), without repeats.
+    pub lists: BenchLists,
+}
+
+impl FromArgMatches for BenchSettingFlags {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(BenchSettingFlags {
+            given: Scenario::from_given(&GivenFlags(m)),
+            lists: given_lists(m),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for BenchSettingFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.args(bench_args())
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
