@@ -18,7 +18,7 @@
 #   --bin PATH     the binary to run (default: $CARGO_TARGET_DIR or target, then
 #                  release/spatial-query-lab,
 #                  built with `cargo build --release` if missing)
-# Environment: QUERY_FN (default query_phase, in src/sim/step.rs) names the
+# Environment: QUERY_FN (default query_phase, in src/engine/sim/step.rs) names the
 # function that holds the query phase; NATIVE_FRAMES (default 20) the counted
 # frames of the native run.
 #
@@ -36,7 +36,7 @@
 #   (`--tool=callgrind --cache-sim=yes`, the same simulator and events as
 #   `--tool=cachegrind --cache-sim=yes`). Cachegrind 3.19 (Debian bookworm)
 #   has no start/stop requests and only per-function *self* costs; the query
-#   phase is `spatial_query_lab::sim::step::query_phase` (src/sim/step.rs: never
+#   phase is `spatial_query_lab::engine::sim::step::query_phase` (src/engine/sim/step.rs: never
 #   inlined, not generic, called once per frame by every strategy and pass,
 #   between the start and the end of the bench's query clock), which calls
 #   into the strategy's traversal, the layout's position reads and the
@@ -327,7 +327,7 @@ for layout in "${LAYOUT_LIST[@]}"; do
                 CACHE_DESC="$(grep -E '^desc: (D1|LL) cache:' "$WORK/$tag.callgrind" | sed 's/^desc: //' | paste -sd ';' - | sed 's/;/; /g')"
 
             if [[ $calls -eq 0 ]]; then
-                die "$tag: no calls to a function named $QUERY_FN were seen; if the query phase moved (src/sim/step.rs: query_phase), set QUERY_FN"
+                die "$tag: no calls to a function named $QUERY_FN were seen; if the query phase moved (src/engine/sim/step.rs: query_phase), set QUERY_FN"
             fi
             seen=$((calls - bcalls + 1))
             expected=$((WARMUP + FRAMES))

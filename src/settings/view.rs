@@ -1,12 +1,13 @@
-//! The window's view choices as plain values: the vertex layout, the
-//! normal precision, the unit mesh and the color mode, with the names the
-//! command line, scenario files and the overlay share.
+//! The window's look as plain values: the vertex layout, the normal
+//! precision, the unit mesh, the color mode and the cache model's caches,
+//! with the names the command line, files and the overlay share, and
+//! [`ViewSettings`], written from the settings table's view rows.
 //!
-//! Engine code: no window here (it builds without the `window` feature),
-//! so [`crate::settings::scenario`] can name and check these values too. What the
+//! No window code here (it builds without the `window` feature), so
+//! scenario files and links can name and check these values too. What the
 //! window does with them (byte figures, normal codes, mesh files, colors)
 //! lives in `crate::window::render` (`instances`, `mesh`, `units`), which
-//! re-exports these types under their old paths.
+//! re-exports these types.
 
 /// How the unit mesh and its instances are laid out in GPU memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -41,7 +41,7 @@ pub struct Excerpt {
     pub name: &'static str,
     /// What the excerpt shows, for people: "Uniform grid: the query of one unit".
     pub title: &'static str,
-    /// Path of the file from the repository root: `src/spatial/grid.rs`.
+    /// Path of the file from the repository root: `src/engine/spatial/grid.rs`.
     pub path: &'static str,
     /// 1-based line, in that file, of the excerpt's first line (the line
     /// after `// code:begin NAME`).

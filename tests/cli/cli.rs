@@ -915,8 +915,8 @@ fn bench_under_ulimit_v_does_not_label_one_thread_as_256() {
 }
 
 /// `--kernels best` is the widest kernel this CPU runs, so the README's
-/// commands run on any machine (a newcomer's copy of one naming `avx512`
-/// printed only skipped rows on a CPU without AVX-512).
+/// commands measure something on any machine (a named kernel this CPU
+/// lacks gives only skipped rows).
 #[test]
 fn bench_kernels_best_is_the_widest_kernel_this_cpu_runs() {
     let out = exe()

@@ -891,8 +891,8 @@ fn s13_empty_world() {
     assert_eq!(NO_EXCLUDE, u32::MAX);
 }
 
-/// S10's kind, found in review: an invalid cell size with a subnormal extent
-/// made the fallback cell 0, and doubling 0 never ended (a hang).
+/// S10's kind: an invalid cell size with a subnormal extent must not make
+/// the fallback cell 0, whose doubling would never end (a hang).
 #[test]
 fn s10_invalid_cell_with_subnormal_extent_does_not_hang() {
     use spatial_query_lab::engine::spatial::{Points, Query, Strategy};
@@ -961,8 +961,8 @@ fn s14_a_radius_whose_square_overflows_returns_every_finite_point() {
 
 #[test]
 fn f1_grid_origin_at_the_i64_limit() {
-    // Found by `cargo fuzz run query`: a subnormal cell size with a point
-    // at -1.7e38 puts the grid's origin cell at i64::MIN, where
+    // A subnormal cell size with a point at -1.7e38 puts the grid's origin
+    // cell at i64::MIN, where
     // `origin.abs()` overflows. The rebuild must neither panic (overflow
     // checks) nor take a negative "magnitude" as a reason to choose the f32
     // fast path for a grid it cannot represent.

@@ -1,6 +1,6 @@
 //! The lessons panel driven headless through egui (egui_kittest), with a
-//! lesson [`Session`] applied as the frame loop applies it: a newcomer
-//! reaches the first lesson in two clicks and sees it measured (every step,
+//! lesson [`Session`] applied as the frame loop applies it: the first
+//! lesson is two clicks away and sees it measured (every step,
 //! interleaved rounds, on fresh simulations, as the window's quiet
 //! measurement does), next and back step through it keeping what was
 //! measured, a setting changed shows the notice and its restore button, and

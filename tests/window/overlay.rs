@@ -754,9 +754,8 @@ fn another_settings_numbers_are_pending_until_a_step_with_the_new_ones() {
 
 #[test]
 fn after_a_change_the_old_frames_means_are_not_shown_next_to_the_new_counts() {
-    // Found by a newcomer: pressing 1 (Naive) at 20,000 units showed Naive's
-    // 400,000,000 candidates next to Grid's mean query time of 4.43 ms: the
-    // means restarted, but the panel kept the means from before.
+    // After a change of strategy the panel shows the new frame's counts and
+    // no mean of the frames before it: means of another work are pending.
     let naive = Settings {
         strategy: Strategy::Naive,
         ..Settings::default()
@@ -785,9 +784,8 @@ fn after_a_change_the_old_frames_means_are_not_shown_next_to_the_new_counts() {
 
 #[test]
 fn a_passing_message_does_not_move_the_controls() {
-    // Found by a newcomer: after F12, "Screenshot saved: ..." was inserted
-    // into the panel and pushed every control below it down 17 px, so the
-    // next click hit the control above the one aimed at.
+    // A passing message ("Screenshot saved: ...") takes no row of its own
+    // above the controls: every control stays where the pointer aims.
     let mut h = harness(stats());
     h.run();
     let before = slider(&h, "speed");
@@ -1003,8 +1001,7 @@ fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
     assert!(silent.is_empty(), "no tooltip on hover: {silent:#?}");
 }
 
-/// Every kernel this CPU runs is chosen by a click on its name (a
-/// lecturer reported AVX2 could not be clicked).
+/// Every kernel this CPU runs is chosen by a click on its name.
 #[test]
 fn every_available_kernel_is_chosen_by_a_click() {
     use spatial_query_lab::engine::spatial::{Kernel, Strategy};

@@ -164,7 +164,7 @@ fn panics_outside_the_windowing_library_keep_the_default_report() {
         "index out of bounds: the len is 3 but the index is 7",
     ] {
         assert_eq!(
-            window_failure(msg, "src/app/mod.rs:10:5", Some(":0"), None),
+            window_failure(msg, "src/window/app/mod.rs:10:5", Some(":0"), None),
             None
         );
     }

@@ -269,9 +269,9 @@ unsafe fn block_of<V: Lanes, const Q: usize>(
 ) {
     let ids = qs.iter().any(|q| q.q.exclude != super::NO_EXCLUDE);
     let raw = qs.iter().all(|q| q.flush as usize >= V::N);
-    // Not for one-lane (scalar) vectors: there the three adds under the
-    // same `keep` became one branch on the neighbor test, which mispredicts
-    // (query 12.3 -> 16.7 ms at 100,000 units, Intel Xeon VM).
+    // Not for one-lane (scalar) vectors: there the compiler turns the three
+    // adds under the same `keep` into one branch on the neighbor test, which
+    // mispredicts.
     let two = raw && V::N > 1 && qs.iter().all(|q| q.two_teams);
     // SAFETY: the caller's contract, unchanged.
     unsafe {

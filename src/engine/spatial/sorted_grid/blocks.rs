@@ -110,10 +110,10 @@ pub(super) fn for_groups(
 }
 
 /// The cost of one call of the fused kernel on top of its distance tests,
-/// in distance tests (one query against one candidate). Fitted on an AMD
-/// EPYC (AVX2, 100,000 uniform units, 2026-12-01): with 100 the split
-/// already slowed cells of 1.6r by 5-10%; 300 to 600 split where it pays
-/// (2r and wider) and nowhere else.
+/// in distance tests (one query against one candidate): a fitted constant.
+/// At 100 the model splits cells of 1.6r, where splitting is slower; from
+/// 300 to 600 it splits cells of 2r and wider, where it pays, and no
+/// others (AVX2, 100,000 uniform units).
 const CALL_COST: f64 = 300.0;
 
 /// The model's cost of a cell's `m` units (of a cell holding `n`, whose

@@ -79,8 +79,8 @@ pub trait Lanes: Copy {
     unsafe fn sum_i64(v: Self::I) -> i64;
     /// The wrapping (modulo 2^32) sum of the lanes of each of four
     /// vectors, in their order. By default one [`Lanes::sum_i64`] each;
-    /// AVX2 and AVX-512 override it with one transpose-and-add (on SSE2's
-    /// 4 lanes one did not pay).
+    /// AVX2 and AVX-512 override it with one transpose-and-add (SSE2 keeps
+    /// the default: on 4 lanes the transpose costs what it saves).
     #[inline(always)]
     unsafe fn sums4_i32(v: [Self::I; 4]) -> [i32; 4] {
         // SAFETY: the caller's contract (the instruction set is present).
