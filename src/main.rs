@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         // wasm32-wasip1): the headless modes only.
         #[cfg(not(feature = "window"))]
         Some(cli::Command::RenderBench(_)) | None => {
-            let _ = &cli.window;
+            let _ = (&cli.window, &matches);
             eprintln!("this build has no window: built without the `window` feature (bench and lesson work)");
             ExitCode::from(2)
         }

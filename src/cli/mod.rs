@@ -20,7 +20,6 @@ use spatial_query_lab::bench::cli::Format;
 use spatial_query_lab::platform::stdout as output;
 use spatial_query_lab::settings::flags::WindowSettingFlags;
 use spatial_query_lab::settings::rows::TABLE;
-use spatial_query_lab::settings::scenario::Scenario;
 use spatial_query_lab::settings::view::VertexLayout;
 use values::*;
 
@@ -369,7 +368,10 @@ pub(crate) fn report(line: &str) {
 }
 
 /// Loads `--scenario`, or prints its one-line error and returns the exit code.
-pub(crate) fn load_scenario(path: &std::path::Path) -> Result<Scenario, ExitCode> {
+#[cfg(feature = "window")]
+pub(crate) fn load_scenario(
+    path: &std::path::Path,
+) -> Result<spatial_query_lab::settings::scenario::Scenario, ExitCode> {
     spatial_query_lab::settings::scenario::bundled::resolve(path).map_err(|e| {
         report(&format!("error: --scenario: {e}"));
         ExitCode::from(2)

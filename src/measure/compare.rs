@@ -421,14 +421,8 @@ pub const MEASURE_SETTLE: usize = 2;
 pub const MEASURE_FRAMES: usize = 5;
 /// Rounds of a compare measurement (of one row, or of every row together).
 pub const MEASURE_ROUNDS: usize = 5;
-/// Guards of a compare measurement: a first frame over 0.25 s measures 3
-/// frames instead (a naive frame of 100,000 units takes seconds), one over
-/// 60 s is dropped.
-pub const MEASURE_GUARDS: Guards = Guards {
-    skip_above_s: 60.0,
-    fewer_above_s: 0.25,
-    fewer_frames: 3,
-};
+/// Guards of a compare measurement: [`Guards::INTERACTIVE`].
+pub const MEASURE_GUARDS: Guards = Guards::INTERACTIVE;
 
 /// The plan of the compare panel's "measure": `settings` alone,
 /// [`MEASURE_ROUNDS`] rounds of [`MEASURE_SETTLE`] then [`MEASURE_FRAMES`]

@@ -43,6 +43,16 @@ impl Guards {
         fewer_above_s: f64::INFINITY,
         fewer_frames: 1,
     };
+
+    /// The guards of a measurement made while a window waits (the compare
+    /// panel, the lessons, the working-set sweep): a first frame over
+    /// 0.25 s measures 3 frames instead (a naive frame of 100,000 units
+    /// takes seconds), one over 60 s is dropped.
+    pub const INTERACTIVE: Guards = Guards {
+        skip_above_s: 60.0,
+        fewer_above_s: 0.25,
+        fewer_frames: 3,
+    };
 }
 
 /// A predicted frame time and how it was made.

@@ -194,7 +194,7 @@ pub fn plan(label: &str, base: &Settings, span: &Span) -> super::Plan {
     super::Plan::new(
         variants(label, base, &span.units),
         super::Spec::new(SETTLE, FRAMES),
-        crate::measure::compare::MEASURE_GUARDS,
+        crate::measure::Guards::INTERACTIVE,
     )
     .with_predictor(crate::measure::predict::naive_predictor(
         base.seed,

@@ -11,8 +11,8 @@ use std::ops::Range;
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
+use super::file_error::{one_line_error, ScenarioError};
 use super::rows::Row;
-use super::scenario::{one_line_error, ScenarioError};
 use crate::engine::spatial::Kernel;
 use crate::named::Named;
 use crate::settings::view::NormalPrecision;

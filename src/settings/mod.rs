@@ -9,6 +9,7 @@
 
 pub mod budget;
 pub mod field_table;
+pub mod file_error;
 pub mod flags;
 pub(crate) mod kind;
 pub mod link;

@@ -215,18 +215,6 @@ impl Row {
         format!("{kind} from {}", self.range_text())
     }
 
-    /// The default as a whole number, from `Settings::default()` (whole
-    /// engine rows; 0 for any other).
-    pub fn default_whole(&self) -> u64 {
-        crate::settings::values::default_number(self.key).map_or(0, |v| v as u64)
-    }
-
-    /// The default as a number, from the settings' defaults (numeric rows
-    /// whose default is a value; NaN for the others).
-    pub fn default_number(&self) -> f64 {
-        crate::settings::values::default_number(self.key).unwrap_or(f64::NAN)
-    }
-
     /// A whole number given as text (`_` separators allowed) within the
     /// range.
     ///

@@ -9,7 +9,7 @@
 use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use crate::engine::spatial::{Kernel, Strategy};
 use crate::settings::kind::{Bits, Flag, KernelName, Name, Real, Whole};
-use crate::settings::rows::{Surfaces, TABLE};
+use crate::settings::rows::{Row, Surfaces, TABLE};
 use crate::settings::view::ViewSettings;
 use crate::settings::view::{ColorMode, Geometry, NormalPrecision, UnitMeshKind, VertexLayout};
 
@@ -263,6 +263,20 @@ macro_rules! values_of {
     (@bench_base $s:ident $key:ident $bench:tt) => {};
     (@bench_list (list $flag:literal ($e:expr))) => { $e };
     (@bench_list $bench:tt) => { Vec::new() };
+}
+
+impl Row {
+    /// The default as a whole number, from `Settings::default()` (whole
+    /// engine rows; 0 for any other).
+    pub fn default_whole(&self) -> u64 {
+        default_number(self.key).map_or(0, |v| v as u64)
+    }
+
+    /// The default as a number, from the settings' defaults (numeric rows
+    /// whose default is a value; NaN for the others).
+    pub fn default_number(&self) -> f64 {
+        default_number(self.key).unwrap_or(f64::NAN)
+    }
 }
 
 impl<'a> From<&'a mut f32> for NumberMut<'a> {

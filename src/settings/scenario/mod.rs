@@ -25,11 +25,12 @@
 pub mod bundled;
 mod fields;
 
+pub use crate::settings::file_error::ScenarioError;
+pub(crate) use crate::settings::file_error::{line_of, one_line_error};
 use crate::settings::kind::Source;
 pub(crate) use fields::Raw;
 pub use fields::{Given, Scenario, ScenarioView, FIELDS};
 
-use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -39,46 +40,6 @@ use crate::engine::sim::Settings;
 pub use crate::settings::rows::MAX_UNITS;
 /// Largest file [`Scenario::load`] reads, bytes: a scenario is a few lines.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024;
-
-/// Why a scenario could not be read: the file, the 1-based line (when the
-/// problem has a place), the field (when one is at fault) and what is wrong.
-/// `Display` gives the one-line message: `FILE:LINE: FIELD: MESSAGE`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScenarioError {
-    /// The file as the user named it.
-    pub file: String,
-    /// 1-based line of the problem, if it has one.
-    pub line: Option<usize>,
-    /// The field at fault, if one is.
-    pub field: Option<String>,
-    /// What is wrong, and the allowed values.
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, ": {field}")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-/// 1-based line of byte offset `at` in `text`.
-pub(crate) fn line_of(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
 
 /// The field a serde message names (`unknown field `x``, `missing field `x``).
 fn field_in(message: &str) -> Option<String> {
@@ -163,24 +124,6 @@ pub(crate) fn read_toml_file(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     Ok((text, stem))
-}
-
-/// The one-line error of `file` (whose text is `text`) at byte range
-/// `span`: its line, the field, and `message` with its white space
-/// collapsed (a quoted key or a value may hold newlines).
-pub(crate) fn one_line_error(
-    text: &str,
-    file: &str,
-    span: Option<Range<usize>>,
-    field: Option<String>,
-    message: String,
-) -> ScenarioError {
-    ScenarioError {
-        file: file.to_string(),
-        line: span.map(|s| line_of(text, s.start)),
-        field: field.map(|f| f.split_whitespace().collect::<Vec<_>>().join(" ")),
-        message: message.split_whitespace().collect::<Vec<_>>().join(" "),
-    }
 }
 
 /// The one-line error of a TOML syntax or type error `e` in `text` (the

@@ -372,16 +372,12 @@ impl LessonRun {
             })
             .collect();
         let base = self.settings(0);
-        Plan::new(
-            variants,
-            self.spec(),
-            crate::measure::compare::MEASURE_GUARDS,
-        )
-        .with_predictor(crate::measure::predict::naive_predictor(
-            base.seed,
-            base.workload,
-        ))
-        .with_rounds(self.rounds())
+        Plan::new(variants, self.spec(), crate::measure::Guards::INTERACTIVE)
+            .with_predictor(crate::measure::predict::naive_predictor(
+                base.seed,
+                base.workload,
+            ))
+            .with_rounds(self.rounds())
     }
 
     /// The cell-size sweep of step `k` (the standard ratios, the step's
