@@ -193,7 +193,7 @@ fn print_steps(run: &LessonRun, md: bool, notes: bool, machine: &Machine) -> Res
             k + 1,
             run.len(),
             step.id,
-            export::skipped(run, k)
+            run.skipped(k)
                 .map_or_else(|| "measured".to_string(), |w| format!("not measured: {w}"))
         );
     }

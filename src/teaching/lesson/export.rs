@@ -11,7 +11,7 @@ use crate::measure::compare::SweepCurve;
 use crate::measure::machine::Machine;
 use crate::measure::verdict::Verdict;
 use crate::measure::working_set_sweep::WsCurve;
-use crate::measure::{Outcome, Row};
+use crate::measure::Row;
 use crate::teaching::chart::{comparison_bars, sweep_curves, working_set_curves, Chart, Scale};
 
 /// `t` for a Markdown heading, which ends at its line: line breaks as spaces.
@@ -46,7 +46,7 @@ pub fn markdown_step(run: &LessonRun, k: usize) -> String {
         );
     }
     s += &format!("{}\n\n", plain(&run.text(k)));
-    if let Some(why) = skipped(run, k) {
+    if let Some(why) = run.skipped(k) {
         s += &format!("*Not measured: {why}.*\n\n");
     }
     let cut = run
@@ -109,21 +109,6 @@ pub fn to_csv(run: &LessonRun) -> String {
         c.to_csv()
     } else {
         c.curves_csv()
-    }
-}
-
-/// Why step `k` has no measurement, if it has a result without one.
-pub fn skipped(run: &LessonRun, k: usize) -> Option<String> {
-    match run.result(k)? {
-        StepResult::Row(Outcome::Skipped(s)) => Some(s.why.clone()),
-        StepResult::Sweep(sw) if sw.points().is_empty() => {
-            Some("the sweep measured no cell size".to_string())
-        }
-        StepResult::WorkingSet(c) if c.points.is_empty() => Some(match c.skipped.first() {
-            Some((_, why)) => format!("the sweep measured no unit count ({why})"),
-            None => "the sweep measured no unit count".to_string(),
-        }),
-        _ => None,
     }
 }
 

@@ -176,6 +176,21 @@ pub struct LessonRun {
 }
 
 impl LessonRun {
+    /// Why step `k` has no measurement, if it has a result without one.
+    pub fn skipped(&self, k: usize) -> Option<String> {
+        match self.result(k)? {
+            StepResult::Row(Outcome::Skipped(s)) => Some(s.why.clone()),
+            StepResult::Sweep(sw) if sw.points().is_empty() => {
+                Some("the sweep measured no cell size".to_string())
+            }
+            StepResult::WorkingSet(c) if c.points.is_empty() => Some(match c.skipped.first() {
+                Some((_, why)) => format!("the sweep measured no unit count ({why})"),
+                None => "the sweep measured no unit count".to_string(),
+            }),
+            _ => None,
+        }
+    }
+
     /// A run of `lesson` with nothing measured yet. When the lesson chooses
     /// its unit count from the cache, the choice is made now (it spawns a
     /// small simulation to measure the AoS bytes per unit).
@@ -570,7 +585,7 @@ impl LessonRun {
     /// numbers has none to show then.
     pub fn text(&self, k: usize) -> Vec<Piece> {
         let step = &self.lesson.steps[k];
-        let ran = self.cannot_run(k).is_none() && export::skipped(self, k).is_none();
+        let ran = self.cannot_run(k).is_none() && self.skipped(k).is_none();
         match (&step.absent, ran) {
             (_, true) => step.text.render(&text::Context::of(self)),
             (Some(a), false) => vec![Piece::Text(a.clone())],

@@ -7,7 +7,7 @@
 //! [`Session::finish`] takes the results back. The tests drive it the same way.
 
 use super::predict::{Answer, Guess};
-use super::{differences, export, Lesson, LessonOptions, LessonRun, Piece, StepResult};
+use super::{differences, Lesson, LessonOptions, LessonRun, Piece, StepResult};
 use crate::engine::sim::Settings;
 use crate::measure::compare::Comparison;
 use crate::measure::run::Task;
@@ -320,7 +320,7 @@ impl Session {
             // Known before the measurement ends for a step this build or
             // machine cannot run.
             skipped: if on_step {
-                export::skipped(run, k).or_else(|| run.cannot_run(k))
+                run.skipped(k).or_else(|| run.cannot_run(k))
             } else {
                 None
             },

@@ -388,7 +388,7 @@ impl<'a> Context<'a> {
         if self.run.cannot_run(k).is_some() {
             return false;
         }
-        crate::teaching::lesson::export::skipped(self.run, k).is_none()
+        self.run.skipped(k).is_none()
     }
 
     /// The value of reference `r`.
