@@ -326,7 +326,7 @@ fn app_options(
         select: w.select,
         memory_view: w.memory_view,
         sweep: w.sweep,
-        scenario,
+        scenario: scenario.map(|(file, scenario)| app::LoadedScenario { file, scenario }),
         lesson,
         lesson_step: w.step,
         lesson_flags: Scenario::default(),

@@ -35,7 +35,7 @@ fn failed(e: &std::io::Error) -> u8 {
     1
 }
 
-/// [`print`] with a line end after `text`.
+/// [`print()`] with a line end after `text`.
 pub fn println(text: &str) -> Result<(), u8> {
     print(&format!("{text}\n"))
 }

@@ -1,6 +1,6 @@
 //! What a user can set, and the surfaces that carry it: the one settings
 //! table ([`table`]: a row per setting) and its rows as values ([`rows`]);
-//! the kinds of value ([`kind`]); scenario and lesson files
+//! the kinds of value (`kind`); scenario and lesson files
 //! ([`scenario`]); the window's and `bench`'s flags ([`flags`]); the state
 //! as a link or a command line ([`link`]); typed access to a setting by its
 //! row ([`values`]); the window's look ([`view`]); and the budget rules that

@@ -124,7 +124,7 @@ macro_rules! values_of {
             }
 
             /// Sets the engine setting of file key `key` from `text`, as its
-            /// flag takes it ([`crate::settings::kind`]): checked against its
+            /// flag takes it (the row's kind): checked against its
             /// range or names.
             ///
             /// # Errors

@@ -59,7 +59,7 @@ macro_rules! scenario_fields {
             }
         )*}
     ) => {
-        /// A validated scenario: every value within [`crate::settings::schema`] or
+        /// A validated scenario: every value within [`crate::settings::rows`] or
         /// its names, `None` where the file does not set it.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Scenario {

@@ -8,7 +8,7 @@
 //! spellings of the command-line flags (`reorder_every` for
 //! `--reorder-every`). Every field is optional; a missing one keeps the
 //! current value. [`Scenario::parse`] checks every field against its range
-//! ([`crate::settings::schema`]) or its names and reports the first problem as a
+//! ([`crate::settings::rows`]) or its names and reports the first problem as a
 //! [`ScenarioError`] naming the file, the line, the field and the allowed
 //! values. The window and `bench` load a scenario with `--scenario FILE`;
 //! flags given next to it override its values.
@@ -201,7 +201,7 @@ impl Scenario {
     /// # Errors
     /// The first problem as a [`ScenarioError`]: a TOML syntax error, an
     /// unknown field, a value of the wrong type, or a value outside its
-    /// range ([`crate::settings::schema`]), with the line and the allowed values.
+    /// range ([`crate::settings::rows`]), with the line and the allowed values.
     pub fn parse(text: &str, file: &str, stem: &str) -> Result<Scenario, ScenarioError> {
         let raw: Raw = toml::from_str(text).map_err(|e| de_error(&e, text, file, &[]))?;
         Scenario::from_raw(raw, text, file, stem)

@@ -1,7 +1,8 @@
 //! Keyboard and mouse that the overlay does not own: key actions through
-//! the binding table ([`super::keys`]), the camera, and picking a unit.
+//! the binding table ([`super::keys`]), the camera, and clicks for picking
+//! ([`super::picking`]).
 
-use glam::{Vec2, Vec3};
+use glam::Vec2;
 use macroquad::prelude::{
     get_frame_time, is_key_down, is_mouse_button_down, is_mouse_button_pressed,
     is_mouse_button_released, mouse_position, screen_height, screen_width, MouseButton,
@@ -12,14 +13,12 @@ use super::keys::{self, Action};
 use super::pointer::PointerFrame;
 use super::{aspect, App};
 use crate::engine::sim::{Layout, Pass};
-use crate::engine::spatial::{Kernel, Query};
+use crate::engine::spatial::Kernel;
 use crate::window::render::{CameraInput, OrbitCamera, PassInput};
+use crate::window::ui::compare::CompareAction;
 use crate::window::ui::lesson::LessonAction;
 use crate::window::ui::overlay::{cell_max, radius_range, radius_top};
 use crate::window::ui::sweep::SweepAction;
-
-/// Distance from a click to the farthest unit it may pick, world units.
-const PICK_RADIUS: f32 = 8.0;
 
 impl App {
     /// Keys (unless a text field has focus) and the mouse (what the overlay
@@ -55,7 +54,7 @@ impl App {
             down: button(is_mouse_button_down),
             wheel: pass.wheel.y,
         };
-        let scene = self.pointer.route(&frame, claims.pointer);
+        let scene = self.picking.pointer.route(&frame, claims.pointer);
         let held = |a: Action| (!claims.keyboard && keys::is_held(a, is_key_down)) as i32 as f32;
         let input = CameraInput {
             orbit_drag: scene.orbit_drag,
@@ -71,30 +70,16 @@ impl App {
         };
         if input.pan_drag != Vec2::ZERO || input.pan_keys != Vec2::ZERO {
             // Panning away from a followed unit means: stop following it.
-            self.selection.set_follow(false);
+            self.picking.selection.set_follow(false);
         }
         self.camera.apply_input(&input, screen_height());
         if let Some(at) = scene.click {
             // The ground point under the click, with this refresh's camera;
             // picked now, or once a worker gives the simulation back.
             let ndc = OrbitCamera::screen_to_ndc(at, Vec2::new(screen_width(), screen_height()));
-            self.click_at = Some(self.camera.ground_point(aspect(), ndc));
+            self.picking.click(self.camera.ground_point(aspect(), ndc));
             self.pick_clicked();
         }
-    }
-
-    /// Selects the unit nearest to the last click's ground point (or
-    /// deselects), unless a worker has the simulation (then it waits).
-    pub(super) fn pick_clicked(&mut self) {
-        if self.worker.is_some() {
-            return;
-        }
-        let Some(hit) = self.click_at.take() else {
-            return;
-        };
-        let picked = hit.and_then(|h| self.pick(h));
-        let picked = picked.map(|i| (i, self.sim.handle_of(i)));
-        self.selection.select_at(picked);
     }
 
     /// Carries out one key action.
@@ -142,14 +127,17 @@ impl App {
                     .min(radius_top(self.stats.radius_max))
                     .max(s.radius);
             }
-            Action::CellSweep if self.sweep.run.is_some() => self.sweep_action(SweepAction::Close),
+            Action::CellSweep if self.sweep.is_open() => self.sweep_action(SweepAction::Close),
             Action::CellSweep => self.sweep_action(SweepAction::Start),
             Action::ToggleGrid => self.view.show_grid = !self.view.show_grid,
             Action::NextColorMode => self.view.settings.color = self.view.settings.color.next(),
             Action::ToggleOccupancy => self.view.settings.heatmap = !self.view.settings.heatmap,
-            Action::Respawn => self.respawn = true,
+            Action::Respawn => self.stepping.respawn = true,
             Action::ResetCamera => self.frame_world(),
-            Action::ToggleFollow => self.selection.set_follow(!self.selection.follows()),
+            Action::ToggleFollow => {
+                let selection = &mut self.picking.selection;
+                selection.set_follow(!selection.follows());
+            }
             Action::ToggleOverlay => self.view.show_overlay = !self.view.show_overlay,
             Action::ToggleHelp => self.view.show_help = !self.view.show_help,
             Action::ToggleFullscreen => self.view.fullscreen = !self.view.fullscreen,
@@ -161,7 +149,7 @@ impl App {
             Action::CopyLink => self.copy_link(),
             Action::Presenter => self.open_presenter(),
             Action::Export(e) => self.export(e),
-            Action::Deselect => self.selection.clear(),
+            Action::Deselect => self.picking.selection.clear(),
             Action::PanForward
             | Action::PanBack
             | Action::PanLeft
@@ -173,24 +161,26 @@ impl App {
         }
     }
 
-    /// The unit nearest to the ground point `hit` (world units), within
-    /// [`PICK_RADIUS`], found with the simulation's own spatial index.
-    pub(super) fn pick(&mut self, hit: Vec3) -> Option<usize> {
-        self.pick_buf.clear();
-        self.sim.query(
-            &Query::new(hit.x, hit.z, PICK_RADIUS),
-            self.settings.kernel,
-            &mut self.pick_buf,
-        );
-        let store = self.sim.store();
-        let d = |k: usize| {
-            let (x, z) = store.pos(k);
-            (x - hit.x).powi(2) + (z - hit.z).powi(2)
-        };
-        self.pick_buf
-            .iter()
-            .map(|&j| j as usize)
-            .filter(|&j| j < store.len())
-            .min_by(|&i, &j| d(i).total_cmp(&d(j)))
+    /// Carries out the export key `e` ([`super::keys::Export`]) for the lesson
+    /// panel when a lesson is open and shown, else for the compare panel.
+    pub(super) fn export(&mut self, e: keys::Export) {
+        use keys::Export;
+        if self.view.show_lessons && self.lessons.session.is_some() {
+            let act = match e {
+                Export::Markdown => LessonAction::CopyMarkdown,
+                Export::Csv => LessonAction::SaveCsv,
+                Export::Json => LessonAction::SaveJson,
+                Export::Chart => LessonAction::SaveChart,
+            };
+            self.lesson_action(act);
+        } else {
+            let act = match e {
+                Export::Markdown => CompareAction::CopyMarkdown,
+                Export::Csv => CompareAction::SaveCsv,
+                Export::Json => CompareAction::SaveJson,
+                Export::Chart => CompareAction::SaveChart,
+            };
+            self.compare_action(act);
+        }
     }
 }

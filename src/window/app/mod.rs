@@ -13,48 +13,75 @@
 //!    the budget guards ([`crate::settings::budget::settle`]) and a restart of
 //!    the timing means when the work changed (a respawn waits for the step);
 //! 4. `App::next_picture`: while a picture's instances are being packed,
-//!    `App::pack_picture` goes on (within a budget per refresh); when the
+//!    `Picture::pack` goes on (within a budget per refresh); when the
 //!    last picture is complete, `App::step` (one step call; the selection
 //!    follows its unit) and `App::begin_picture` (ground, grid, query circle
 //!    and the instances of this step);
 //! 5. `App::draw`: draws the picture within [`RENDER_BUDGET_S`] (all of it
-//!    when it fits, else a slice per refresh: [`ProgressiveScene`]) and shows
-//!    the last complete picture; then `EguiHost::draw` paints the overlay on top;
+//!    when it fits, else a slice per refresh:
+//!    [`ProgressiveScene`](crate::window::render::ProgressiveScene)) and shows
+//!    the last complete one; then `EguiHost::draw` paints the overlay on top;
 //! 6. `App::finish`: frame statistics, the screenshot and the exit.
 //!
-//! The frame's methods live in `input.rs` (keys, mouse, picking),
-//! `changes.rs` (setting changes, guards, slicing), `stepping.rs` (the step
-//! call and what follows it), `worker.rs` (the worker thread) and
-//! `picture.rs` (packing and drawing the picture). Submodules hold the
-//! pieces that are pure and tested headless: [`keys`],
+//! `App` keeps the frame loop, the settings and the simulation; every other
+//! part owns its state in a type of its own file: the step calls and the
+//! worker thread (`stepping.rs`, `worker.rs`), the budget guards
+//! (`guards.rs`), the picture (`picture.rs`), picking and the query
+//! inspector (`picking.rs`), quiet measurements (`quiet.rs`), the frame
+//! counters (`clock.rs`), the scenario files (`scenarios.rs`), and the
+//! panels: the cell-size sweep (`sweep.rs`), compare (`compare.rs`),
+//! lessons with the presenter view (`lesson.rs`, `presenter.rs`), the
+//! memory view (`memory_panel.rs`), share (`share.rs`) and the exports
+//! (`exports.rs`). A panel's methods read a narrow context and write what
+//! they ask of the rest of the window to a `Requests` sink (`requests.rs`),
+//! which the frame loop carries out in order (as the overlay returns
+//! [`OverlayActions`]). Setting changes and the overlay's requests are
+//! dispatched in `changes.rs`, keys and the mouse in `input.rs`, the
+//! camera's framing beside the panel in `presentation.rs`. Submodules hold
+//! the pieces that are pure and tested headless: [`keys`],
 //! [`pointer`](mod@pointer), [`selection`]; what the overlay shows is
 //! [`crate::window::ui::stats::FrameStats`].
 
 use crate::platform::browser;
 mod changes;
+mod clock;
 mod compare;
 mod exports;
 pub mod files;
+mod guards;
 mod input;
 pub mod keys;
 mod lesson;
+mod memory_panel;
+mod picking;
 mod picture;
 pub mod pointer;
 mod presentation;
 mod presenter;
 mod quiet;
 pub mod render_bench;
+mod requests;
+mod scenarios;
 pub mod selection;
 mod share;
 mod stepping;
+mod sweep;
 mod worker;
 
-use changes::SweepState;
+use clock::FrameClock;
 use compare::ComparePanel;
 use exports::Exports;
+use guards::Guards;
 use lesson::LessonPanel;
-use picture::PicturePacing;
-use worker::{StepContext, Worker};
+use memory_panel::MemoryPanel;
+use picking::Picking;
+use picture::Picture;
+use presentation::OverlayHost;
+use quiet::QuietHost;
+use scenarios::Scenarios;
+use share::Share;
+use stepping::Stepping;
+use sweep::SweepState;
 
 use crate::platform::clock::Instant;
 use std::path::PathBuf;
@@ -62,23 +89,17 @@ use std::path::PathBuf;
 use glam::Vec3;
 use macroquad::prelude::*;
 
-use crate::engine::sim::inspect::Inspection;
-use crate::engine::sim::{Settings, Simulation, SpawnKey};
+use crate::engine::sim::{Settings, Simulation};
 use crate::engine::spatial::Kernel;
-use crate::measure::memory;
 use crate::settings::budget::{self, Budget, GuardNotice, NaiveCost};
 use crate::settings::scenario::Scenario;
 use crate::settings::view::ViewSettings;
 use crate::window::render::mesh::asset_dirs;
-use crate::window::render::{
-    load_unit_kind, EguiHost, OrbitCamera, PassInput, ProgressiveScene, UnitRenderer,
-};
-use crate::window::render::{CellHeatmap, UnitMeshKind, RENDER_BUDGET_S};
+use crate::window::render::{load_unit_kind, EguiHost, OrbitCamera, PassInput, UnitRenderer};
+use crate::window::render::{UnitMeshKind, RENDER_BUDGET_S};
 use crate::window::ui::overlay::units_range;
-use crate::window::ui::stats::{ChurnMeter, FpsMeter, FrameStats, PhaseSample, SelectedUnit};
+use crate::window::ui::stats::FrameStats;
 use crate::window::ui::{Overlay, OverlayActions, ViewOptions};
-use pointer::PointerRouter;
-use selection::Selection;
 
 /// Start-up options of the window.
 #[derive(Clone, Debug, Default)]
@@ -98,9 +119,8 @@ pub struct AppOptions {
     pub memory_view: bool,
     /// Start the cell-size sweep after the first step, as the overlay's button does.
     pub sweep: bool,
-    /// The scenario loaded with `--scenario` (its file and values), already
-    /// applied to `settings`.
-    pub scenario: Option<(PathBuf, Scenario)>,
+    /// The scenario loaded with `--scenario`, already applied to `settings`.
+    pub scenario: Option<LoadedScenario>,
     /// The lesson `--lesson` opens at its first step (its settings replace
     /// the command line's).
     pub lesson: Option<crate::teaching::lesson::Lesson>,
@@ -124,6 +144,15 @@ pub struct AppOptions {
     /// The window's size when not full screen, pixels (`--window`): what
     /// leaving full screen asks for.
     pub window_size: (i32, i32),
+}
+
+/// A scenario read at start-up: its file and its values.
+#[derive(Clone, Debug)]
+pub struct LoadedScenario {
+    /// The file it was read from (a bundled preset's name in the browser).
+    pub file: PathBuf,
+    /// Its values.
+    pub scenario: Scenario,
 }
 
 /// Respawns and layout changes at this many units or more run on a worker
@@ -166,88 +195,51 @@ pub async fn run(opts: AppOptions) -> i32 {
     }
 }
 
-/// Everything the window keeps between frames.
+/// Everything the window keeps between frames: the settings and the
+/// simulation the frame loop runs, and each part's own state. At most 20
+/// fields, as every struct of this module (a test checks): a part that
+/// grows gets a type of its own, not more fields here.
 struct App {
+    /// The simulation's settings, as the overlay, the keys and the panels
+    /// leave them.
     settings: Settings,
+    /// What the window shows and how: panels open, colors, unit mesh, UI scale.
     view: ViewOptions,
+    /// The simulation (an empty stand-in while a worker thread has it).
     sim: Simulation,
-    world: f32,
-    renderer: UnitRenderer,
-    scene: ProgressiveScene,
-    egui: EguiHost,
+    /// The step calls: when the next one runs, how much of a frame it
+    /// runs, and the worker thread that has the simulation for long ones.
+    stepping: Stepping,
+    /// The camera.
     camera: OrbitCamera,
-    overlay: Overlay,
+    /// The overlay: egui, its widgets and where it last drew its panels.
+    ui: OverlayHost,
+    /// What the overlay shows, filled as the frame runs.
     stats: FrameStats,
-    fps: FpsMeter,
-    selection: Selection,
-    pointer: PointerRouter,
-    notices: Vec<GuardNotice>,
-    /// The thread count whose refusal the notices last reported.
-    threads_refused: Option<usize>,
-    naive_cost: NaiveCost,
-    budget: Budget,
-    /// Respawn at the next step (R or the overlay's button).
-    respawn: bool,
-    /// Real time since the last step, seconds.
-    since_step: f32,
-    /// Unit count, workload and seed of the units the simulation holds.
-    spawned: SpawnKey,
-    /// Which picture to draw next and how far it is.
-    pacing: PicturePacing,
-    pick_buf: Vec<u32>,
+    /// The picture: renderer, progressive scene and its pacing.
+    picture: Picture,
+    /// The budget guards and the notices they left.
+    guards: Guards,
+    /// The selected unit, the pointer, picking and the query inspector.
+    picking: Picking,
+    /// The quiet measurement running or waiting; the scene waits for it.
+    quiet: QuietHost,
+    /// Frames run, the frame the program ends after, the refresh rate.
+    clock: FrameClock,
+    /// The scenario files and the loaded one.
+    scenarios: Scenarios,
     /// The cell-size sweep.
     sweep: SweepState,
     /// The compare panel's rows and curves.
     compare: ComparePanel,
-    /// The quiet measurement in progress (a lesson's, or the compare
-    /// panel's): the scene waits for it ([`quiet`]).
-    quiet: Option<quiet::Quiet>,
-    /// A quiet measurement asked for, waiting for the scene's first picture
-    /// of the settings on screen: its tasks, purpose and when it was asked.
-    quiet_waiting: Option<(Vec<crate::measure::run::Task>, quiet::Purpose, Instant)>,
-    /// The lessons panel's lesson and list.
+    /// The lessons panel's lesson and list, and the presenter view.
     lessons: LessonPanel,
-    /// The units per cell of the last step, when the view shows them.
-    heatmap: CellHeatmap,
-    /// The selected unit's query of the last step, and its storage index then.
-    inspection: Inspection,
-    inspected: Option<usize>,
-    /// Deaths and spawns per second of the `battle` workload.
-    churn: ChurnMeter,
-    /// The reads of the query drawn in the memory view (kept for its buffers).
-    trace: memory::QueryTrace,
-    /// The memory view's cache model: the settings (kernel and threads
-    /// left out) and the frame it was made at, and its counts.
-    modeled: Option<(Settings, u64, memory::modeled::Modeled)>,
-    /// Frames run so far (the first is 1).
-    frame: u64,
-    /// The frame after which the program ends (`--frames`, `--screenshot`).
-    last_frame: Option<u64>,
+    /// The memory view's trace and cache model.
+    memory: MemoryPanel,
     /// The pictures asked for, saved once the frame is drawn.
     exports: Exports,
-    /// The unit mesh `renderer` was built for.
-    mesh_kind: UnitMeshKind,
-    /// The files of `assets/scenarios/`, in the overlay's order.
-    scenario_files: Vec<PathBuf>,
-    /// The file of the loaded scenario.
-    scenario_file: Option<PathBuf>,
-    /// Naive queries per refresh ([`Simulation::step_sliced`]); `usize::MAX`
-    /// for the other strategies.
-    query_slice: usize,
-    /// The worker thread that has the simulation, if one has it
-    /// ([`App::start_worker`]).
-    worker: Option<Worker>,
-    /// Seconds of the last step call ([`Simulation::step_sliced`]).
-    last_call_s: f64,
-    /// `--select`'s unit, selected once the worker has spawned the units.
-    select_at_start: Option<u32>,
-    /// A click not yet picked: the ground point under it (`None` inside:
-    /// the click missed the ground), picked when the simulation is here.
-    click_at: Option<Option<Vec3>>,
-    /// Where the window's parts are, and its full-screen state.
-    placement: presentation::Placement,
-    /// What "Copy link" puts before the state on the desktop (`--link-base`).
-    link_base: String,
+    /// "Copy link" and "Copy command line".
+    share: Share,
 }
 
 impl AppOptions {
@@ -293,56 +285,31 @@ impl App {
         };
         // Framed in the whole window until the first pass shows the panel.
         let (camera, framed) = presentation::framed_in(sim.world, (Vec2::ZERO, window()));
+        let placement = presentation::Placement::new(framed, opts.fullscreen, opts.window_size);
         let mut app = App {
-            spawned: settings.spawn_key(),
-            world: sim.world,
+            stepping: Stepping::new(settings.spawn_key(), sim.world),
             settings,
             view,
             sim,
-            renderer,
-            scene: ProgressiveScene::default(),
-            egui,
             camera,
-            overlay: Overlay::default(),
-            stats,
-            fps: FpsMeter::default(),
-            selection: Selection::default(),
-            pointer: PointerRouter::default(),
-            notices: Vec::new(),
-            threads_refused: None,
-            naive_cost,
-            budget,
-            respawn: false,
-            since_step: 0.0,
-            pacing: PicturePacing::new(),
-            pick_buf: Vec::new(),
-            sweep: SweepState {
-                at_launch: opts.sweep,
-                ..SweepState::default()
+            ui: OverlayHost {
+                egui,
+                overlay: Overlay::default(),
+                placement,
             },
+            stats,
+            picture: Picture::new(renderer, opts.view.mesh),
+            guards: Guards::new(budget, naive_cost),
+            picking: Picking::default(),
+            quiet: QuietHost::default(),
+            clock: FrameClock::new(opts.frames.or(opts.screenshot.as_ref().map(|_| 60))),
+            scenarios: Scenarios::default(),
+            sweep: SweepState::new(opts.sweep),
             compare: ComparePanel::default(),
-            quiet: None,
-            quiet_waiting: None,
             lessons: LessonPanel::with_file(opts.lesson.clone()),
-            heatmap: CellHeatmap::default(),
-            inspection: Inspection::default(),
-            inspected: None,
-            churn: ChurnMeter::default(),
-            trace: memory::QueryTrace::default(),
-            modeled: None,
-            frame: 0,
-            last_frame: opts.frames.or(opts.screenshot.as_ref().map(|_| 60)),
+            memory: MemoryPanel::default(),
             exports: Exports::new(opts.screenshot),
-            mesh_kind: opts.view.mesh,
-            scenario_files: Vec::new(),
-            scenario_file: None,
-            query_slice: usize::MAX,
-            worker: None,
-            last_call_s: 0.0,
-            select_at_start: None,
-            click_at: None,
-            placement: presentation::Placement::new(framed, opts.fullscreen, opts.window_size),
-            link_base: opts.link_base.clone(),
+            share: Share::new(opts.link_base.clone()),
         };
         app.start(opts.select, opts.scenario, notices);
         if let Some(lesson) = opts.lesson {
@@ -381,21 +348,21 @@ impl App {
     fn start(
         &mut self,
         select: Option<u32>,
-        scenario: Option<(PathBuf, Scenario)>,
+        scenario: Option<LoadedScenario>,
         notices: Vec<GuardNotice>,
     ) {
         self.list_scenarios();
         self.list_lessons();
         if self.settings.units >= WORKER_UNITS {
             // `--select` waits for the units.
-            self.select_at_start = select;
+            self.picking.select_at_start = select;
             self.start_preparing(false);
         } else if let Some(id) = select {
             self.select_start(id);
         }
-        if let Some((path, sc)) = scenario {
+        if let Some(LoadedScenario { file, scenario: sc }) = scenario {
             self.stats.scenario = Some((sc.name, sc.description));
-            self.scenario_file = Some(path);
+            self.scenarios.file = Some(file);
         }
         self.add_notices(notices);
         self.update_limits();
@@ -403,18 +370,18 @@ impl App {
 
     /// One frame; returns the exit code when the program should end.
     fn frame(&mut self) -> Option<i32> {
-        self.frame += 1;
+        self.clock.frame += 1;
         self.poll_quiet();
         // While a measurement runs on its thread, the window answers a few
         // times a second and leaves the cores to it.
-        if self.quiet.as_ref().is_some_and(quiet::Quiet::threaded) {
+        if self.quiet.threaded() {
             std::thread::sleep(std::time::Duration::from_secs_f64(quiet::IDLE_S));
         }
         let started = Instant::now();
         let before = self.settings.clone();
         // The screenshot's last frame runs the overlay once, after the step,
         // so it shows this frame's numbers.
-        let last = self.last_frame.is_some_and(|n| self.frame >= n);
+        let last = self.clock.is_last();
         let (actions, pass) = if last {
             (None, Default::default())
         } else {
@@ -429,7 +396,7 @@ impl App {
         }
         self.keep_framed();
         self.settle(&before);
-        self.since_step += get_frame_time();
+        self.stepping.since_step += get_frame_time();
         self.next_picture(last);
         // The picture's slice gets what is left of this refresh's work budget.
         let spent = started.elapsed().as_secs_f64();
@@ -437,7 +404,7 @@ impl App {
         if last {
             let _ = self.overlay_pass();
         }
-        self.egui.draw();
+        self.ui.egui.draw();
         self.finish()
     }
 
@@ -445,16 +412,20 @@ impl App {
     /// `App::frame`, on top of the scene).
     fn overlay_pass(&mut self) -> (OverlayActions, PassInput) {
         let App {
-            egui,
-            overlay,
+            ui,
             settings,
             view,
             stats,
             ..
         } = self;
+        let OverlayHost {
+            egui,
+            overlay,
+            placement,
+        } = ui;
         let mut actions = OverlayActions::default();
         let pass = egui.run_overlay(|ctx| actions = overlay.show(ctx, settings, view, stats));
-        self.placement.panel = actions.panel;
+        placement.panel = actions.panel;
         self.apply_presentation();
         (actions, pass)
     }
@@ -462,9 +433,10 @@ impl App {
     /// Selects unit `id` as `--select` does: as if clicked, followed, and
     /// looked at from close by.
     fn select_start(&mut self, id: u32) {
-        self.selection.select(id, true);
+        let selection = &mut self.picking.selection;
+        selection.select(id, true);
         let sim = &self.sim;
-        if let Some(i) = self.selection.resolve(sim.handles(), |h| sim.resolve(h)) {
+        if let Some(i) = selection.resolve(sim.handles(), |h| sim.resolve(h)) {
             let (x, z) = sim.store().pos(i);
             self.camera.target = Vec3::new(x, 0.0, z);
             self.camera.distance = 8.0 * self.settings.radius;
@@ -475,9 +447,9 @@ impl App {
     /// then writes the screenshot and ends the program after the last frame.
     fn finish(&mut self) -> Option<i32> {
         let now = get_time();
-        self.fps.tick(now);
-        self.stats.fps = self.fps.fps();
-        self.stats.slowest_s = self.fps.slowest();
+        self.clock.fps.tick(now);
+        self.stats.fps = self.clock.fps.fps();
+        self.stats.slowest_s = self.clock.fps.slowest();
         if self
             .stats
             .status
@@ -488,49 +460,14 @@ impl App {
         }
         self.record_picture(now);
         // While a worker has the simulation, the line of the last step stays.
-        if self.worker.is_none() {
-            self.stats.selected = self.selected_unit();
+        if self.stepping.worker.is_none() {
+            self.stats.selected = self.picking.selected_unit(&self.sim);
         }
         self.deliver_exports();
-        if self.last_frame.is_none_or(|n| self.frame < n) {
+        if !self.clock.is_last() {
             return None;
         }
         Some(self.write_screenshot())
-    }
-
-    /// Adds the step whose picture was just finished to the timings graph:
-    /// one sample per step, its phases and the time its picture took to
-    /// draw. A picture of a step of other settings than the current ones
-    /// (begun before a change, or deferred across one) goes into the graph
-    /// but not into the means.
-    fn record_picture(&mut self, now: f64) {
-        if !(std::mem::take(&mut self.pacing.picture_done) && self.pacing.picture_of_step) {
-            return;
-        }
-        let old_work = !self.stats.is_current(&self.settings);
-        self.stats
-            .history
-            .record(PhaseSample::of(now, &self.stats.step, self.stats.render_s));
-        if std::mem::take(&mut self.pacing.restart_after_picture) || old_work {
-            self.stats.history.restart();
-        }
-    }
-
-    /// The selected unit's line for the overlay, if a unit is selected and
-    /// stored.
-    fn selected_unit(&self) -> Option<SelectedUnit> {
-        let sim = &self.sim;
-        let i = self.selection.index().filter(|&i| i < sim.len())?;
-        Some(SelectedUnit {
-            id: sim.store().hot(i).id,
-            neighbors: sim.neighbor_count(i),
-            enemies: sim.store().hot(i).enemies,
-            follow: self.selection.follows(),
-            inspected: (self.inspected == Some(i)).then_some((
-                self.inspection.candidates.len(),
-                self.inspection.neighbors.len(),
-            )),
-        })
     }
 }
 
@@ -571,4 +508,63 @@ fn window() -> glam::Vec2 {
 /// Width / height of the window.
 fn aspect() -> f32 {
     screen_width() / screen_height().max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The most fields a struct of the frame loop has: more means a part
+    /// of it wants a type of its own.
+    const MAX_FIELDS: usize = 20;
+
+    /// The braced structs of Rust source `src`, each with its field count
+    /// (lines one level inside its braces that start a field).
+    fn struct_fields(src: &str) -> Vec<(String, usize)> {
+        let lines: Vec<&str> = src.lines().collect();
+        let mut found = Vec::new();
+        for (k, line) in lines.iter().enumerate() {
+            let code = line.trim_start();
+            let Some(rest) = code
+                .strip_prefix("pub struct ")
+                .or_else(|| code.strip_prefix("pub(super) struct "))
+                .or_else(|| code.strip_prefix("struct "))
+            else {
+                continue;
+            };
+            if !rest.trim_end().ends_with('{') {
+                continue;
+            }
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+            let indent = line.len() - code.len();
+            let field = " ".repeat(indent + 4);
+            let fields = lines[k + 1..]
+                .iter()
+                .take_while(|l| !(l.starts_with(&format!("{}}}", " ".repeat(indent)))))
+                .filter(|l| l.starts_with(&field) && !l[field.len()..].starts_with([' ', '/', '#']))
+                .filter(|l| l.contains(':'))
+                .count();
+            found.push((name, fields));
+        }
+        found
+    }
+
+    #[test]
+    fn no_struct_of_the_frame_loop_has_more_than_twenty_fields() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/window/app");
+        let mut seen = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let src = std::fs::read_to_string(&path).unwrap();
+                seen.extend(struct_fields(&src));
+            }
+        }
+        let over: Vec<_> = seen.iter().filter(|(_, n)| *n > MAX_FIELDS).collect();
+        assert!(
+            over.is_empty(),
+            "structs over {MAX_FIELDS} fields: {over:?}"
+        );
+        // The count sees the frame loop's own struct and every field of it.
+        let app = seen.iter().find(|(name, _)| name == "App");
+        assert!(app.is_some_and(|&(_, n)| n >= 10), "{seen:?}");
+    }
 }

@@ -6,8 +6,20 @@ use glam::Vec2;
 use macroquad::prelude::{screen_dpi_scale, screen_height, screen_width};
 
 use super::App;
-use crate::window::render::{view_region, OrbitCamera};
+use crate::window::render::{view_region, EguiHost, OrbitCamera};
 use crate::window::ui::ui_scale::clamp_ui_scale;
+use crate::window::ui::Overlay;
+
+/// The overlay in the window: egui's host (events in, paint out), the
+/// overlay's widgets and where its panels were last drawn.
+pub(super) struct OverlayHost {
+    /// egui inside macroquad: runs a pass on this frame's events, paints it.
+    pub egui: EguiHost,
+    /// The overlay's widgets and their own state (sections open, scroll).
+    pub overlay: Overlay,
+    /// Where the overlay's panels were drawn, and the window's full-screen state.
+    pub placement: Placement,
+}
 
 /// Where the window's parts are: the overlay panel and the docked lessons
 /// column as the last overlay pass drew them, what the camera was last
@@ -79,9 +91,10 @@ impl App {
     /// logical pixels: see [`view_region`].
     pub(super) fn free_region(&self) -> (Vec2, Vec2) {
         // egui points to macroquad's logical pixels: the UI scale.
-        let k = self.egui.ctx().pixels_per_point() / screen_dpi_scale().max(1e-3);
+        let k = self.ui.egui.ctx().pixels_per_point() / screen_dpi_scale().max(1e-3);
         // A panel collapsed to its title bar leaves the window's height free.
         let panel = self
+            .ui
             .placement
             .panel
             .filter(|r| self.view.show_overlay && r.height() * k > 0.3 * window_size().y)
@@ -92,7 +105,7 @@ impl App {
                 )
             });
         let (lo, mut hi) = view_region(window_size(), panel);
-        if let Some(d) = self.placement.dock {
+        if let Some(d) = self.ui.placement.dock {
             // The dock covers the right of the window: the free part ends
             // where it starts, unless that would leave almost nothing.
             let x = d.min.x * k;
@@ -106,10 +119,10 @@ impl App {
     /// Frames the whole world beside the overlay panel and stops following
     /// the selected unit (C, the overlay's "camera" button, a new world).
     pub(super) fn frame_world(&mut self) {
-        let (camera, framed) = framed_in(self.world, self.free_region());
+        let (camera, framed) = framed_in(self.stepping.world, self.free_region());
         self.camera = camera;
-        self.placement.framed = Some(framed);
-        self.selection.set_follow(false);
+        self.ui.placement.framed = Some(framed);
+        self.picking.selection.set_follow(false);
     }
 
     /// Frames the world again when the camera is still where the last
@@ -117,10 +130,13 @@ impl App {
     /// first frame's panel, a resize, full screen, the UI scale, a section
     /// opened wider. A camera the user moved (or `--select` placed) stays.
     pub(super) fn keep_framed(&mut self) {
-        let Some(f) = self.placement.framed else {
+        let Some(f) = self.ui.placement.framed else {
             return;
         };
-        if f.camera == self.camera && f.world == self.world && moved(f.region, self.free_region()) {
+        if f.camera == self.camera
+            && f.world == self.stepping.world
+            && moved(f.region, self.free_region())
+        {
             self.frame_world();
         }
     }
@@ -130,16 +146,17 @@ impl App {
     /// F11 asked for it.
     pub(super) fn apply_presentation(&mut self) {
         self.view.ui_scale = clamp_ui_scale(self.view.ui_scale);
-        self.egui
+        self.ui
+            .egui
             .ctx()
             .set_pixels_per_point(screen_dpi_scale() * self.view.ui_scale);
-        if self.view.fullscreen != self.placement.fullscreen {
-            self.placement.fullscreen = self.view.fullscreen;
-            macroquad::window::set_fullscreen(self.placement.fullscreen);
-            if !self.placement.fullscreen {
+        if self.view.fullscreen != self.ui.placement.fullscreen {
+            self.ui.placement.fullscreen = self.view.fullscreen;
+            macroquad::window::set_fullscreen(self.ui.placement.fullscreen);
+            if !self.ui.placement.fullscreen {
                 // miniquad's X11 backend only drops the full-screen state;
                 // ask for the start-up size back as well.
-                let (w, h) = self.placement.window_size;
+                let (w, h) = self.ui.placement.window_size;
                 macroquad::window::request_new_screen_size(w as f32, h as f32);
             }
         }

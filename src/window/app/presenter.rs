@@ -5,43 +5,65 @@
 
 use std::io::Write as _;
 
-use super::App;
+use super::requests::Requests;
+use crate::teaching::lesson::session::{LessonPage, Session};
 
-impl App {
-    /// Opens the presenter view (the browser), or prints the shown step's
-    /// notes again (the desktop).
-    pub(super) fn open_presenter(&mut self) {
-        if self.lessons.session.is_none() {
-            self.toast(
-                "Open a lesson first (F2): the presenter view follows its steps.".to_string(),
-            );
-            return;
-        }
+/// The lesson step last presented: its lesson's title, the step (0-based;
+/// the lesson's step count is the summary page) and, in the browser, the
+/// answer revealed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Presented {
+    /// The lesson's title.
+    lesson: String,
+    /// The step, 0-based.
+    step: usize,
+    /// The predict question's answer, once revealed (the browser only:
+    /// the terminal prints each step once).
+    answer: Option<String>,
+}
+
+/// The presenter view of the lesson followed: which step it last
+/// presented, so each step is presented once. The lessons panel owns it,
+/// since it follows the panel's steps.
+#[derive(Default)]
+pub(super) struct Presenter {
+    /// The step last presented, if any.
+    presented: Option<Presented>,
+}
+
+impl Presenter {
+    /// Forgets the step last presented: the next one is presented even
+    /// when it is the same step of the same lesson.
+    pub fn forget(&mut self) {
+        self.presented = None;
+    }
+
+    /// Opens the presenter view (the browser), or prints the notes of the
+    /// step `page` shows again (the desktop), saying which in a toast;
+    /// `session` is the lesson followed.
+    pub fn open(
+        &mut self,
+        page: Option<&LessonPage>,
+        session: Option<&Session>,
+        out: &mut Requests,
+    ) {
         if crate::platform::browser::presenter_open() {
-            self.toast("Presenter view opened in a second window (the page says so if the browser blocks it).".to_string());
+            out.toast("Presenter view opened in a second window (the page says so if the browser blocks it).");
         } else {
-            self.toast(
-                "The step's notes are printed in the terminal the window was started from."
-                    .to_string(),
-            );
+            out.toast("The step's notes are printed in the terminal the window was started from.");
         }
-        self.present(true);
+        self.present(page, session, true);
     }
 
-    /// [`App::present`] once per step shown.
-    pub(super) fn present_step(&mut self) {
-        self.present(false);
-    }
-
-    /// Prints the shown step's presenter notes where the window was
-    /// started (stdout), and hands the presenter view its state in the
-    /// browser; on the desktop nothing for a lesson without notes unless
-    /// `again`.
+    /// Prints the presenter notes of the step `page` shows where the
+    /// window was started (stdout), and hands the presenter view its state
+    /// in the browser; `session` is the lesson followed. On the desktop
+    /// nothing for a lesson without notes unless `again`.
     /// `again`: also when this step was presented already.
-    fn present(&mut self, again: bool) {
-        let Some(page) = &self.stats.lessons.page else {
+    pub fn present(&mut self, page: Option<&LessonPage>, session: Option<&Session>, again: bool) {
+        let Some(page) = page else {
             // The lesson closed: the presenter view stops showing it.
-            if self.lessons.presented.take().is_some() && crate::platform::browser::IN_BROWSER {
+            if self.presented.take().is_some() && crate::platform::browser::IN_BROWSER {
                 crate::platform::browser::presenter_state(&presenter_closed_json());
             }
             return;
@@ -49,16 +71,20 @@ impl App {
         // The browser's presenter view shows the answer once revealed, so
         // a reveal (or its measurement arriving) presents the step again
         // there; the terminal prints each step once.
-        let reveal = page
+        let answer = page
             .predict
             .as_ref()
             .and_then(|q| q.reveal.clone())
             .filter(|_| crate::platform::browser::IN_BROWSER);
-        let key = (page.title.clone(), page.step, reveal);
-        if !again && self.lessons.presented.as_ref() == Some(&key) {
+        let key = Presented {
+            lesson: page.title.clone(),
+            step: page.step,
+            answer,
+        };
+        if !again && self.presented.as_ref() == Some(&key) {
             return;
         }
-        self.lessons.presented = Some(key);
+        self.presented = Some(key);
         let heading = if page.step < page.steps {
             format!(
                 "step {} of {}: {}",
@@ -73,11 +99,8 @@ impl App {
             crate::platform::browser::presenter_state(&presenter_json(page, &heading));
             return;
         }
-        let has_notes = self
-            .lessons
-            .session
-            .as_ref()
-            .is_some_and(|s| s.run().lesson().steps.iter().any(|st| !st.notes.is_empty()));
+        let has_notes =
+            session.is_some_and(|s| s.run().lesson().steps.iter().any(|st| !st.notes.is_empty()));
         if !has_notes && !again {
             return;
         }
@@ -113,7 +136,7 @@ fn presenter_closed_json() -> String {
 /// The presenter view's state as JSON: the lesson, the step's heading,
 /// its notes, the question and (once revealed) its answer, the next
 /// step's title.
-fn presenter_json(page: &crate::teaching::lesson::session::LessonPage, heading: &str) -> String {
+fn presenter_json(page: &LessonPage, heading: &str) -> String {
     serde_json::json!({
         "lesson": page.title,
         "step": page.step + 1,

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{worker, App};
 use crate::measure::run::{Job, Task};
+use crate::platform::clock::Instant;
 
 /// Seconds per simulated frame of a quiet measurement (the bench's).
 const DT: f32 = crate::measure::BENCH_DT;
@@ -162,55 +163,151 @@ impl Quiet {
     }
 }
 
-impl App {
-    /// Starts a quiet measurement of `tasks` for `purpose`, unless one runs
-    /// (then says so and returns false).
-    pub(super) fn start_quiet(&mut self, tasks: Vec<Task>, purpose: Purpose) -> bool {
-        if self.quiet.is_some() || self.quiet_waiting.is_some() {
-            self.toast("A measurement is running: wait for it or cancel it.".to_string());
-            return false;
+/// A quiet measurement asked for, waiting for the scene's first picture of
+/// the settings on screen before it starts.
+pub(super) struct QuietRequest {
+    /// What to measure.
+    pub tasks: Vec<Task>,
+    /// Who asked, and what becomes of the result.
+    pub purpose: Purpose,
+    /// When it was asked: it starts anyway [`PICTURE_WAIT_S`] after.
+    pub asked_at: Instant,
+}
+
+/// The quiet measurements: the one running, or the one asked for and
+/// waiting for the scene's picture (never both: a request starts only when
+/// none runs).
+#[derive(Default)]
+pub(super) struct QuietHost {
+    /// The measurement in progress; the scene waits for it.
+    running: Option<Quiet>,
+    /// A measurement asked for, waiting for the scene's picture.
+    waiting: Option<QuietRequest>,
+}
+
+impl QuietHost {
+    /// The purpose of the measurement running or waiting, if any.
+    pub fn purpose(&self) -> Option<Purpose> {
+        self.running
+            .as_ref()
+            .map(|q| q.purpose)
+            .or(self.waiting.as_ref().map(|w| w.purpose))
+    }
+
+    /// The purpose of the measurement running (not one waiting), if any.
+    pub fn running_purpose(&self) -> Option<Purpose> {
+        self.running.as_ref().map(|q| q.purpose)
+    }
+
+    /// Whether a measurement runs (the scene then waits: no step, no picture).
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Whether a measurement runs on its own thread (the window then
+    /// answers a few times a second, [`IDLE_S`]).
+    pub fn threaded(&self) -> bool {
+        self.running.as_ref().is_some_and(Quiet::threaded)
+    }
+
+    /// Asks for a measurement of `tasks` for `purpose`; it waits for the
+    /// scene's picture ([`QuietHost::start_waiting`]). Replaces one waiting.
+    pub fn ask(&mut self, tasks: Vec<Task>, purpose: Purpose) {
+        self.waiting = Some(QuietRequest {
+            tasks,
+            purpose,
+            asked_at: Instant::now(),
+        });
+    }
+
+    /// Starts the waiting measurement when `ready` (the scene has a picture
+    /// of the settings on screen) or [`PICTURE_WAIT_S`] after it was asked.
+    pub fn start_waiting(&mut self, ready: bool) {
+        let Some(w) = &self.waiting else {
+            return;
+        };
+        if ready || w.asked_at.elapsed().as_secs_f64() > PICTURE_WAIT_S {
+            let QuietRequest { tasks, purpose, .. } = self.waiting.take().expect("checked");
+            self.running = Some(Quiet::start(tasks, purpose));
         }
-        if self.sweep.run.as_ref().is_some_and(|sw| !sw.is_done()) {
-            self.toast("The cell-size sweep is running: measure when it is done.".to_string());
+    }
+
+    /// Polls the running measurement; a finished one ends, and its purpose
+    /// and job are returned. `None` while it runs or when none runs.
+    pub fn poll(&mut self) -> Option<(Purpose, Job)> {
+        let q = self.running.as_mut()?;
+        let job = q.poll()?;
+        let purpose = q.purpose;
+        self.running = None;
+        Some((purpose, job))
+    }
+
+    /// Asks the running measurement to stop and drops a waiting one;
+    /// returns whether one was waiting (it never started, so nothing
+    /// returns for it).
+    pub fn cancel(&mut self) -> bool {
+        if let Some(q) = self.running.as_mut() {
+            q.cancel();
+        }
+        self.waiting.take().is_some()
+    }
+
+    /// What the overlay shows of the measurement running or waiting: its
+    /// progress (0 to 1), what it measures now, and its purpose.
+    fn status(&self) -> Option<(f64, String, Purpose)> {
+        let waiting = "waiting for the scene's picture".to_string();
+        match (&self.running, &self.waiting) {
+            (Some(q), _) => Some((q.progress, q.now.clone(), q.purpose)),
+            (None, Some(w)) => Some((0.0, waiting, w.purpose)),
+            (None, None) => None,
+        }
+    }
+}
+
+impl App {
+    /// Why a quiet measurement cannot start now, if it cannot: one runs or
+    /// waits, or the cell-size sweep runs. The toast's words.
+    pub(super) fn quiet_refusal(&self) -> Option<&'static str> {
+        if self.quiet.purpose().is_some() {
+            Some("A measurement is running: wait for it or cancel it.")
+        } else if self.sweep.is_running() {
+            Some("The cell-size sweep is running: measure when it is done.")
+        } else {
+            None
+        }
+    }
+
+    /// Starts a quiet measurement of `tasks` for `purpose`, unless one runs
+    /// or the sweep does (then says so and returns false).
+    pub(super) fn start_quiet(&mut self, tasks: Vec<Task>, purpose: Purpose) -> bool {
+        if let Some(why) = self.quiet_refusal() {
+            self.toast(why.to_string());
             return false;
         }
         // The scene first shows a picture of what is measured, so the
         // dimmed one on screen while it waits is of these settings.
-        self.quiet_waiting = Some((tasks, purpose, crate::platform::clock::Instant::now()));
+        self.quiet.ask(tasks, purpose);
         self.refresh_quiet();
         true
     }
 
-    /// Starts the waiting measurement once the scene has a picture of the
-    /// settings on screen (or after [`PICTURE_WAIT_S`]).
-    fn start_waiting_quiet(&mut self) {
+    /// Polls the quiet measurement; hands a finished one to whoever asked.
+    /// A waiting one starts once the scene has a picture of the settings
+    /// on screen (or after [`PICTURE_WAIT_S`]).
+    pub(super) fn poll_quiet(&mut self) {
         let ready = self.stats.is_current(&self.settings)
             && self.stats.picture.instances > 0
-            && self.scene.is_idle()
-            && self.worker.is_none()
-            && self.pacing.packing.is_none();
-        let Some((_, _, since)) = &self.quiet_waiting else {
-            return;
-        };
-        if ready || since.elapsed().as_secs_f64() > PICTURE_WAIT_S {
-            let (tasks, purpose, _) = self.quiet_waiting.take().expect("checked");
-            self.quiet = Some(Quiet::start(tasks, purpose));
-        }
-    }
-
-    /// Polls the quiet measurement; hands a finished one to whoever asked.
-    pub(super) fn poll_quiet(&mut self) {
-        self.start_waiting_quiet();
-        let Some(q) = self.quiet.as_mut() else {
-            if self.quiet_waiting.is_some() {
+            && self.picture.scene.is_idle()
+            && self.stepping.worker.is_none()
+            && self.picture.pacing.packing.is_none();
+        self.quiet.start_waiting(ready);
+        if !self.quiet.is_running() {
+            if self.quiet.purpose().is_some() {
                 self.refresh_quiet();
             }
             return;
-        };
-        let done = q.poll();
-        let purpose = q.purpose;
-        if let Some(job) = done {
-            self.quiet = None;
+        }
+        if let Some((purpose, job)) = self.quiet.poll() {
             let stopped = job.stopped().map(str::to_string);
             let tasks = job.into_tasks();
             match purpose {
@@ -222,7 +319,7 @@ impl App {
             }
             // The scene starts again from here: the time spent waiting is
             // not simulated.
-            self.since_step = 0.0;
+            self.stepping.since_step = 0.0;
             self.refresh_headline();
         }
         self.refresh_quiet();
@@ -230,21 +327,10 @@ impl App {
 
     /// Cancels the quiet measurement, if one runs or waits.
     pub(super) fn cancel_quiet(&mut self) {
-        if let Some(q) = self.quiet.as_mut() {
-            q.cancel();
-        }
-        if self.quiet_waiting.take().is_some() {
+        if self.quiet.cancel() {
             self.toast("Measurement cancelled; its numbers stay pending.".to_string());
             self.refresh_quiet();
         }
-    }
-
-    /// The purpose of the quiet measurement running or waiting, if any.
-    pub(super) fn quiet_purpose(&self) -> Option<Purpose> {
-        self.quiet
-            .as_ref()
-            .map(|q| q.purpose)
-            .or(self.quiet_waiting.as_ref().map(|w| w.1))
     }
 
     /// The headline's measurement: the newest quiet one of exactly the work
@@ -261,36 +347,14 @@ impl App {
                 source,
             }
         };
-        let row = self
-            .compare
-            .rows
-            .rows()
-            .iter()
-            .rev()
-            .find(|m| m.settings.same_work(s))
-            .map(|m| of(m, "compare panel"));
-        let step = self.lessons.session.as_ref().and_then(|l| {
-            let run = l.run();
-            (0..run.len())
-                .filter_map(|k| {
-                    run.result(k)
-                        .and_then(crate::teaching::lesson::StepResult::outcome)
-                })
-                .filter_map(|o| o.measured().cloned())
-                .find(|m| m.settings.same_work(s))
-                .map(|m| of(&m, "lesson"))
-        });
+        let row = self.compare.measured(s).map(|m| of(m, "compare panel"));
+        let step = self.lessons.measured(s).map(|m| of(&m, "lesson"));
         self.stats.measured_now = row.or(step);
     }
 
     /// The overlay's view of the quiet measurement.
     pub(super) fn refresh_quiet(&mut self) {
-        let waiting = "waiting for the scene's picture".to_string();
-        let status = match (&self.quiet, &self.quiet_waiting) {
-            (Some(q), _) => Some((q.progress, q.now.clone(), q.purpose)),
-            (None, Some(w)) => Some((0.0, waiting, w.1)),
-            (None, None) => None,
-        };
+        let status = self.quiet.status();
         self.stats.quiet =
             status
                 .as_ref()

@@ -92,7 +92,7 @@ impl App {
             self.stats.preparing = Some(format!(
                 "{what} in the window's thread (the browser has no threads): the picture pauses for a moment"
             ));
-            self.worker = Some(Worker {
+            self.stepping.worker = Some(Worker {
                 runner: Runner::Here(Box::new(job)),
                 since: Instant::now(),
                 what,
@@ -112,7 +112,7 @@ impl App {
             });
         match spawned {
             Ok(handle) => {
-                self.worker = Some(Worker {
+                self.stepping.worker = Some(Worker {
                     runner: Runner::Thread { handle, sim: rx },
                     since: Instant::now(),
                     what,
@@ -158,7 +158,7 @@ impl App {
     /// `Err(())` when no worker runs, or when its job was a spawn (or it
     /// failed): nothing to wait for, the caller steps.
     pub(super) fn poll_worker(&mut self) -> Result<Option<(StepProgress, StepContext)>, ()> {
-        let Some(w) = self.worker.take() else {
+        let Some(w) = self.stepping.worker.take() else {
             return Err(());
         };
         let outcome = match w.runner {
@@ -183,7 +183,7 @@ impl App {
                     self.stats.preparing =
                         Some(format!("{} on a worker thread: {secs:.1} s", w.what));
                 }
-                self.worker = Some(Worker { runner, ..w });
+                self.stepping.worker = Some(Worker { runner, ..w });
                 return Ok(None);
             }
         };
@@ -191,16 +191,16 @@ impl App {
         match outcome {
             Ok(result) => match (result, w.step) {
                 (Some((progress, call_s)), Some(ctx)) => {
-                    self.last_call_s = call_s;
+                    self.stepping.last_call_s = call_s;
                     Ok(Some((progress, ctx)))
                 }
                 _ => {
-                    self.pacing.needs_picture = true;
-                    if self.sim.world != self.world {
-                        self.world = self.sim.world;
+                    self.picture.pacing.needs_picture = true;
+                    if self.sim.world != self.stepping.world {
+                        self.stepping.world = self.sim.world;
                         self.frame_world();
                     }
-                    if let Some(id) = self.select_at_start.take() {
+                    if let Some(id) = self.picking.select_at_start.take() {
                         self.select_start(id);
                     }
                     Err(())
@@ -212,7 +212,7 @@ impl App {
                     get_time() + STATUS_S,
                 ));
                 self.sim = Simulation::new(&self.settings);
-                self.pacing.needs_picture = true;
+                self.picture.pacing.needs_picture = true;
                 Err(())
             }
         }
