@@ -54,6 +54,9 @@ impl Surfaces {
     pub const ROW: Surfaces = Surfaces(8);
     /// A slider in the overlay's scene section, drawn from the row alone.
     pub const SLIDER: Surfaces = Surfaces(16);
+    /// A control in the overlay's panel whose tooltip starts with the
+    /// row's help sentence (the table's sliders are such controls).
+    pub const OVERLAY: Surfaces = Surfaces(32);
 
     /// `self` and `other` together.
     pub const fn with(self, other: Surfaces) -> Surfaces {
@@ -367,6 +370,9 @@ macro_rules! row_part {
     (surface slider) => {
         Surfaces::SLIDER
     };
+    (surface overlay) => {
+        Surfaces::OVERLAY
+    };
 }
 
 /// Writes [`Table`], [`TABLE`] and [`ROWS`] from the settings table.
@@ -482,6 +488,11 @@ mod tests {
             }
             if r.on.has(Surfaces::SLIDER) {
                 assert!(r.slider.is_some(), "{}: a slider needs its range", r.key);
+                assert!(
+                    r.on.has(Surfaces::OVERLAY),
+                    "{}: a slider is an overlay control",
+                    r.key
+                );
             }
         }
     }

@@ -29,7 +29,7 @@
 //!     unit: "unit",                       // for messages and the docs ("" for none)
 //!     slider: [LO, HI, STEP] or [LO, HI, STEP, log] or none,  // the overlay's slider
 //!     help: "One sentence.",              // --help, tooltips, the docs' field table
-//!     on: [window, file, link, row, slider],  // the surfaces beyond Settings and the files
+//!     on: [window, file, link, row, slider, overlay],  // the surfaces beyond Settings
 //!     bench: none, one, (one EXPR) or (list "flag" (EXPR)),  // bench's flag: one value
 //!                                         // (EXPR: bench's own default) or a list
 //! }
@@ -48,8 +48,8 @@
 //! `file` (a field of scenario and lesson files), `link` ("Copy link" and
 //! "Copy command line"), `row` (a settings column of `bench`'s rows, JSON
 //! and CSV), `slider` (a slider in the overlay's scene section, drawn from
-//! the row alone). Rows with a control of their own in the overlay take
-//! their tooltip from `help`.
+//! the row alone), `overlay` (a control in the overlay's panel, its tooltip
+//! starting with `help`; a test hovers every control to check it).
 
 /// The rows of the settings table, handed to `$consumer!` (see the
 /// module's documentation for the form of a row).
@@ -65,7 +65,7 @@ macro_rules! settings_table {
                     unit: "units",
                     slider: [1_000, 200_000, 1, log],
                     help: "Number of units; changing it respawns the world, which grows with the count to keep 16 neighbors per unit on average.",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "units" (vec![1_000, 10_000, 100_000])),
                 }
                 workload: Workload = Name {
@@ -75,7 +75,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "Initial positions: uniform, clustered (32 Gaussian blobs), hotspot (10% of the units in one small disk, the grid's worst case) or battle (two teams closing on each other: the outnumbered die and reinforcements spawn); changing it respawns.",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: one,
                 }
                 seed: u64 = Whole {
@@ -105,7 +105,7 @@ macro_rules! settings_table {
                     unit: "world units",
                     slider: [1, 100, 0.1],
                     help: "Query radius: every unit asks for all units within this distance, every frame.",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: one,
                 }
                 cell_size: f32 = Real {
@@ -115,7 +115,7 @@ macro_rules! settings_table {
                     unit: "world units",
                     slider: [0.01, 200, 0.01],
                     help: "Edge of a grid cell; by default equal to the query radius and following it (Naive has no grid).",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: (list "cell-sizes" (vec![STANDARD_RADIUS])),
                 }
                 speed: f32 = Real {
@@ -125,7 +125,7 @@ macro_rules! settings_table {
                     unit: "simulated seconds per second",
                     slider: [0, 20, 0.1],
                     help: "Simulated seconds per real second; 0 freezes the motion.",
-                    on: [window, file, link, slider],
+                    on: [window, file, link, slider, overlay],
                     bench: none,
                 }
                 separation: f32 = Real {
@@ -135,7 +135,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: [0, 5, 0.05],
                     help: "How strongly units steer away from their neighbors; the query results drive it.",
-                    on: [window, file, link, row, slider],
+                    on: [window, file, link, row, slider, overlay],
                     bench: (one 0.0),
                 }
                 strategy: Strategy = Name {
@@ -145,7 +145,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "How each unit finds the units within the query radius: naive (every pair), grid (a Vec per cell) or sorted-grid (one counting-sorted array, CSR).",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "strategies" (Strategy::ALL.to_vec())),
                 }
                 threads: usize = Whole {
@@ -155,7 +155,7 @@ macro_rules! settings_table {
                     unit: "threads",
                     slider: [1, 256, 1],
                     help: "Threads for the frame's move, rebuild, query and apply; the results are identical for every count.",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "threads" (vec![1])),
                 }
                 kernel: Kernel = KernelName {
@@ -165,7 +165,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "Distance-test kernel: scalar, sse, avx2, avx512 (x86_64), neon (ARM), simd128 (WebAssembly) or best (the widest this CPU runs); one this CPU or build lacks runs as scalar in the window and is skipped by bench.",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "kernels" (Kernel::native().to_vec())),
                 }
                 layout: Layout = Name {
@@ -175,7 +175,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "How the units are stored: aos-pointers (a Box per unit), aos (an array of records), soa (an array per field) or hot-cold (the fields each pass reads, apart from the rest).",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "layouts" (vec![Layout::Soa])),
                 }
                 reorder: Reorder = Name {
@@ -185,7 +185,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "Memory order of the units: off (spawn order), cells (row-major cell order), morton (Z-order of cells), both restored every reorder-every frames, or resident (kept in cell order by SortedGrid's rebuild every frame; SoA only, elsewhere it acts as cells).",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "reorder" (vec![Reorder::Resident])),
                 }
                 reorder_every: u32 = Whole {
@@ -195,7 +195,7 @@ macro_rules! settings_table {
                     unit: "frames",
                     slider: [1, 240, 1],
                     help: "Frames between two reorders of the units in cells or morton order.",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: one,
                 }
                 pass: Pass = Name {
@@ -205,7 +205,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "How query results reach the steering: fused (the kernel sums what steering needs; no neighbor lists) or collect (neighbor id lists written for the whole frame, then read back).",
-                    on: [window, file, link, row],
+                    on: [window, file, link, row, overlay],
                     bench: (list "pass" (vec![Pass::Fused])),
                 }
                 paused: bool = Flag {
@@ -215,7 +215,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "The units stay where they are; the index and the queries still run every frame.",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: none,
                 }
             }
@@ -227,7 +227,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "How the units are colored: team, neighbor-heat (neighbors found), memory-order (the units' order in memory) or normal-error (the compressed normals' error).",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: none,
                 }
                 vertex_layout: VertexLayout = Name {
@@ -237,7 +237,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "Vertex layout of the units: compressed (SNORM16 positions, octahedral normals, 8-byte instances) or uncompressed (f32 vertex and instance streams).",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: none,
                 }
                 normal_bits: NormalPrecision = Bits {
@@ -247,7 +247,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "Bits per component of the compressed layout's octahedral normals: 16 or 8.",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: none,
                 }
                 mesh: UnitMeshKind = Name {
@@ -257,7 +257,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "Unit mesh: tank (built in), infantry or vehicle (assets/infantry.obj, assets/vehicle.obj; a missing or broken file draws the tank, with a warning).",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: none,
                 }
                 heatmap: bool = Flag {
@@ -267,7 +267,7 @@ macro_rules! settings_table {
                     unit: "",
                     slider: none,
                     help: "The cell occupancy heat map on the ground: units per grid cell, from the last step's index.",
-                    on: [window, file, link],
+                    on: [window, file, link, overlay],
                     bench: none,
                 }
                 cache_model: Geometry = Name {

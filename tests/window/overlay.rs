@@ -983,8 +983,18 @@ fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
         "found only {} controls",
         controls.len()
     );
+    // The row captions that carry their setting's tooltip too.
+    let captions: Vec<(Role, String, egui::Rect)> = h
+        .get_all_by_role(Role::Label)
+        .map(|n| (n.role(), n.value().unwrap_or_default(), bounds(&n)))
+        .filter(|(_, l, r)| {
+            ["Strategy", "Kernel", "Kernel (unused)"].contains(&l.as_str())
+                && window.contains(r.center())
+        })
+        .collect();
     let mut silent = Vec::new();
-    for (role, label, r) in &controls {
+    let mut tooltips: Vec<String> = Vec::new();
+    for (role, label, r) in controls.iter().chain(&captions) {
         frame(
             &mut h,
             vec![egui::Event::PointerMoved(egui::pos2(5.0, 1590.0))],
@@ -994,11 +1004,27 @@ fn every_control_of_the_panel_shows_a_tooltip_on_hover() {
         frame(&mut h, vec![egui::Event::PointerMoved(r.center())]);
         h.run_steps(5);
         let after = texts(&h);
-        if !after.iter().any(|t| !before.contains(t)) {
+        let new: Vec<String> = after.into_iter().filter(|t| !before.contains(t)).collect();
+        if new.is_empty() && controls.iter().any(|c| c.2 == *r) {
             silent.push(format!("{role:?} {label:?} at {:?}", r.center()));
         }
+        tooltips.extend(new);
     }
     assert!(silent.is_empty(), "no tooltip on hover: {silent:#?}");
+    // Every setting the table puts in the panel has a control whose
+    // tooltip carries the setting's help sentence (the cache model's is in
+    // the memory view, not the panel).
+    use spatial_query_lab::settings::rows::{Surfaces, ROWS};
+    let missing: Vec<&str> = ROWS
+        .iter()
+        .filter(|r| r.on.has(Surfaces::OVERLAY))
+        .filter(|r| !tooltips.iter().any(|t| t.contains(r.help)))
+        .map(|r| r.key)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no tooltip carries the help of {missing:?}"
+    );
 }
 
 /// Every kernel this CPU runs is chosen by a click on its name.

@@ -189,7 +189,8 @@ fn strips(ui: &mut egui::Ui, what: &str, strips: &[RegionStrip], lit: egui::Colo
 /// The cache model's geometry: this machine's caches or the classroom's.
 fn geometry_row(ui: &mut egui::Ui, geometry: &mut Geometry) {
     ui.horizontal(|ui| {
-        ui.label("model the caches of");
+        ui.label("model the caches of")
+            .on_hover_text(crate::settings::rows::TABLE.cache_model.help);
         ui.selectable_value(geometry, Geometry::Machine, "this machine")
             .on_hover_text("The L1d, L2 and last-level sizes, ways and line size this machine reports (the classroom ones where it reports none).");
         ui.selectable_value(geometry, Geometry::Classroom, "classroom")

@@ -4,6 +4,8 @@
 
 use egui_macroquad::egui;
 
+use crate::settings::rows::TABLE;
+
 use crate::format::thousands;
 use crate::window::render::{NormalPrecision, UnitMeshKind, VertexLayout};
 use crate::window::ui::stats::FrameStats;
@@ -35,7 +37,7 @@ fn layout_switches(ui: &mut egui::Ui, view: &mut ViewOptions) {
                 }
             })
             .response
-            .on_hover_text("How the unit mesh and the per-unit instances reach the GPU (key B). compressed: two streams per vertex, an SNORM16 position in the mesh's bounding box (8 B) and an octahedral SNORM16 normal (4 B), and 8 bytes per unit (x and z as 16-bit fixed point over the world, heading in 15 bits, RGB565 color). uncompressed: one interleaved f32 stream (position, normal, padding: 32 B) and 20 bytes per unit (four f32 and RGBA8). The picture is the same up to quantization.");
+            .on_hover_text(format!("{} Key B. compressed: two streams per vertex, an SNORM16 position in the mesh's bounding box (8 B) and an octahedral SNORM16 normal (4 B), and 8 bytes per unit (x and z as 16-bit fixed point over the world, heading in 15 bits, RGB565 color). uncompressed: one interleaved f32 stream (position, normal, padding: 32 B) and 20 bytes per unit (four f32 and RGBA8). The picture is the same up to quantization.", TABLE.vertex_layout.help));
         let compressed = view.settings.vertex_layout == VertexLayout::Compressed;
         ui.add_enabled_ui(compressed, |ui| {
             egui::ComboBox::from_id_salt("normal_precision")
@@ -50,7 +52,7 @@ fn layout_switches(ui: &mut egui::Ui, view: &mut ViewOptions) {
                     }
                 })
                 .response
-                .on_hover_text("Bits per component of the octahedral normals in the compressed layout (key N). 8 bits: every normal within 1 degree; 16 bits: within 0.01 degree. See it with colors: normal error (V), close up.")
+                .on_hover_text(format!("{} Key N. 8 bits: every normal within 1 degree; 16 bits: within 0.01 degree. See it with colors: normal error (V), close up.", TABLE.normal_bits.help))
                 .on_disabled_hover_text("The uncompressed layout keeps exact f32 normals.");
         });
         egui::ComboBox::from_id_salt("unit_mesh")
@@ -61,7 +63,7 @@ fn layout_switches(ui: &mut egui::Ui, view: &mut ViewOptions) {
                 }
             })
             .response
-            .on_hover_text("The unit mesh (key U): tank (built in, 36 flat triangles), infantry or vehicle (assets/*.obj, a few hundred triangles, smooth parts sharing vertices), read with tobj and quantized when chosen.");
+            .on_hover_text(format!("{} Key U. The tank has 36 flat triangles; infantry and vehicle a few hundred, smooth parts sharing vertices, read with tobj and quantized when chosen.", TABLE.mesh.help));
     });
 }
 

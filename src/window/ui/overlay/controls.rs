@@ -4,8 +4,14 @@
 //! [`ViewOptions`].
 
 use super::*;
-use crate::settings::rows::{Section, Surfaces, ROWS, TABLE};
+use crate::settings::rows::{Row, Section, Surfaces, ROWS, TABLE};
 use crate::settings::values::NumberMut;
+
+/// The tooltip of `row`'s control: its help sentence from the settings
+/// table, then what this control adds (keys, limits, the value now).
+fn tip(row: &Row, more: impl std::fmt::Display) -> String {
+    format!("{} {more}", row.help)
+}
 
 /// The sliders drawn from their rows alone (the settings table's `slider`
 /// surface): each labeled with its key, over its row's slider range and
@@ -54,7 +60,7 @@ pub(super) fn algorithm(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats)
         } else {
             let max_threads = stats.cores.max(s.threads).max(1);
             ui.add(egui::Slider::new(&mut s.threads, 1..=max_threads).text("threads"))
-                .on_hover_text("Threads for move, rebuild, query and apply (rayon). Results are identical for every count (key T).");
+                .on_hover_text(tip(&TABLE.threads, "Rayon's pool; key T."));
         }
         pass_row(ui, s, stats);
     });
@@ -79,7 +85,10 @@ pub(super) fn scene(
             }
         })
         .response
-        .on_hover_text("Initial positions (respawns). uniform: the common case; clustered: 32 Gaussian blobs; hotspot: 10% of units in one small disk (the grid's worst case); battle: two teams closing on each other, units die when outnumbered and reinforcements spawn at the edges (churn every frame).");
+        .on_hover_text(tip(
+            &TABLE.workload,
+            "uniform is the common case; battle churns every frame.",
+        ));
     if s.workload == Workload::Battle {
         let (d, sp) = stats.churn_per_s;
         ui.label(format!(
@@ -90,7 +99,7 @@ pub(super) fn scene(
     }
     table_sliders(ui, s);
     ui.checkbox(&mut s.paused, "pause")
-        .on_hover_text("Freeze movement; the index and queries still run every frame (Space).");
+        .on_hover_text(tip(&TABLE.paused, "Key Space."));
     if stats.selected.is_none() {
         ui.label(egui::RichText::new("Click a unit to show its query circle and neighbors.").weak())
             .on_hover_text("Picking: the unit under the pointer is selected; its query circle, the cells it searched, the units it tested (magenta) and its neighbors (yellow) are drawn. Esc deselects.");
@@ -105,7 +114,10 @@ pub(super) fn units_row(ui: &mut egui::Ui, units_edit: &mut Option<usize>, s: &m
     // Each widget edits its own copy: the slider clamps to its range, and
     // a value typed or dragged in the box must not pass through it.
     let (mut from_slider, mut from_box) = (current, current);
-    let tip = "Unit count (respawns); the world grows to keep 16 neighbors per unit on average. Applied when you let go of the slider or press Enter.";
+    let hint = tip(
+        &TABLE.units,
+        "Applied when you let go of the slider or press Enter.",
+    );
     ui.horizontal(|ui| {
         let slider = ui
             .add(
@@ -116,7 +128,7 @@ pub(super) fn units_row(ui: &mut egui::Ui, units_edit: &mut Option<usize>, s: &m
                 .logarithmic(true)
                 .show_value(false),
             )
-            .on_hover_text(tip);
+            .on_hover_text(&hint);
         let shown = from_slider as f64;
         slider.widget_info(|| egui::WidgetInfo::slider(true, shown, "units"));
         let number = ui
@@ -126,7 +138,7 @@ pub(super) fn units_row(ui: &mut egui::Ui, units_edit: &mut Option<usize>, s: &m
                     .speed(50.0)
                     .update_while_editing(false),
             )
-            .on_hover_text(tip);
+            .on_hover_text(&hint);
         ui.label("units");
         for (r, v) in [(&slider, from_slider), (&number, from_box)] {
             if r.dragged() {
@@ -217,7 +229,7 @@ pub(super) fn scenario_row(ui: &mut egui::Ui, stats: &FrameStats, act: &mut Over
 pub(super) fn strategy_row(ui: &mut egui::Ui, s: &mut Settings, stats: &FrameStats) {
     ui.horizontal(|ui| {
         ui.label("Strategy")
-            .on_hover_text("How each unit finds the units within the query radius (keys 1, 2, 3).");
+            .on_hover_text(tip(&TABLE.strategy, "Keys 1, 2, 3."));
         for st in Strategy::ALL {
             let mut tip = st.describe().to_string();
             if let (Strategy::Naive, Some(est)) = (st, stats.naive_estimate_s) {
@@ -254,11 +266,11 @@ pub(super) fn kernel_row(ui: &mut egui::Ui, s: &mut Settings) {
         } else {
             egui::RichText::new("Kernel")
         };
-        ui.label(label).on_hover_text(format!("{}{OTHER_KERNELS}", if unused {
-            "Instruction set of the distance test (key K cycles). Unused now: Grid, and Naive through an AoS layout, read one candidate at a time through the layout; SIMD kernels need positions in dense arrays (SoA, hot/cold, or SortedGrid's packed copy)."
+        ui.label(label).on_hover_text(tip(&TABLE.kernel, format!("{}{OTHER_KERNELS}", if unused {
+            "Key K cycles. Unused now: Grid, and Naive through an AoS layout, read one candidate at a time through the layout; SIMD kernels need positions in dense arrays (SoA, hot/cold, or SortedGrid's packed copy)."
         } else {
-            "Instruction set of the distance test (key K cycles)."
-        }));
+            "Key K cycles."
+        })));
         // This architecture's kernels; the others are named in the tooltip
         // (a row of every kernel would widen the panel over the world).
         for &k in Kernel::native() {
@@ -292,9 +304,12 @@ pub(super) fn radius_and_cell_rows(
             .custom_formatter(|v, _| length(v as f32))
             .text("query radius"),
     )
-    .on_hover_text(format!(
-        "Query radius r in world units (keys - and =). Neighbor: dx² + dz² <= r². Up to {} here: larger radii would find more than 40 million pairs per frame at this unit count.",
-        length(r_max)
+    .on_hover_text(tip(
+        &TABLE.radius,
+        format!(
+            "In world units (keys - and =); a neighbor is within dx² + dz² <= r². Up to {} here: larger radii would find more than 40 million pairs per frame at this unit count.",
+            length(r_max)
+        ),
     ));
     let c_min = stats.cell_min.min(cell_max());
     ui.horizontal(|ui| {
@@ -306,11 +321,11 @@ pub(super) fn radius_and_cell_rows(
                     .custom_formatter(|v, _| length(v as f32))
                     .text("cell size"),
             )
-            .on_hover_text(format!(
-                "Grid cell edge in world units (keys [ and ]); the grid rebuilds with it on the next frame. Small cells: fewer candidates, more cells to visit; large cells: many candidates (a query's block spans about 1 + 2r / cell cells per axis: 3 at r, 1.5 at 4r). SortedGrid's fused pass searches one block per cell for all its units, the union of their blocks, which grows with cell / r (3 x 3 cells at 2r and 4r); so where a cell's units need different cells and the cell holds enough of them, it searches each unit's own block, like Grid: at 4r 11.4 candidates per neighbor for both instead of 44.5 (100,000 uniform units, 2026-12-01). Down to {} here: the grid has at most {} cells over the world, and a tiny cell with a large radius would visit too many.",
+            .on_hover_text(tip(&TABLE.cell_size, format!(
+                "In world units (keys [ and ]); the grid rebuilds with it on the next frame. Small cells: fewer candidates, more cells to visit; large cells: many candidates (a query's block spans about 1 + 2r / cell cells per axis: 3 at r, 1.5 at 4r). SortedGrid's fused pass searches one block per cell for all its units, the union of their blocks, which grows with cell / r (3 x 3 cells at 2r and 4r); so where a cell's units need different cells and the cell holds enough of them, it searches each unit's own block, like Grid: at 4r 11.4 candidates per neighbor for both instead of 44.5 (100,000 uniform units, 2026-12-01). Down to {} here: the grid has at most {} cells over the world, and a tiny cell with a large radius would visit too many.",
                 length(c_min),
                 thousands(MAX_CELLS as u64)
-            ));
+            )));
         if cell.changed() {
             s.cell_follows_radius = false;
         }
@@ -394,17 +409,20 @@ pub(super) fn colors_row(ui: &mut egui::Ui, view: &mut ViewOptions) {
             }
         })
         .response
-        .on_hover_text(format!(
-            "How units are colored (V cycles). Now {}: {}",
-            view.settings.color.name(),
-            view.settings.color.describe()
+        .on_hover_text(tip(
+            &TABLE.color,
+            format!(
+                "Key V cycles. Now {}: {}",
+                view.settings.color.name(),
+                view.settings.color.describe()
+            ),
         ));
 }
 
 /// The cell occupancy heat map's switch.
 pub(super) fn occupancy_box(ui: &mut egui::Ui, view: &mut ViewOptions) {
     ui.checkbox(&mut view.settings.heatmap, "occupancy")
-        .on_hover_text("Cell occupancy: a heat map of units per grid cell on the ground (dark blue: few, white: twice the mean of the occupied cells or more; empty cells clear), from the index of the last step. Nothing for Naive, which has no cells (O).");
+        .on_hover_text(tip(&TABLE.heatmap, "Dark blue: few; white: twice the mean of the occupied cells or more; empty cells clear. Nothing for Naive, which has no cells (key O)."));
 }
 
 pub(super) fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
@@ -422,7 +440,7 @@ pub(super) fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
                 }
             })
             .response
-            .on_hover_text("Memory order of the units (every array of the layout). off: spawn order (neighbors scattered in memory; choosing it puts sorted units back in spawn order at the next step); cells: sorted by grid cell every N frames; morton: Z-order of cells every N frames; resident (default): the units live in cell order, permuted by SortedGrid's rebuild every frame (after the first, by merging the ~1% that changed cell into last frame's order), with no separate reorder, no copy of positions into the grid and no gather of results (SoA and SortedGrid only; elsewhere it acts as cells). Sorted orders make queries and steering cache-friendly.");
+            .on_hover_text(tip(&TABLE.reorder, "Every array of the layout is reordered; choosing off puts sorted units back in spawn order at the next step. resident permutes the units in the rebuild (after the first frame, by merging the ~1% that changed cell into last frame's order), with no separate reorder, no copy of positions into the grid and no gather of results. Sorted orders make queries and steering cache-friendly."));
         ui.add_enabled(
             s.reorder != Reorder::Off
                 && !(s.reorder == Reorder::Resident
@@ -432,7 +450,7 @@ pub(super) fn order_row(ui: &mut egui::Ui, s: &mut Settings) {
                 .logarithmic(true)
                 .text("every N frames"),
         )
-        .on_hover_text("Frames between two reorders of the units: movement scatters a sorted order slowly, so a sort every few frames keeps most of the benefit for a fraction of its cost.")
+        .on_hover_text(tip(&TABLE.reorder_every, "Movement scatters a sorted order slowly, so a sort every few frames keeps most of the benefit for a fraction of its cost."))
         .on_disabled_hover_text("Not used: the units are kept in spawn order (order: off), or the rebuild keeps them in cell order every frame (order: resident with SoA and SortedGrid).");
     });
 }
@@ -447,10 +465,10 @@ pub(super) fn layout_row(ui: &mut egui::Ui, s: &mut Settings) {
             }
         })
         .response;
-    resp.on_hover_text(format!(
-        "How the units are stored (key L). Naive and Grid read every candidate's position through it; SortedGrid copies positions into cell order once per frame and queries its packed copy (with order resident and SoA, it keeps the units themselves in cell order instead). Now: {}",
+    resp.on_hover_text(tip(&TABLE.layout, format!(
+        "Key L. Naive and Grid read every candidate's position through it; SortedGrid copies positions into cell order once per frame and queries its packed copy (with order resident and SoA, it keeps the units themselves in cell order instead). Now: {}",
         s.layout.describe()
-    ));
+    )));
 }
 
 pub(super) fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
@@ -468,8 +486,11 @@ pub(super) fn pass_row(ui: &mut egui::Ui, s: &mut Settings, st: &FrameStats) {
             }
         })
         .response;
-    resp.on_hover_text(format!(
-        "How query results reach the steering (key P), and the bytes of results the last frame wrote. {}",
-        s.pass.explain()
+    resp.on_hover_text(tip(
+        &TABLE.pass,
+        format!(
+            "Key P; beside it, the bytes of results the last frame wrote. Now: {}",
+            s.pass.explain()
+        ),
     ));
 }
