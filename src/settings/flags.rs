@@ -7,12 +7,13 @@
 //! the row's range or names: the same range as in files and links (case
 //! Y34 of the hard cases).
 
+use crate::settings::kind::kind_of;
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 
 use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
 use crate::engine::spatial::{Kernel, Strategy};
-use crate::settings::kind::{Bits, Flag, KernelName, Kind, Name, Real, Whole};
+use crate::settings::kind::Kind;
 use crate::settings::rows::{BenchFlag, Row, Surfaces, TABLE};
 use crate::settings::scenario::{Given, Scenario};
 use crate::settings::values::{bench_base, BenchLists};
@@ -98,55 +99,11 @@ fn arg<T: Clone + Send + Sync + 'static, K: Kind<T>>(
     })
 }
 
-/// The kind marker type of a row's kind name.
-macro_rules! kind_of {
-    (Whole) => {
-        Whole
-    };
-    (Real) => {
-        Real
-    };
-    (Name) => {
-        Name
-    };
-    (KernelName) => {
-        KernelName
-    };
-    (Bits) => {
-        Bits
-    };
-    (Flag) => {
-        Flag
-    };
-}
-
 /// The flags' code, from the table.
 macro_rules! flags_of {
     (
-        engine {$(
-            $key:ident : $ty:ty $([$opt:ident])? = $kind:ident {
-                flag: $flag:literal,
-                default: $default:tt,
-                range: $range:tt,
-                unit: $unit:literal,
-                slider: $slider:tt,
-                help: $help:literal,
-                on: [$($surface:ident),*],
-                bench: $bench:tt,
-            }
-        )*}
-        view {$(
-            $vkey:ident : $vty:ty = $vkind:ident {
-                flag: $vflag:literal,
-                default: $vdefault:tt,
-                range: $vrange:tt,
-                unit: $vunit:literal,
-                slider: $vslider:tt,
-                help: $vhelp:literal,
-                on: [$($vsurface:ident),*],
-                bench: $vbench:tt,
-            }
-        )*}
+        engine {$( $key:ident : $ty:ty $([$opt:ident])? = $kind:ident { $($row:tt)* } )*}
+        view {$( $vkey:ident : $vty:ty = $vkind:ident { $($vrow:tt)* } )*}
     ) => {
         /// The window's setting flags: one per row on the `window` surface,
         /// in the table's order.

@@ -8,6 +8,7 @@
 use super::rows::{Kind, Row, Surfaces, TABLE};
 use super::scenario::ScenarioView;
 use crate::engine::sim::Settings;
+use crate::settings::kind::kind_of;
 use crate::settings::view::{ColorMode, Geometry, NormalPrecision, UnitMeshKind, VertexLayout};
 
 /// One flag: its name without the dashes (`cell-size`) and its value as
@@ -68,30 +69,8 @@ fn param(row: &'static Row, text: String) -> Param {
 /// The code of [`params`], from the settings table.
 macro_rules! params_of {
     (
-        engine {$(
-            $key:ident : $ty:ty $([$opt:ident])? = $kind:ident {
-                flag: $flag:literal,
-                default: $default:tt,
-                range: $range:tt,
-                unit: $unit:literal,
-                slider: $slider:tt,
-                help: $help:literal,
-                on: [$($surface:ident),*],
-                bench: $bench:tt,
-            }
-        )*}
-        view {$(
-            $vkey:ident : $vty:ty = $vkind:ident {
-                flag: $vflag:literal,
-                default: $vdefault:tt,
-                range: $vrange:tt,
-                unit: $vunit:literal,
-                slider: $vslider:tt,
-                help: $vhelp:literal,
-                on: [$($vsurface:ident),*],
-                bench: $vbench:tt,
-            }
-        )*}
+        engine {$( $key:ident : $ty:ty $([$opt:ident])? = $kind:ident { $($row:tt)* } )*}
+        view {$( $vkey:ident : $vty:ty = $vkind:ident { $($vrow:tt)* } )*}
     ) => {
         /// The flags that turn `base` (settings and view values) into
         /// `live`, after the place's `lesson` and `step`, in the table's
@@ -144,28 +123,6 @@ macro_rules! params_of {
     };
     (@differs $key:ident, $live:ident, $base:ident) => {
         $live.$key != $base.$key
-    };
-}
-
-/// The kind marker type of a row's kind name.
-macro_rules! kind_of {
-    (Name) => {
-        crate::settings::kind::Name
-    };
-    (Bits) => {
-        crate::settings::kind::Bits
-    };
-    (Flag) => {
-        crate::settings::kind::Flag
-    };
-    (Whole) => {
-        crate::settings::kind::Whole
-    };
-    (Real) => {
-        crate::settings::kind::Real
-    };
-    (KernelName) => {
-        crate::settings::kind::KernelName
     };
 }
 

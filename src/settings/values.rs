@@ -8,7 +8,8 @@
 
 use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload, STANDARD_RADIUS};
 use crate::engine::spatial::{Kernel, Strategy};
-use crate::settings::kind::{Bits, Flag, KernelName, Name, Real, Whole};
+use crate::settings::kind::kind_of;
+use crate::settings::kind::{Real, Whole};
 use crate::settings::rows::{Row, Surfaces, TABLE};
 use crate::settings::view::ViewSettings;
 use crate::settings::view::{ColorMode, Geometry, NormalPrecision, UnitMeshKind, VertexLayout};
@@ -61,28 +62,6 @@ pub enum NumberMut<'a> {
     U32(&'a mut u32),
     /// A count.
     U64(&'a mut u64),
-}
-
-/// The kind marker type of a row's kind name (for the typed calls below).
-macro_rules! kind_of {
-    (Whole) => {
-        Whole
-    };
-    (Real) => {
-        Real
-    };
-    (Name) => {
-        Name
-    };
-    (KernelName) => {
-        KernelName
-    };
-    (Bits) => {
-        Bits
-    };
-    (Flag) => {
-        Flag
-    };
 }
 
 /// The typed code of [`Settings::value`] and the rest, from the table.
