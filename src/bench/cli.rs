@@ -13,6 +13,7 @@ use clap::{Args, ValueEnum};
 use crate::bench::{self, BenchConfig, BenchRow};
 use crate::measure::machine::Machine;
 use crate::settings::flags::{unique, BenchSettingFlags};
+use crate::settings::rows::{BenchFlag, Section, ROWS};
 use crate::settings::scenario::Scenario;
 use crate::settings::view::Geometry;
 use crate::try_print;
@@ -175,15 +176,19 @@ fn config(b: &BenchArgs, file: &Scenario) -> BenchConfig {
 /// window uses (so they are not dropped without a word).
 fn say_scenario(path: &Path, sc: &Scenario) {
     say!("bench: scenario {} ({})", sc.name, path.display());
-    let window_only: Vec<&str> = [
-        ("speed", sc.speed.is_some()),
-        ("separation", sc.separation.is_some()),
-        ("paused", sc.paused.is_some()),
-        ("view values", sc.view != Default::default()),
-    ]
-    .into_iter()
-    .filter_map(|(f, set)| set.then_some(f))
-    .collect();
+    // The engine values bench takes no file value for (no flag, or a
+    // default of its own), then the view values, which only the window has.
+    let named = sc.named();
+    let mut window_only: Vec<&str> = ROWS
+        .iter()
+        .filter(|r| r.section == Section::Engine)
+        .filter(|r| matches!(r.bench, BenchFlag::None | BenchFlag::Own))
+        .filter(|r| named.contains(&r.key))
+        .map(|r| r.key)
+        .collect();
+    if sc.view != Default::default() {
+        window_only.push("view values");
+    }
     if let Some((last, rest)) = window_only.split_last() {
         let list = match rest {
             [] => last.to_string(),

@@ -133,7 +133,7 @@ macro_rules! flags_of {
             $(
                 match TABLE.$key.bench {
                     BenchFlag::None => {}
-                    BenchFlag::One => {
+                    BenchFlag::One | BenchFlag::Own => {
                         let d = s.value(stringify!($key)).map(|v| v.text).unwrap_or_default();
                         out.push(arg::<$ty, kind_of!($kind)>(&TABLE.$key, None, d));
                     }
@@ -179,6 +179,11 @@ macro_rules! flags_of {
                 $(
                     match TABLE.$key.bench {
                         BenchFlag::None => {}
+                        BenchFlag::Own => {
+                            if let Some(v) = self.given.$key {
+                                flags_of!(@set s.$key, v $(, $opt)?);
+                            }
+                        }
                         BenchFlag::One => {
                             if let Some(v) = self.given.$key.or(file.$key) {
                                 flags_of!(@set s.$key, v $(, $opt)?);
@@ -278,5 +283,47 @@ impl Args for BenchSettingFlags {
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         Self::augment_args(cmd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `bench`'s setting flags parsed from `args`.
+    fn bench(args: &[&str]) -> BenchSettingFlags {
+        let m = clap::Command::new("bench")
+            .args(bench_args())
+            .try_get_matches_from(std::iter::once("bench").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        BenchSettingFlags::from_arg_matches(&m).unwrap()
+    }
+
+    /// A file's engine values replace bench's defaults (a list by its one
+    /// value), flags replace the file's; a setting with bench's own default
+    /// (separation: steering off while timed) takes no value from a file,
+    /// only from its flag; the cell follows the radius unless named.
+    #[test]
+    fn bench_merges_its_defaults_a_file_and_the_flags() {
+        let file = Scenario {
+            units: Some(500),
+            radius: Some(4.0),
+            separation: Some(3.0),
+            strategy: Some(Strategy::Naive),
+            ..Scenario::default()
+        };
+        let (s, l) = bench(&[]).merge(&file);
+        assert_eq!((l.units.as_slice(), s.radius), (&[500][..], 4.0));
+        assert_eq!(l.strategy, [Strategy::Naive]);
+        assert_eq!(s.separation, 0.0, "the file's steering is the window's");
+        assert_eq!(l.cell_size, [4.0], "the cell follows the file's radius");
+        let (s, l) =
+            bench(&["--separation", "2", "--units", "7,7,9", "--cell-sizes", "5"]).merge(&file);
+        assert_eq!(s.separation, 2.0);
+        assert_eq!(l.units, [7, 9], "a list without repeats");
+        assert_eq!(l.cell_size, [5.0]);
+        let (s, l) = bench(&[]).merge(&Scenario::default());
+        assert_eq!(s, bench_base());
+        assert_eq!(l, BenchLists::default());
     }
 }

@@ -74,8 +74,13 @@ impl Surfaces {
 pub enum BenchFlag {
     /// None: `bench` uses its fixed value.
     None,
-    /// One value under the row's own flag.
+    /// One value under the row's own flag; a scenario file's value sets it
+    /// too.
     One,
+    /// One value under the row's own flag, with `bench`'s own default
+    /// (steering off while timed): a scenario file's value is the window's
+    /// and leaves it as it is.
+    Own,
     /// A comma-separated list under this flag (`strategies`): one
     /// combination per value.
     List(&'static str),
@@ -344,7 +349,7 @@ macro_rules! row_part {
         BenchFlag::One
     };
     (bench (one $e:expr)) => {
-        BenchFlag::One
+        BenchFlag::Own
     };
     (bench (list $flag:literal ($e:expr))) => {
         BenchFlag::List($flag)
