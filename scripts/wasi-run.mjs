@@ -46,6 +46,13 @@ try {
   code = wasi.start(instance);
 } catch (e) {
   console.error(`wasi-run.mjs: ${modulePath}: ${e}`);
+  if (e instanceof WebAssembly.RuntimeError) {
+    // A panic aborts under wasm before the test harness prints the output
+    // it captured, the panic's message included.
+    console.error(
+      "wasi-run.mjs: a panic aborts the module under wasm; run the test named last above again with --nocapture to see its message",
+    );
+  }
   code = 101;
 }
 process.exit(code ?? 0);

@@ -154,13 +154,7 @@ fn points_exactly_at_distance_r() {
             let beyond = |c: f32, d: f32| {
                 let mut v = c + d;
                 while v - c <= d {
-                    v = f32::from_bits(if v > 0.0 {
-                        v.to_bits() + 1
-                    } else if v < 0.0 {
-                        v.to_bits() - 1
-                    } else {
-                        1
-                    });
+                    v = v.next_up();
                 }
                 v
             };

@@ -184,6 +184,7 @@ fn main() -> ExitCode {
         }
     }
     let mut lines = Vec::new();
+    let mut failures = Vec::new();
     let mut failed = false;
     for job in jobs {
         for (name, outcome) in job.run() {
@@ -204,6 +205,7 @@ fn main() -> ExitCode {
                 }
                 Outcome::Failed(why) => {
                     failed = true;
+                    failures.push((name.clone(), why.clone()));
                     format!("FAILED   {name}: {why}")
                 }
             };
@@ -222,6 +224,14 @@ fn main() -> ExitCode {
     );
     for l in &lines {
         eprintln!("  {l}");
+    }
+    // A log's reader often sees only its end: each failure's reason again,
+    // cut to the lines that say what failed.
+    for (name, why) in &failures {
+        eprintln!(
+            "\nxtask: why {name} failed:\n{}",
+            tools::failure_digest(why)
+        );
     }
     if failed {
         ExitCode::FAILURE

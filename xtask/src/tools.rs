@@ -127,3 +127,35 @@ pub fn ensure(cond: bool, message: impl FnOnce() -> String) -> CheckResult {
         Err(message())
     }
 }
+
+/// The lines of a failure's text that say what failed: its first line,
+/// every line naming a panic, a failed test, an error or a signal, and its
+/// last 15 lines; at most 80 lines (the first and the last 79), in their
+/// order.
+pub fn failure_digest(why: &str) -> String {
+    const MARKS: [&str; 8] = [
+        "panicked",
+        "FAILED",
+        "failed",
+        "error",
+        "signal",
+        "wasi-run.mjs:",
+        "RuntimeError",
+        "assertion",
+    ];
+    let lines: Vec<&str> = why.lines().collect();
+    let tail = lines.len().saturating_sub(15);
+    let kept: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| i == 0 || i >= tail || MARKS.iter().any(|m| l.contains(m)))
+        .map(|(_, l)| *l)
+        .collect();
+    let Some(first) = kept.first() else {
+        return String::new();
+    };
+    let skip = kept.len().saturating_sub(79);
+    let mut out = vec![*first];
+    out.extend(&kept[skip.max(1)..]);
+    out.join("\n")
+}

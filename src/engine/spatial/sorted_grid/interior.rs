@@ -134,6 +134,68 @@ mod tests {
         outer.x0 <= inner.x0 && inner.x1 <= outer.x1 && outer.z0 <= inner.z0 && inner.z1 <= outer.z1
     }
 
+    /// The units of one cell: each at an edge of the cell (kinds 1 to 4:
+    /// the low edge, the first float above it, the high edge, the last
+    /// float below it) or inside (kind 0, at fraction `u` of the cell).
+    type Units = [(f32, f32, u8, u8)];
+
+    /// Checks that when the units of cell `cell_of` pass the band of a 40 x
+    /// 40 grid at `origin` with cells of `r * ratio`, the neighborhood holds
+    /// the block of each of them.
+    fn check_cell(
+        r: f32,
+        ratio: f32,
+        origin: (i64, i64),
+        (i, j): (usize, usize),
+        offsets: &Units,
+    ) -> Result<(), TestCaseError> {
+        let cell = r * ratio;
+        let g = GridGeometry {
+            cell,
+            origin_x: origin.0,
+            origin_z: origin.1,
+            nx: 40,
+            nz: 40,
+        };
+        let Some(band) = Interior::new(&g, r, 64) else {
+            return Ok(());
+        };
+        let corner = |o: i64, c: usize| (o + c as i64) as f32 * cell;
+        let (x0, z0) = (corner(origin.0, i), corner(origin.1, j));
+        let at = |lo: f32, u: f32, kind: u8| match kind {
+            0 => lo + u * cell,
+            1 => lo,
+            2 => lo.next_up(),
+            3 => lo + cell,
+            _ => (lo + cell).next_down(),
+        };
+        let units: Vec<(f32, f32)> = offsets
+            .iter()
+            .map(|&(u, v, kx, kz)| (at(x0, u, kx), at(z0, v, kz)))
+            .collect();
+        let span = |f: &dyn Fn(&(f32, f32)) -> f32| {
+            units
+                .iter()
+                .map(f)
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| {
+                    (a.min(v), b.max(v))
+                })
+        };
+        let (x, z) = (span(&|p| p.0), span(&|p| p.1));
+        if let Some(block) = band.block_of((i, j), x, z) {
+            prop_assert_eq!(block, band.neighborhood((i, j)));
+            for &(px, pz) in &units {
+                if let Some(own) = g.block(px, pz, r) {
+                    prop_assert!(
+                        inside(own, block),
+                        "unit ({px}, {pz}): {own:?} outside {block:?}, {band:?}"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
 
@@ -149,36 +211,24 @@ mod tests {
             cell_of in (0usize..40, 0usize..40),
             offsets in prop::collection::vec((0.0f32..1.0, 0.0f32..1.0, 0u8..5, 0u8..5), 1..6),
         ) {
-            let cell = r * ratio;
-            let g = GridGeometry { cell, origin_x: origin.0, origin_z: origin.1, nx: 40, nz: 40 };
-            let Some(band) = Interior::new(&g, r, 64) else {
-                return Ok(());
-            };
-            let (i, j) = cell_of;
-            let corner = |o: i64, c: usize| (o + c as i64) as f32 * cell;
-            let (x0, z0) = (corner(origin.0, i), corner(origin.1, j));
-            // Edges and their neighbors in f32 (kinds 1 to 4), or inside.
-            let at = |lo: f32, u: f32, kind: u8| match kind {
-                0 => lo + u * cell,
-                1 => lo,
-                2 => f32::from_bits(lo.to_bits() + 1),
-                3 => lo + cell,
-                _ => f32::from_bits((lo + cell).to_bits() - 1),
-            };
-            let units: Vec<(f32, f32)> = offsets
-                .iter()
-                .map(|&(u, v, kx, kz)| (at(x0, u, kx), at(z0, v, kz)))
-                .collect();
-            let span = |f: &dyn Fn(&(f32, f32)) -> f32| {
-                units.iter().map(f).fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)))
-            };
-            let (x, z) = (span(&|p| p.0), span(&|p| p.1));
-            if let Some(block) = band.block_of((i, j), x, z) {
-                prop_assert_eq!(block, band.neighborhood((i, j)));
-                for &(px, pz) in &units {
-                    if let Some(own) = g.block(px, pz, r) {
-                        prop_assert!(inside(own, block), "unit ({px}, {pz}): {own:?} outside {block:?}, {band:?}");
-                    }
+            check_cell(r, ratio, origin, cell_of, &offsets)?;
+        }
+    }
+
+    /// The cells whose edges are at 0 (both signs of coordinates in one
+    /// cell's neighborhood), with units on each edge and the floats beside
+    /// it: the last float below 0 is the edge case of float stepping.
+    #[test]
+    fn cells_with_an_edge_at_zero_hold_every_block() {
+        let kinds: Vec<(f32, f32, u8, u8)> = (0..5u8)
+            .flat_map(|kx| (0..5u8).map(move |kz| (0.5, 0.5, kx, kz)))
+            .collect();
+        for ratio in [0.5f32, 1.0, 1.5, 3.0] {
+            for (origin, cell) in [(-1i64, 0usize), (0, 0), (-6, 5), (-5, 5)] {
+                for units in kinds.chunks(1).chain(kinds.chunks(3)) {
+                    check_cell(2.0, ratio, (origin, origin), (cell, cell), units).unwrap_or_else(
+                        |e| panic!("ratio {ratio}, origin {origin}, cell {cell}: {e}"),
+                    );
                 }
             }
         }
