@@ -41,7 +41,7 @@ enum Job {
     Checks,
     /// cargo fmt --check, cargo clippy (every target, warnings denied), cargo doc (warnings denied).
     Lint,
-    /// cargo test: the host's tests.
+    /// cargo test: the host's tests; then the task runner's own.
     Test,
     /// The engine without the window: no window crate among its dependencies, and it compiles.
     Headless,
@@ -83,7 +83,13 @@ impl Job {
         let one = |o: Outcome| vec![(self.name(), o)];
         match self {
             Job::Lint => one(lint()),
-            Job::Test => one(status("cargo test", cargo().arg("test"))),
+            Job::Test => one(match status("cargo test", cargo().arg("test")) {
+                Outcome::Passed => status(
+                    "cargo test --package xtask",
+                    cargo().args(["test", "--package", "xtask"]),
+                ),
+                failed => failed,
+            }),
             Job::Headless => one(headless::check()),
             Job::Platforms => vec![
                 ("platforms: aarch64".to_string(), platforms::aarch64()),

@@ -159,3 +159,35 @@ pub fn failure_digest(why: &str) -> String {
     out.extend(&kept[skip.max(1)..]);
     out.join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::failure_digest;
+
+    #[test]
+    fn a_digest_keeps_the_first_line_the_marked_lines_and_the_tail() {
+        let mut text = vec!["cargo test failed (exit status: 101):".to_string()];
+        text.extend((0..200).map(|i| format!("test t{i} ... ok")));
+        text.push("thread 'main' panicked at src/x.rs:1:1:".to_string());
+        text.extend((0..40).map(|i| format!("line {i}")));
+        let digest = failure_digest(&text.join("\n"));
+        let lines: Vec<&str> = digest.lines().collect();
+        assert_eq!(lines[0], "cargo test failed (exit status: 101):");
+        assert!(lines.contains(&"thread 'main' panicked at src/x.rs:1:1:"));
+        assert_eq!(lines.last(), Some(&"line 39"));
+        assert!(!lines.contains(&"test t5 ... ok"), "{digest}");
+        assert_eq!(lines.len(), 1 + 1 + 15);
+        assert_eq!(failure_digest(""), "");
+    }
+
+    #[test]
+    fn a_long_digest_keeps_its_first_line_and_its_last_79() {
+        let text: Vec<String> = (0..300).map(|i| format!("error {i}")).collect();
+        let digest = failure_digest(&text.join("\n"));
+        let lines: Vec<&str> = digest.lines().collect();
+        assert_eq!(lines.len(), 80);
+        assert_eq!(lines[0], "error 0");
+        assert_eq!(lines[1], "error 221");
+        assert_eq!(lines[79], "error 299");
+    }
+}
