@@ -21,7 +21,8 @@ use crate::try_print;
 /// Output format of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A Markdown table, the machine named under it.
+    /// A Markdown table, the machine named under it (`md` as `lesson` names it).
+    #[value(alias = "md")]
     Markdown,
     /// A JSON array of rows, each naming its machine.
     Json,

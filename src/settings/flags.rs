@@ -38,8 +38,10 @@ impl Given for GivenFlags<'_> {
 }
 
 /// The help of `row`'s flag: its sentence, then its range and default
-/// (`default` is the value's text where the row has no derived default).
-fn help(row: &Row, default: String) -> String {
+/// (`default` is the value's text; the row's own default text, such as
+/// "best" for a value derived from the CPU, wins for a single value, while
+/// a list flag's default is the list it runs).
+fn help(row: &Row, default: String, list: bool) -> String {
     let mut notes = Vec::new();
     if row.range.is_some() {
         let unit = if row.unit.is_empty() {
@@ -50,6 +52,8 @@ fn help(row: &Row, default: String) -> String {
         notes.push(format!("{}{unit}", row.span_text()));
     }
     match row.default_text {
+        Some(d) if !list => notes.push(format!("default: {d}")),
+        _ if list && !default.is_empty() => notes.push(format!("default: {default}")),
         Some(d) => notes.push(format!("default: {d}")),
         None if !default.is_empty() => notes.push(format!("default: {default}")),
         None => {}
@@ -69,11 +73,21 @@ fn arg<T: Clone + Send + Sync + 'static, K: Kind<T>>(
     list: Option<&'static str>,
     default: String,
 ) -> Arg {
-    let parser = move |s: &str| K::parse(row, s);
+    let parser = move |s: &str| {
+        K::parse(row, s).map_err(|e| {
+            // "10,000" in a list splits into "10" and "000".
+            let split_number = list.is_some() && s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit());
+            if split_number {
+                format!("{e} (a list's values are separated by commas: write ten thousand as 10000, not 10,000)")
+            } else {
+                e
+            }
+        })
+    };
     let arg = Arg::new(row.key)
         .long(list.unwrap_or(row.flag))
         .value_parser(clap::builder::ValueParser::new(parser))
-        .help(help(row, default));
+        .help(help(row, default, list.is_some()));
     if list.is_some() {
         return arg
             .value_delimiter(',')
@@ -297,6 +311,44 @@ mod tests {
             .try_get_matches_from(std::iter::once("bench").chain(args.iter().copied()))
             .unwrap_or_else(|e| panic!("{args:?}: {e}"));
         BenchSettingFlags::from_arg_matches(&m).unwrap()
+    }
+
+    /// A list flag's help names the list it runs when none is given, not
+    /// the window's single default: bench's kernels are every native one,
+    /// while the window's `--kernel` starts on "best".
+    #[test]
+    fn a_list_flag_names_its_own_default() {
+        let help_of = |args: Vec<Arg>, id: &str| {
+            let a = args.into_iter().find(|a| a.get_id() == id).expect(id);
+            a.get_help().map(|h| h.to_string()).unwrap_or_default()
+        };
+        let native: Vec<String> = Kernel::native()
+            .iter()
+            .map(<crate::settings::kind::KernelName as Kind<Kernel>>::text)
+            .collect();
+        let bench_help = help_of(bench_args(), "kernel");
+        assert!(
+            bench_help.ends_with(&format!("default: {})", native.join(","))),
+            "{bench_help}"
+        );
+        let window_help = help_of(window_args(), "kernel");
+        assert!(window_help.ends_with("default: best)"), "{window_help}");
+    }
+
+    /// A number written with a thousands separator in a list is refused
+    /// with the reason, not only with the piece after the comma.
+    #[test]
+    fn a_thousands_separator_in_a_list_is_explained() {
+        let e = clap::Command::new("bench")
+            .args(bench_args())
+            .try_get_matches_from(["bench", "--units", "10,000"])
+            .err()
+            .expect("10,000 is refused")
+            .to_string();
+        assert!(
+            e.contains("'000'") && e.contains("write ten thousand as 10000"),
+            "{e}"
+        );
     }
 
     /// A file's engine values replace bench's defaults (a list by its one

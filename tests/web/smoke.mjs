@@ -1,4 +1,4 @@
-// The browser smoke test, run by tests/browser.rs:
+// The browser smoke test, run by `cargo xtask browser` (xtask/src/browser.rs):
 //
 //   node tests/web/smoke.mjs <web folder> <out.png>
 //

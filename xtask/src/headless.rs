@@ -2,7 +2,7 @@
 //! library's normal dependencies include no window crate (cargo tree), and
 //! the library compiles (cargo check).
 
-use crate::tools::{capture, cargo, ensure, CheckResult, Outcome};
+use crate::tools::{capture, capture_quiet, cargo, ensure, CheckResult, Outcome};
 
 /// The window's crates, which the engine alone must not depend on.
 const WINDOW_CRATES: [&str; 6] = [
@@ -24,7 +24,7 @@ pub fn check() -> Outcome {
 
 /// `cargo tree` of the normal dependencies, `extra` flags added.
 fn tree(extra: &[&str]) -> Result<String, String> {
-    let out = capture(
+    let out = capture_quiet(
         &format!("cargo tree -e normal {}", extra.join(" ")),
         cargo()
             .args([

@@ -119,6 +119,22 @@ pub fn capture(what: &str, cmd: &mut Command) -> Result<Output, String> {
     }
 }
 
+/// Runs `cmd` as [`capture`] does, but prints its stdout only when it
+/// fails (a listing the caller reads, such as `cargo tree`'s).
+pub fn capture_quiet(what: &str, cmd: &mut Command) -> Result<Output, String> {
+    eprintln!("xtask: {what}");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{what}: cannot start: {e}"))?;
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    if out.status.success() {
+        Ok(out)
+    } else {
+        eprint!("{}", String::from_utf8_lossy(&out.stdout));
+        Err(format!("{what} failed ({})", out.status))
+    }
+}
+
 /// `Err(message)` unless `cond` holds: the checks' assertion.
 pub fn ensure(cond: bool, message: impl FnOnce() -> String) -> CheckResult {
     if cond {
