@@ -255,20 +255,28 @@ fn say_counters() {
     }
 }
 
-/// Runs every row of `cfg` ([`bench::run`]) with a progress line per row on
-/// stderr; a thread count the OS refuses is said once, before its first row.
+/// Runs every row of `cfg` ([`bench::run_watched`]) with a line on stderr
+/// as each visit begins (percent done, the row, the round) and one as each
+/// row is done; a thread count the OS refuses is said once, before its
+/// first row.
 fn run_rows(cfg: &BenchConfig) -> Vec<BenchRow> {
     let mut refused = Vec::new();
-    bench::run(cfg, |r| {
-        if let (Some(why), false) = (&r.threads_refused, refused.contains(&r.settings.threads)) {
-            refused.push(r.settings.threads);
-            say!(
+    let visit = |done: f64, what: &str| say!("  {:3.0}% {what}", done * 100.0);
+    bench::run_watched(
+        cfg,
+        |r| {
+            if let (Some(why), false) = (&r.threads_refused, refused.contains(&r.settings.threads))
+            {
+                refused.push(r.settings.threads);
+                say!(
                 "bench: the OS refused to start {} threads ({why}); their rows are skipped, not run on fewer threads",
                 r.settings.threads
             );
-        }
-        say!("{}", r.progress_line());
-    })
+            }
+            say!("{}", r.progress_line());
+        },
+        visit,
+    )
 }
 
 /// The rows as stdout's text: the Markdown table with the machine it was

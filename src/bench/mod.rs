@@ -10,7 +10,7 @@ use crate::engine::spatial::{Kernel, Strategy};
 use crate::format::{length, thousands};
 use crate::measure::model_task::model_row;
 use crate::measure::predict::naive_predictor;
-use crate::measure::run::run_fresh;
+use crate::measure::run::{run_fresh, run_fresh_watched};
 use crate::measure::{Guards, Measurement, Outcome, Plan, Spec, Variant};
 pub use crate::settings::values::{bench_base, BenchLists};
 use crate::settings::view::Geometry;
@@ -271,18 +271,34 @@ pub fn plan(cfg: &BenchConfig) -> Plan {
 /// a skipped row among the measured ones it belongs with. Each
 /// measured row carries its query phase's cache model when `cfg` asks for
 /// one ([`model_row`]).
-pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
+pub fn run(cfg: &BenchConfig, progress: impl FnMut(&BenchRow)) -> Vec<BenchRow> {
+    run_watched(cfg, progress, |_, _| {})
+}
+
+/// [`run`], also calling `on_visit(fraction done, what)` as each visit of
+/// a row begins ([`run_fresh_watched`]): the rows finish only after their
+/// last round, so this is what shows a long run moving.
+pub fn run_watched(
+    cfg: &BenchConfig,
+    mut progress: impl FnMut(&BenchRow),
+    on_visit: impl FnMut(f64, &str),
+) -> Vec<BenchRow> {
     let mut plan = plan(cfg);
     let mut rows = Vec::with_capacity(plan.variants().len());
     let mut models = Vec::new();
-    run_fresh(&mut plan, BENCH_DT, |o| {
-        let mut row = BenchRow::of(o);
-        if let (Some(g), None) = (cfg.cache_model, &row.skipped) {
-            row.model = model_row(o.settings(), g, &mut models);
-        }
-        progress(&row);
-        rows.push(row);
-    });
+    run_fresh_watched(
+        &mut plan,
+        BENCH_DT,
+        |o| {
+            let mut row = BenchRow::of(o);
+            if let (Some(g), None) = (cfg.cache_model, &row.skipped) {
+                row.model = model_row(o.settings(), g, &mut models);
+            }
+            progress(&row);
+            rows.push(row);
+        },
+        on_visit,
+    );
     // Rows finish out of order (a skipped one at once, measured ones after
     // their last round): put them back in the plan's order. One row per
     // final outcome, as `run_fresh` reports each once.

@@ -195,14 +195,42 @@ fn step_maybe_sliced(
 /// visit ([`Fresh::step_plan`]), `dt` seconds per frame, calling
 /// `on_outcome` as each outcome becomes final (skipped, or measured in
 /// every round). Allocates a simulation per visit.
-pub fn run_fresh(plan: &mut Plan, dt: f32, mut on_outcome: impl FnMut(&Outcome)) {
+pub fn run_fresh(plan: &mut Plan, dt: f32, on_outcome: impl FnMut(&Outcome)) {
+    run_fresh_watched(plan, dt, on_outcome, |_, _| {});
+}
+
+/// [`run_fresh`], also calling `on_visit(fraction done, what)` as each
+/// visit begins, `what` naming the variant and the round ("LABEL, round 2
+/// of 5"): a progress line per visit.
+pub fn run_fresh_watched(
+    plan: &mut Plan,
+    dt: f32,
+    mut on_outcome: impl FnMut(&Outcome),
+    mut on_visit: impl FnMut(f64, &str),
+) {
     let mut seen = 0;
     let mut fresh = Fresh::default();
+    let mut last_visit = None;
     report(plan, &mut seen, &mut on_outcome);
-    while fresh.step_plan(plan, dt) {
+    loop {
+        if plan.visit() != last_visit {
+            last_visit = plan.visit();
+            if let Some(what) = plan_now(plan) {
+                on_visit(plan.progress(), &what);
+            }
+        }
+        if !fresh.step_plan(plan, dt) {
+            break;
+        }
         report(plan, &mut seen, &mut on_outcome);
     }
     report(plan, &mut seen, &mut on_outcome);
+}
+
+/// The variant `plan` measures now and its round, for a progress line.
+fn plan_now(p: &Plan) -> Option<String> {
+    p.recorder()
+        .map(|r| format!("{}, round {} of {}", r.label(), p.round() + 1, p.rounds()))
 }
 
 /// Measures every variant of `plan` on `sim`, one after another without
@@ -272,9 +300,7 @@ impl Task {
     /// and the round ("Grid / SoA, round 2 of 5").
     fn now(&self) -> Option<String> {
         match self {
-            Task::Plan(p) => p
-                .recorder()
-                .map(|r| format!("{}, round {} of {}", r.label(), p.round() + 1, p.rounds())),
+            Task::Plan(p) => plan_now(p),
             Task::Sweep(s) => s.current().map(|c| {
                 format!(
                     "sweep of {}: cell {}, round {} of {}",

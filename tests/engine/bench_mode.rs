@@ -30,6 +30,48 @@ fn markdown_lists_each_measured_row() {
     );
 }
 
+/// A run says each visit as it begins, in order, with the fraction done
+/// rising from 0: rows finish only after their last round, so these lines
+/// are what shows a long run moving.
+#[test]
+fn each_visit_is_said_as_it_begins() {
+    let cfg = BenchConfig {
+        lists: spatial_query_lab::bench::BenchLists {
+            units: vec![1_000],
+            strategy: vec![Strategy::Grid, Strategy::SortedGrid],
+            kernel: vec![Kernel::Scalar],
+            ..spatial_query_lab::bench::BenchLists::default()
+        },
+        frames: 1,
+        warmup: 0,
+        rounds: 2,
+        ..BenchConfig::default()
+    };
+    let mut visits: Vec<(f64, String)> = Vec::new();
+    let rows = spatial_query_lab::bench::run_watched(
+        &cfg,
+        |_| {},
+        |done, what| visits.push((done, what.to_string())),
+    );
+    assert_eq!(rows.len(), 2);
+    let whats: Vec<&str> = visits.iter().map(|(_, w)| w.as_str()).collect();
+    assert_eq!(whats.len(), 4, "{whats:#?}");
+    assert!(
+        whats[0].contains("grid none") && whats[0].ends_with("round 1 of 2"),
+        "{whats:#?}"
+    );
+    assert!(
+        whats[1].contains("sorted-grid scalar") && whats[1].ends_with("round 1 of 2"),
+        "{whats:#?}"
+    );
+    assert!(whats[3].ends_with("round 2 of 2"), "{whats:#?}");
+    assert_eq!(visits[0].0, 0.0);
+    assert!(
+        visits.windows(2).all(|w| w[0].0 < w[1].0 && w[1].0 < 1.0),
+        "{visits:?}"
+    );
+}
+
 /// The progress lines on stderr name the unit order, so rows that differ
 /// only in it (`--reorder off,cells`) no longer look like duplicates.
 #[test]
