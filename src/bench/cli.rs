@@ -142,6 +142,7 @@ pub fn run(b: BenchArgs) -> ExitCode {
     let file = scenario.map(|(_, sc)| sc).unwrap_or_default();
     let cfg = raise_small_cells(config(&b, &file));
     say_config(&cfg);
+    say_oversubscribed(&cfg.lists.threads, Machine::current().cores);
     say_counters();
     let rows = run_rows(&cfg);
     let text = match render(&rows, b.format, b.roofline) {
@@ -242,6 +243,30 @@ fn say_config(cfg: &BenchConfig) {
     );
 }
 
+/// Says on stderr which thread counts exceed the logical CPUs this
+/// process may run on: their threads take turns on the cores, so their rows
+/// time the sharing as well as the work.
+fn say_oversubscribed(threads: &[usize], cores: usize) {
+    if let Some(line) = oversubscribed(threads, cores) {
+        say!("{line}");
+    }
+}
+
+/// The line of [`say_oversubscribed`], `None` when every count fits.
+fn oversubscribed(threads: &[usize], cores: usize) -> Option<String> {
+    let over: Vec<String> = threads
+        .iter()
+        .filter(|&&t| t > cores)
+        .map(|t| t.to_string())
+        .collect();
+    (!over.is_empty()).then(|| {
+        format!(
+            "bench: {} thread(s) on {cores} logical CPU(s): the threads take turns on the cores, so those rows time the sharing as well as the work",
+            over.join(", ")
+        )
+    })
+}
+
 /// Says on stderr whether the hardware cache counters can be read here.
 fn say_counters() {
     match crate::platform::counters::CacheCounters::open(None) {
@@ -306,4 +331,19 @@ Machine: {}
         }
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::oversubscribed;
+
+    #[test]
+    fn thread_counts_above_the_cpus_are_named() {
+        assert_eq!(oversubscribed(&[1, 2], 2), None);
+        let line = oversubscribed(&[1, 3, 8], 2).expect("3 and 8 exceed 2");
+        assert!(
+            line.starts_with("bench: 3, 8 thread(s) on 2 logical CPU(s)"),
+            "{line}"
+        );
+    }
 }
