@@ -342,8 +342,7 @@ mod tests {
         let e = clap::Command::new("bench")
             .args(bench_args())
             .try_get_matches_from(["bench", "--units", "10,000"])
-            .err()
-            .expect("10,000 is refused")
+            .expect_err("10,000 is refused")
             .to_string();
         assert!(
             e.contains("'000'") && e.contains("write ten thousand as 10000"),
