@@ -106,31 +106,28 @@ pub fn run(what: &str, cmd: &mut Command) -> CheckResult {
 /// stderr, stdout to stderr so that it stays in the log's order); `Err`
 /// names `what` and the exit status when it fails.
 pub fn capture(what: &str, cmd: &mut Command) -> Result<Output, String> {
-    eprintln!("xtask: {what}");
-    let out = cmd
-        .output()
-        .map_err(|e| format!("{what}: cannot start: {e}"))?;
-    eprint!("{}", String::from_utf8_lossy(&out.stdout));
-    eprint!("{}", String::from_utf8_lossy(&out.stderr));
-    if out.status.success() {
-        Ok(out)
-    } else {
-        Err(format!("{what} failed ({})", out.status))
-    }
+    run_captured(what, cmd, true)
 }
 
 /// Runs `cmd` as [`capture`] does, but prints its stdout only when it
 /// fails (a listing the caller reads, such as `cargo tree`'s).
 pub fn capture_quiet(what: &str, cmd: &mut Command) -> Result<Output, String> {
+    run_captured(what, cmd, false)
+}
+
+fn run_captured(what: &str, cmd: &mut Command, show_stdout: bool) -> Result<Output, String> {
     eprintln!("xtask: {what}");
     let out = cmd
         .output()
         .map_err(|e| format!("{what}: cannot start: {e}"))?;
+    let ok = out.status.success();
+    if show_stdout || !ok {
+        eprint!("{}", String::from_utf8_lossy(&out.stdout));
+    }
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
-    if out.status.success() {
+    if ok {
         Ok(out)
     } else {
-        eprint!("{}", String::from_utf8_lossy(&out.stdout));
         Err(format!("{what} failed ({})", out.status))
     }
 }
