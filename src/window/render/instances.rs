@@ -21,8 +21,37 @@
 //! axis; heading error at most `π / 32768` radians; color error at most half
 //! a 5- or 6-bit step.
 
-use super::pipeline::UnitInstance;
 pub use crate::settings::view::{NormalPrecision, VertexLayout};
+
+/// One unit as the CPU describes it, and the per-instance stream of the
+/// uncompressed layout, 20 bytes. The compressed layout encodes it into a
+/// [`PackedInstance`] ([`InstanceCodec`]).
+///
+/// Layout (`#[repr(C)]`, no padding): `x, z, heading, scale` as four `f32`
+/// (attribute `in_instance`, `Float4`), then `color` as four `u8`
+/// (attribute `in_color`, `Byte4`, 0..255, divided by 255 in the shader).
+///
+/// - `x`, `z`: position on the ground plane, world units; the unit stands on y = 0.
+/// - `heading`: radians; the model's +X axis points to world `(cos h, 0, sin h)`,
+///   so `heading = atan2(vz, vx)` faces the velocity `(vx, vz)`.
+/// - `scale`: uniform model scale (the model is about 1.6 units long at 1.0).
+/// - `color`: RGBA, alpha is ignored (units are opaque).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct UnitInstance {
+    /// World x, world units.
+    pub x: f32,
+    /// World z, world units.
+    pub z: f32,
+    /// Facing angle in radians: model +X maps to world `(cos h, 0, sin h)`.
+    pub heading: f32,
+    /// Uniform scale factor of the model.
+    pub scale: f32,
+    /// RGBA color, 0..255; alpha is ignored.
+    pub color: [u8; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<UnitInstance>() == 20);
 
 // The byte counts of each layout are [`crate::settings::view`]'s (the engine quotes
 // them in lessons); these structs must match them.

@@ -13,7 +13,7 @@
 
 use glam::{Mat4, Vec4};
 
-use super::pipeline::UnitInstance;
+use super::instances::UnitInstance;
 
 /// Units whose projected length is below this many pixels are drawn as an
 /// impostor.

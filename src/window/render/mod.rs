@@ -56,6 +56,7 @@ pub use camera::{view_region, CameraInput, OrbitCamera};
 pub use egui_host::{EguiHost, PassInput, UiClaims};
 pub use gl_limits::GlLimits;
 pub use heatmap::CellHeatmap;
+pub use instances::UnitInstance;
 pub use instances::{
     normal_errors, InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, VertexLayout,
 };
@@ -64,7 +65,7 @@ pub use mesh::{
     load_obj_mesh, load_obj_streams, load_unit_kind, load_unit_mesh, load_unit_streams, UnitMesh,
     UnitMeshKind,
 };
-pub use pipeline::{Shape, UnitInstance, UnitRenderer};
+pub use pipeline::{Shape, UnitRenderer};
 pub use progressive::{PictureStats, ProgressiveScene, RENDER_BUDGET_S};
 pub use screenshot::{region_png, save_screenshot, screenshot_png};
 pub use units::{

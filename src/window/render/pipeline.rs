@@ -31,6 +31,7 @@
 mod compressed;
 mod error_view;
 mod gpu;
+mod shaders;
 #[cfg(test)]
 mod tests;
 mod uncompressed;
@@ -43,23 +44,12 @@ use macroquad::window::get_internal_gl;
 
 use super::impostor::{impostor_point, point_uniform};
 use super::instances::{
-    InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, VertexLayout,
+    InstanceCodec, NormalErrors, NormalPrecision, PackedInstance, UnitInstance, VertexLayout,
 };
 use super::mesh::UnitMesh;
 use error_view::{precision_slot, ErrorView};
 use gpu::{LayoutGpu, Owned};
-
-/// GLSL `#version 100` vertex shader of the compressed layout (`shaders/unit.vert`).
-pub const UNIT_VERTEX_SHADER: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/unit.vert"));
-/// GLSL `#version 100` vertex shader of the uncompressed layout (`shaders/unit_f32.vert`).
-pub const UNIT_F32_VERTEX_SHADER: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/shaders/unit_f32.vert"
-));
-/// GLSL `#version 100` fragment shader source of both layouts (`shaders/unit.frag`).
-pub const UNIT_FRAGMENT_SHADER: &str =
-    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders/unit.frag"));
+pub use shaders::{UNIT_F32_VERTEX_SHADER, UNIT_FRAGMENT_SHADER, UNIT_VERTEX_SHADER};
 
 /// Default direction from the surface toward the light, world space (not
 /// normalized here; [`UnitRenderer::set_light`] normalizes it). High and from
@@ -68,36 +58,6 @@ pub const UNIT_FRAGMENT_SHADER: &str =
 pub const DEFAULT_LIGHT_DIR: glam::Vec3 = glam::Vec3::new(-0.45, 1.0, 0.3);
 /// Default ambient term of the Lambert lighting (0..1); diffuse is `1 - ambient`.
 pub const DEFAULT_AMBIENT: f32 = 0.35;
-
-/// One unit as the CPU describes it, and the per-instance stream of the
-/// uncompressed layout, 20 bytes. The compressed layout encodes it into a
-/// [`PackedInstance`] ([`InstanceCodec`]).
-///
-/// Layout (`#[repr(C)]`, no padding): `x, z, heading, scale` as four `f32`
-/// (attribute `in_instance`, `Float4`), then `color` as four `u8`
-/// (attribute `in_color`, `Byte4`, 0..255, divided by 255 in the shader).
-///
-/// - `x`, `z`: position on the ground plane, world units; the unit stands on y = 0.
-/// - `heading`: radians; the model's +X axis points to world `(cos h, 0, sin h)`,
-///   so `heading = atan2(vz, vx)` faces the velocity `(vx, vz)`.
-/// - `scale`: uniform model scale (the model is about 1.6 units long at 1.0).
-/// - `color`: RGBA, alpha is ignored (units are opaque).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct UnitInstance {
-    /// World x, world units.
-    pub x: f32,
-    /// World z, world units.
-    pub z: f32,
-    /// Facing angle in radians: model +X maps to world `(cos h, 0, sin h)`.
-    pub heading: f32,
-    /// Uniform scale factor of the model.
-    pub scale: f32,
-    /// RGBA color, 0..255; alpha is ignored.
-    pub color: [u8; 4],
-}
-
-const _: () = assert!(std::mem::size_of::<UnitInstance>() == 20);
 
 /// Draws many copies of one unit mesh with a single instanced draw call, in
 /// either [`VertexLayout`].

@@ -8,7 +8,7 @@ use macroquad::miniquad::{
 };
 
 use super::gpu::{LayoutSpec, Owned};
-use super::{UNIT_FRAGMENT_SHADER, UNIT_VERTEX_SHADER};
+use super::shaders::{UNIT_FRAGMENT_SHADER, UNIT_VERTEX_SHADER};
 use crate::window::render::instances::{NormalPrecision, VertexLayout};
 use crate::window::render::mesh::UnitMesh;
 

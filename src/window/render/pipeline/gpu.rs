@@ -9,8 +9,7 @@ use macroquad::miniquad::{
     VertexAttribute, VertexStep,
 };
 
-use super::super::instances::{PackedInstance, VertexLayout};
-use super::UnitInstance;
+use super::super::instances::{PackedInstance, UnitInstance, VertexLayout};
 
 /// Every GPU object of a [`super::UnitRenderer`], each id exactly once:
 /// shared buffers (the mesh's index buffer, an instance buffer bound by

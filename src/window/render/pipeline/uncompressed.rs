@@ -9,7 +9,7 @@ use macroquad::miniquad::{
 };
 
 use super::gpu::{LayoutSpec, Owned};
-use super::{UNIT_F32_VERTEX_SHADER, UNIT_FRAGMENT_SHADER};
+use super::shaders::{UNIT_F32_VERTEX_SHADER, UNIT_FRAGMENT_SHADER};
 use crate::window::render::instances::{FloatVertex, VertexLayout};
 use crate::window::render::mesh::UnitMesh;
 
