@@ -22,7 +22,7 @@ pub const COMPARE_CHART: &str = "compare chart";
 
 /// Colors of the phases in the bars (move, rebuild, query, apply), those of
 /// the timings graph.
-const PHASE_COLORS: [egui::Color32; 4] = super::timings::PHASE_COLORS;
+const PHASE_COLORS: [egui::Color32; 4] = super::colors::PHASE_COLORS;
 /// Colors of the sweep curves, in turn.
 const CURVE_COLORS: [egui::Color32; 5] = [
     egui::Color32::from_rgb(160, 220, 80),
@@ -130,7 +130,7 @@ fn body(
     if c.rows().len() > 1 {
         ui.label(egui::RichText::new(format!("Every row: {}", c.common())).weak());
         if !c.all_interleaved() {
-            ui.label(egui::RichText::new("Some rows were measured apart: \"Measure all\" measures them again together, for verdicts from interleaved rounds.").color(super::overlay::NOTICE_COLOR));
+            ui.label(egui::RichText::new("Some rows were measured apart: \"Measure all\" measures them again together, for verdicts from interleaved rounds.").color(super::colors::NOTICE_COLOR));
         }
     }
     rows(ui, st, acts);
@@ -326,10 +326,10 @@ fn rows(ui: &mut egui::Ui, st: CompareState<'_>, acts: &mut Vec<CompareAction>) 
                         model_line(ui, model);
                     }
                     if let Some(w) = spread_warning(m) {
-                        ui.add(egui::Label::new(egui::RichText::new(w).color(super::overlay::NOTICE_COLOR)).wrap());
+                        ui.add(egui::Label::new(egui::RichText::new(w).color(super::colors::NOTICE_COLOR)).wrap());
                     }
                     if let Some(n) = m.cut_note().or_else(|| m.note.clone()) {
-                        ui.add(egui::Label::new(egui::RichText::new(n).color(super::overlay::NOTICE_COLOR)).wrap());
+                        ui.add(egui::Label::new(egui::RichText::new(n).color(super::colors::NOTICE_COLOR)).wrap());
                     }
                 });
             }

@@ -10,98 +10,16 @@ mod controls;
 
 use egui_macroquad::egui;
 
-use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
-use crate::engine::spatial::{Kernel, Strategy, MAX_CELLS};
-use crate::format::{length, thousands};
-use crate::settings::budget::SLICE_BUDGET_S;
-use crate::settings::rows::TABLE;
-use crate::settings::view::ViewSettings;
-use crate::window::render::ColorMode;
+use crate::engine::sim::Settings;
 use crate::window::ui::compare::CompareState;
 use crate::window::ui::stats::FrameStats;
 use crate::window::ui::sweep;
-use crate::window::ui::timings::{self, allocations_text, PENDING, PENDING_TIP};
+use crate::window::ui::timings;
 use crate::window::ui::vertex_data;
+pub use crate::window::ui::view_options::ViewOptions;
 pub use actions::{OverlayAction, OverlayActions};
-pub use controls::radius_top;
 use controls::*;
-
-/// Range of the unit-count slider (the `units` row's slider in the
-/// settings table; the command line allows up to its range's top).
-pub fn units_range() -> (usize, usize) {
-    let r = TABLE.units.slider_f32();
-    (*r.start() as usize, *r.end() as usize)
-}
-
-/// Range of the radius slider, world units (the `radius` row's slider);
-/// the top is lowered to the pair budget's limit at large unit counts.
-pub fn radius_range() -> (f32, f32) {
-    let r = TABLE.radius.slider_f32();
-    (*r.start(), *r.end())
-}
-
-/// Largest cell size the slider offers, world units (the `cell_size`
-/// row's slider); the bottom is the smallest cell the budgets allow
-/// ([`FrameStats::cell_min`]).
-pub fn cell_max() -> f32 {
-    *TABLE.cell_size.slider_f32().end()
-}
-
-pub(crate) const NOTICE_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 190, 80);
-
-/// Display options that are not simulation settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ViewOptions {
-    /// Overlay visible.
-    pub show_overlay: bool,
-    /// Grid lines at the cell size.
-    pub show_grid: bool,
-    /// Help window visible.
-    pub show_help: bool,
-    /// Memory view window visible.
-    pub show_memory: bool,
-    /// Compare panel visible.
-    pub show_compare: bool,
-    /// Lessons panel visible.
-    pub show_lessons: bool,
-    /// The first-launch hint that points at the lessons (until they are opened).
-    pub lesson_hint: bool,
-    /// Embed mode: with the panel hidden, one headline number in a corner.
-    pub embed: bool,
-    /// Uniform scale of the unit meshes.
-    pub unit_scale: f32,
-    /// The view settings of the settings table: colors, vertex layout,
-    /// normal bits, unit mesh, heat map, cache model.
-    pub settings: ViewSettings,
-    /// Scale of the overlay's text and controls, in
-    /// [`UI_SCALE_RANGE`](crate::window::ui::ui_scale::UI_SCALE_RANGE)
-    /// (the frame loop multiplies the display's own scale by it).
-    pub ui_scale: f32,
-    /// The window fills the screen (F11; the frame loop applies changes).
-    pub fullscreen: bool,
-    /// The compare chart's value axis (its "Save chart" too).
-    pub chart_scale: crate::teaching::chart::Scale,
-}
-
-impl Default for ViewOptions {
-    fn default() -> Self {
-        ViewOptions {
-            settings: ViewSettings::default(),
-            show_overlay: true,
-            show_grid: true,
-            show_help: false,
-            show_memory: false,
-            show_compare: false,
-            show_lessons: false,
-            lesson_hint: true,
-            embed: false,
-            unit_scale: 2.0,
-            ui_scale: 1.0,
-            fullscreen: false,
-            chart_scale: crate::teaching::chart::Scale::Auto,
-        }
-    }
-}
+pub use controls::{cell_max, radius_range, radius_top, units_range};
 
 /// Width of the right column the lessons panel docks in, points: at most
 /// 440, at most 45% of the screen, at least the memory view's width.

@@ -8,8 +8,8 @@
 
 use egui_macroquad::egui;
 
-use super::lesson::LessonAction;
-use super::overlay::NOTICE_COLOR;
+use super::colors::NOTICE_COLOR;
+use super::lesson_action::LessonAction;
 use crate::teaching::lesson::predict::parse_guess;
 use crate::teaching::lesson::session::{PredictLine, PredictPage};
 

@@ -160,7 +160,7 @@ fn status(ui: &mut egui::Ui, sw: &CellSweep) {
                     "Stopped before its end ({}): the points measured so far are drawn, but not every cell size was measured in every round, so no fastest is named. Start it again (key \\) to compare them all.",
                     sw.stopped().unwrap_or_default()
                 ))
-                .color(super::overlay::NOTICE_COLOR),
+                .color(super::colors::NOTICE_COLOR),
             );
         }
         (Some(cell), _) => {

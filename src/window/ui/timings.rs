@@ -11,19 +11,12 @@ use crate::settings::budget::SLICE_BUDGET_S;
 use crate::window::render::RENDER_BUDGET_S;
 use crate::window::ui::stats::{format_fps, FrameStats, PhaseMeans, PHASES};
 
-use super::overlay::NOTICE_COLOR;
+use super::colors::{NOTICE_COLOR, PHASE_COLORS};
 
 /// The id of the timings graph's plot (its [`egui_plot::PlotMemory`] holds
 /// whether it follows the newest frames).
 pub const TIMINGS_PLOT: &str = "timings graph";
 
-/// Colors of the phases in the graph and its legend.
-pub(crate) const PHASE_COLORS: [egui::Color32; 4] = [
-    egui::Color32::from_rgb(230, 90, 80),
-    egui::Color32::from_rgb(90, 150, 255),
-    egui::Color32::from_rgb(160, 220, 80),
-    egui::Color32::from_rgb(220, 110, 230),
-];
 /// How the overlay shows a value not yet measured for the current settings.
 pub const PENDING: &str = "–";
 /// The tooltip of a [`PENDING`] value.

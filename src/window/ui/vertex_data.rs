@@ -10,7 +10,7 @@ use crate::format::thousands;
 use crate::window::render::{NormalPrecision, UnitMeshKind, VertexLayout};
 use crate::window::ui::stats::FrameStats;
 
-use super::ViewOptions;
+use super::view_options::ViewOptions;
 
 /// The vertex-data lesson: the layout switch (key B) and what each layout
 /// costs in bytes, from the last complete picture.

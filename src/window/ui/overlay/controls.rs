@@ -3,9 +3,42 @@
 //! layout, colors), each with its tooltip, editing a plain [`Settings`] and
 //! [`ViewOptions`].
 
-use super::*;
+use egui_macroquad::egui;
+
+use super::actions::{OverlayAction, OverlayActions};
+use crate::engine::sim::{Layout, Pass, Reorder, Settings, Workload};
+use crate::engine::spatial::{Kernel, Strategy, MAX_CELLS};
+use crate::format::{length, thousands};
+use crate::settings::budget::SLICE_BUDGET_S;
 use crate::settings::rows::{Row, Section, Surfaces, ROWS, TABLE};
 use crate::settings::values::NumberMut;
+use crate::window::render::ColorMode;
+use crate::window::ui::colors::NOTICE_COLOR;
+use crate::window::ui::stats::FrameStats;
+use crate::window::ui::sweep;
+use crate::window::ui::timings::{allocations_text, PENDING, PENDING_TIP};
+use crate::window::ui::view_options::ViewOptions;
+
+/// Range of the unit-count slider (the `units` row's slider in the
+/// settings table; the command line allows up to its range's top).
+pub fn units_range() -> (usize, usize) {
+    let r = TABLE.units.slider_f32();
+    (*r.start() as usize, *r.end() as usize)
+}
+
+/// Range of the radius slider, world units (the `radius` row's slider);
+/// the top is lowered to the pair budget's limit at large unit counts.
+pub fn radius_range() -> (f32, f32) {
+    let r = TABLE.radius.slider_f32();
+    (*r.start(), *r.end())
+}
+
+/// Largest cell size the slider offers, world units (the `cell_size`
+/// row's slider); the bottom is the smallest cell the budgets allow
+/// ([`FrameStats::cell_min`]).
+pub fn cell_max() -> f32 {
+    *TABLE.cell_size.slider_f32().end()
+}
 
 /// The tooltip of `row`'s control: its help sentence from the settings
 /// table, then what this control adds (keys, limits, the value now).
