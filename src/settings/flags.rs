@@ -51,12 +51,14 @@ fn help(row: &Row, default: String, list: bool) -> String {
         };
         notes.push(format!("{}{unit}", row.span_text()));
     }
-    match row.default_text {
-        Some(d) if !list => notes.push(format!("default: {d}")),
-        _ if list && !default.is_empty() => notes.push(format!("default: {default}")),
-        Some(d) => notes.push(format!("default: {d}")),
-        None if !default.is_empty() => notes.push(format!("default: {default}")),
-        None => {}
+    let given = (!default.is_empty()).then_some(default.as_str());
+    let shown = if list {
+        given.or(row.default_text)
+    } else {
+        row.default_text.or(given)
+    };
+    if let Some(d) = shown {
+        notes.push(format!("default: {d}"));
     }
     if notes.is_empty() {
         row.help.to_string()

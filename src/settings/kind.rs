@@ -335,23 +335,8 @@ impl Kind<bool> for Flag {
 /// The marker type of a row's kind name (`Whole` -> [`Whole`]), for the
 /// settings table's consumers.
 macro_rules! kind_of {
-    (Whole) => {
-        $crate::settings::kind::Whole
-    };
-    (Real) => {
-        $crate::settings::kind::Real
-    };
-    (Name) => {
-        $crate::settings::kind::Name
-    };
-    (KernelName) => {
-        $crate::settings::kind::KernelName
-    };
-    (Bits) => {
-        $crate::settings::kind::Bits
-    };
-    (Flag) => {
-        $crate::settings::kind::Flag
+    ($kind:ident) => {
+        $crate::settings::kind::$kind
     };
 }
 pub(crate) use kind_of;
